@@ -1,0 +1,62 @@
+# update-status-apiserver. `make help` lists the targets.
+SHELL := /usr/bin/env bash
+.SHELLFLAGS := -o errexit -o nounset -o pipefail -c
+.DEFAULT_GOAL := help
+
+GO        ?= go
+BIN_DIR   ?= $(CURDIR)/bin
+# Go packages of the unit tier: everything except the integration suite.
+UNIT_PKGS  = $(shell $(GO) list ./... | grep -v '/test/integration')
+
+.PHONY: help
+help: ## List the targets.
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
+
+##@ Build
+
+.PHONY: build
+build: ## Build every command into ./bin.
+	@mkdir -p $(BIN_DIR)
+	$(GO) build -o $(BIN_DIR)/ ./cmd/...
+
+.PHONY: codegen
+codegen: ## Regenerate deepcopy, conversion, defaults, OpenAPI and the client.
+	hack/update-codegen.sh
+
+##@ Test
+
+.PHONY: test
+test: test-unit test-integration ## Run every test, integration included.
+
+.PHONY: test-unit
+test-unit: ## Unit tests (race detector on).
+	$(GO) test -race -count=1 $(UNIT_PKGS)
+
+.PHONY: test-integration
+test-integration: ## Integration tests against a real etcd + kube-apiserver.
+	@if [ -d test/integration ]; then \
+		KUBE_BIN_DIR=$$(hack/build-kube.sh) && export KUBE_BIN_DIR && \
+		$(GO) test -count=1 -timeout 30m ./test/integration/...; \
+	else echo "test-integration: no integration suite yet"; fi
+
+##@ Verify
+
+.PHONY: verify
+verify: verify-codegen verify-gofmt verify-vet verify-tidy ## Every check CI runs besides the tests.
+
+.PHONY: verify-codegen
+verify-codegen: ## Fail if generated files are stale or hand-edited.
+	hack/verify-codegen.sh
+
+.PHONY: verify-gofmt
+verify-gofmt: ## Fail if any Go file is not gofmt-formatted.
+	@out=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+.PHONY: verify-vet
+verify-vet: ## go vet.
+	$(GO) vet ./...
+
+.PHONY: verify-tidy
+verify-tidy: ## Fail if go.mod/go.sum are not tidy.
+	$(GO) mod tidy -diff

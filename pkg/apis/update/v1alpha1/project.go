@@ -1,0 +1,38 @@
+package v1alpha1
+
+// Values this project adds where upstream defines none (api-spec §6 and §8,
+// marked [project] there). Condition types and reasons are plain strings in
+// metav1.Condition, so these are untyped constants.
+const (
+	// UpdateStatusAvailable is the one outer condition of UpdateStatus.
+	UpdateStatusAvailable = "Available"
+
+	// Reasons of the outer Available condition.
+	AvailableReasonAsExpected        = "AsExpected"
+	AvailableReasonCachesNotSynced   = "CachesNotSynced"
+	AvailableReasonSourceUnavailable = "SourceUnavailable"
+	AvailableReasonCannotDetermine   = "CannotDetermine"
+
+	// PoolUpdating is the condition type of workerPools[] and of the
+	// MachineConfigPool insight.
+	PoolUpdating = "Updating"
+
+	// Reasons of the pool Updating condition.
+	PoolUpdatingReasonProgressing     = "Progressing"
+	PoolUpdatingReasonUpdated         = "Updated"
+	PoolUpdatingReasonPending         = "Pending"
+	PoolUpdatingReasonPaused          = "Paused"
+	PoolUpdatingReasonExcluded        = "Excluded"
+	PoolUpdatingReasonCannotDetermine = "CannotDetermine"
+
+	// Reasons of the Node Available condition.
+	NodeAvailableReasonAsExpected      = "AsExpected"
+	NodeAvailableReasonUnschedulable   = "Unschedulable"
+	NodeAvailableReasonNotReady        = "NotReady"
+	NodeAvailableReasonCannotDetermine = "CannotDetermine"
+
+	// Reasons of the Node Degraded condition.
+	NodeDegradedReasonDegraded        = "Degraded"
+	NodeDegradedReasonAsExpected      = "AsExpected"
+	NodeDegradedReasonCannotDetermine = "CannotDetermine"
+)

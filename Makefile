@@ -60,3 +60,26 @@ verify-vet: ## go vet.
 .PHONY: verify-tidy
 verify-tidy: ## Fail if go.mod/go.sum are not tidy.
 	$(GO) mod tidy -diff
+
+##@ Deploy
+
+IMAGE ?= update-status-apiserver:latest
+
+.PHONY: image
+image: ## Build the container image with podman, buildah or docker, where one works here.
+	@for b in podman buildah docker; do \
+		if command -v $$b >/dev/null 2>&1 && $$b info >/dev/null 2>&1; then \
+			if [ $$b = buildah ]; then exec buildah bud -f Containerfile -t $(IMAGE) .; fi; \
+			exec $$b build -f Containerfile -t $(IMAGE) .; \
+		fi; \
+	done; \
+	echo "make image: no working container builder (podman, buildah or a docker engine) on this machine" >&2; exit 1
+
+.PHONY: deploy
+deploy: ## Install on the cluster of the current kubeconfig (use artifacts/deploy/openshift on OpenShift).
+	kubectl apply -k artifacts/deploy
+
+.PHONY: undeploy
+undeploy: ## Uninstall; the APIService goes first so discovery never points at a missing server.
+	kubectl delete --ignore-not-found apiservice v1alpha1.update.openshift.io
+	kubectl delete --ignore-not-found -k artifacts/deploy

@@ -93,10 +93,8 @@ type ControlPlane struct {
 // ControlPlaneConditionType is a condition type of the control-plane summary.
 type ControlPlaneConditionType string
 
-
 // ControlPlaneUpdatingReason is a reason of the control-plane Updating condition.
 type ControlPlaneUpdatingReason string
-
 
 // Pool is the aggregated view of the update of one worker pool.
 type Pool struct {
@@ -253,7 +251,6 @@ type WorkerPoolInsightUnion struct {
 
 // InsightType is the discriminator of the insight unions.
 type InsightType string
-
 
 // ResourceRef references an object of any kind.
 type ResourceRef struct {

@@ -39,7 +39,6 @@ type InsightScope struct {
 // ScopeType is a part of the cluster.
 type ScopeType string
 
-
 // InsightImpact is how bad a problem is and what it affects.
 type InsightImpact struct {
 	// level is the severity.
@@ -62,10 +61,8 @@ type InsightImpact struct {
 // InsightImpactLevel is the severity of a problem.
 type InsightImpactLevel string
 
-
 // InsightImpactType is what a problem affects.
 type InsightImpactType string
-
 
 // InsightRemediation is where to read how to fix or avoid a problem.
 type InsightRemediation struct {

@@ -49,7 +49,6 @@ type ClusterVersionStatusInsight struct {
 // ControlPlaneAssessment is a one-word summary of the control-plane update.
 type ControlPlaneAssessment string
 
-
 // ControlPlaneUpdateVersions is the update edge of the control plane.
 type ControlPlaneUpdateVersions struct {
 	// previous is the version the control plane was at before this update. For
@@ -90,16 +89,13 @@ type VersionMetadata struct {
 // VersionMetadataKey names a fact about a version.
 type VersionMetadataKey string
 
-
 // ClusterVersionStatusInsightConditionType is a condition type of the
 // ClusterVersion status insight.
 type ClusterVersionStatusInsightConditionType string
 
-
 // ClusterVersionStatusInsightUpdatingReason is a reason of the Updating
 // condition of the ClusterVersion status insight.
 type ClusterVersionStatusInsightUpdatingReason string
-
 
 // ClusterOperatorStatusInsight reports the progress and health of one
 // ClusterOperator.
@@ -126,14 +122,11 @@ type ClusterOperatorStatusInsight struct {
 // ClusterOperator status insight.
 type ClusterOperatorStatusInsightConditionType string
 
-
 // ClusterOperatorUpdatingReason is a reason of the ClusterOperator Updating condition.
 type ClusterOperatorUpdatingReason string
 
-
 // ClusterOperatorHealthyReason is a reason of the ClusterOperator Healthy condition.
 type ClusterOperatorHealthyReason string
-
 
 // MachineConfigPoolStatusInsight reports the progress of the update of one
 // MachineConfigPool.
@@ -178,7 +171,6 @@ type MachineConfigPoolStatusInsight struct {
 // PoolAssessment is a one-word summary of a pool update.
 type PoolAssessment string
 
-
 // NodeSummary counts the nodes of a pool that meet one criterion.
 type NodeSummary struct {
 	// type is the counting criterion.
@@ -192,7 +184,6 @@ type NodeSummary struct {
 
 // NodeSummaryType is a criterion by which nodes are counted.
 type NodeSummaryType string
-
 
 // NodeStatusInsight reports the update progress and health of one Node.
 type NodeStatusInsight struct {
@@ -237,7 +228,5 @@ type NodeStatusInsight struct {
 // NodeStatusInsightConditionType is a condition type of the Node status insight.
 type NodeStatusInsightConditionType string
 
-
 // NodeUpdatingReason is a reason of the Node Updating condition.
 type NodeUpdatingReason string
-

@@ -1,0 +1,166 @@
+package install
+
+import (
+	"math/rand"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/apitesting/fuzzer"
+	"k8s.io/apimachinery/pkg/api/apitesting/roundtrip"
+	metafuzzer "k8s.io/apimachinery/pkg/apis/meta/fuzzer"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	runtimeserializer "k8s.io/apimachinery/pkg/runtime/serializer"
+	"sigs.k8s.io/randfill"
+
+	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+)
+
+// structTypes are the 26 struct types of the API (api-spec Appendix A).
+var structTypes = []string{
+	"ClusterOperatorStatusInsight", "ClusterVersionStatusInsight", "ControlPlane", "ControlPlaneInformer",
+	"ControlPlaneInsight", "ControlPlaneInsightUnion", "ControlPlaneUpdateVersions", "HealthInsight",
+	"InsightImpact", "InsightRemediation", "InsightScope", "MachineConfigPoolStatusInsight",
+	"NodeStatusInsight", "NodeSummary", "Pool", "PoolResourceRef", "ResourceRef", "UpdateStatus",
+	"UpdateStatusList", "UpdateStatusSpec", "UpdateStatusStatus", "Version", "VersionMetadata",
+	"WorkerPoolInformer", "WorkerPoolInsight", "WorkerPoolInsightUnion",
+}
+
+// fuzzerFuncs make the fuzzed objects look like objects the server could
+// produce: condition statuses from their enum, durations in a sane range,
+// and unions with exactly the member their type names.
+var fuzzerFuncs = fuzzer.MergeFuzzerFuncs(valueFuzzerFuncs, unionFuzzerFuncs)
+
+func valueFuzzerFuncs(_ runtimeserializer.CodecFactory) []interface{} {
+	return []interface{}{
+		func(c *metav1.Condition, f randfill.Continue) {
+			f.FillNoCustom(c)
+			c.Status = []metav1.ConditionStatus{metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionUnknown}[f.Intn(3)]
+			c.ObservedGeneration = f.Int63n(1000)
+		},
+		func(d *metav1.Duration, f randfill.Continue) {
+			d.Duration = time.Duration(f.Int63n(int64(48 * time.Hour)))
+		},
+	}
+}
+
+func unionFuzzerFuncs(_ runtimeserializer.CodecFactory) []interface{} {
+	return []interface{}{
+		func(u *update.ControlPlaneInsightUnion, f randfill.Continue) {
+			*u = update.ControlPlaneInsightUnion{}
+			switch f.Intn(5) {
+			case 0:
+				u.Type, u.ClusterVersionStatusInsight = update.InsightType(v1alpha1.ClusterVersionStatusInsightType), &update.ClusterVersionStatusInsight{}
+				f.Fill(u.ClusterVersionStatusInsight)
+			case 1:
+				u.Type, u.ClusterOperatorStatusInsight = update.InsightType(v1alpha1.ClusterOperatorStatusInsightType), &update.ClusterOperatorStatusInsight{}
+				f.Fill(u.ClusterOperatorStatusInsight)
+			case 2:
+				u.Type, u.MachineConfigPoolStatusInsight = update.InsightType(v1alpha1.MachineConfigPoolStatusInsightType), &update.MachineConfigPoolStatusInsight{}
+				f.Fill(u.MachineConfigPoolStatusInsight)
+			case 3:
+				u.Type, u.NodeStatusInsight = update.InsightType(v1alpha1.NodeStatusInsightType), &update.NodeStatusInsight{}
+				f.Fill(u.NodeStatusInsight)
+			default:
+				u.Type, u.HealthInsight = update.InsightType(v1alpha1.HealthInsightType), &update.HealthInsight{}
+				f.Fill(u.HealthInsight)
+			}
+		},
+		func(u *update.WorkerPoolInsightUnion, f randfill.Continue) {
+			*u = update.WorkerPoolInsightUnion{}
+			switch f.Intn(3) {
+			case 0:
+				u.Type, u.MachineConfigPoolStatusInsight = update.InsightType(v1alpha1.MachineConfigPoolStatusInsightType), &update.MachineConfigPoolStatusInsight{}
+				f.Fill(u.MachineConfigPoolStatusInsight)
+			case 1:
+				u.Type, u.NodeStatusInsight = update.InsightType(v1alpha1.NodeStatusInsightType), &update.NodeStatusInsight{}
+				f.Fill(u.NodeStatusInsight)
+			default:
+				u.Type, u.HealthInsight = update.InsightType(v1alpha1.HealthInsightType), &update.HealthInsight{}
+				f.Fill(u.HealthInsight)
+			}
+		},
+	}
+}
+
+// TestRoundTrip fuzzes every kind of the group: internal -> v1alpha1 -> JSON
+// -> v1alpha1 -> internal must lose nothing. Protobuf is not generated.
+func TestRoundTrip(t *testing.T) {
+	roundtrip.RoundTripTestForAPIGroup(t, Install, fuzzerFuncs)
+}
+
+// TestRoundTripEveryField round-trips objects in which every pointer is set
+// and every list has an element, so that every nested type and field is
+// exercised, including union members the union fuzzer above never combines.
+func TestRoundTripEveryField(t *testing.T) {
+	scheme := runtime.NewScheme()
+	Install(scheme)
+	codecs := runtimeserializer.NewCodecFactory(scheme)
+	filler := fuzzer.FuzzerFor(fuzzer.MergeFuzzerFuncs(metafuzzer.Funcs, valueFuzzerFuncs), rand.NewSource(rand.Int63()), codecs).
+		NilChance(0).NumElements(1, 2)
+
+	for _, kind := range []string{"UpdateStatus", "UpdateStatusList"} {
+		for _, gv := range []schema.GroupVersion{update.SchemeGroupVersion, v1alpha1.SchemeGroupVersion} {
+			gvk := gv.WithKind(kind)
+			t.Run(gvk.String(), func(t *testing.T) {
+				roundtrip.RoundTripSpecificKindWithoutProtobuf(t, gvk, scheme, codecs, filler, nil)
+			})
+		}
+	}
+
+	// The filler must really reach every struct type of both packages.
+	for _, obj := range []runtime.Object{&update.UpdateStatusList{}, &v1alpha1.UpdateStatusList{}} {
+		filler.Fill(obj)
+		pkg := reflect.TypeOf(obj).Elem().PkgPath()
+		reached := map[string]bool{}
+		collectStructTypes(reflect.ValueOf(obj), pkg, reached)
+		for _, name := range structTypes {
+			if !reached[name] {
+				t.Errorf("%s.%s is not reached by the fuzzer", pkg, name)
+			}
+		}
+	}
+}
+
+// TestSchemeKnowsEveryKind checks the registration: both versions know both
+// kinds and v1alpha1 is the preferred version.
+func TestSchemeKnowsEveryKind(t *testing.T) {
+	scheme := runtime.NewScheme()
+	Install(scheme)
+	for _, gv := range []schema.GroupVersion{update.SchemeGroupVersion, v1alpha1.SchemeGroupVersion} {
+		for _, kind := range []string{"UpdateStatus", "UpdateStatusList"} {
+			if !scheme.Recognizes(gv.WithKind(kind)) {
+				t.Errorf("scheme does not recognize %v", gv.WithKind(kind))
+			}
+		}
+	}
+	if got := scheme.PrioritizedVersionsForGroup(update.GroupName); !slices.Equal(got, []schema.GroupVersion{v1alpha1.SchemeGroupVersion}) {
+		t.Errorf("prioritized versions = %v, want [%v]", got, v1alpha1.SchemeGroupVersion)
+	}
+}
+
+// collectStructTypes records the names of the struct types of package pkg
+// found in the non-nil parts of v.
+func collectStructTypes(v reflect.Value, pkg string, seen map[string]bool) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			collectStructTypes(v.Elem(), pkg, seen)
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			collectStructTypes(v.Index(i), pkg, seen)
+		}
+	case reflect.Struct:
+		if v.Type().PkgPath() == pkg {
+			seen[v.Type().Name()] = true
+		}
+		for i := range v.NumField() {
+			collectStructTypes(v.Field(i), pkg, seen)
+		}
+	}
+}

@@ -1,0 +1,55 @@
+package validation_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/apis/update/validation"
+)
+
+// FuzzValidateUpdateStatus decodes arbitrary JSON into an UpdateStatus and
+// validates it: validation must not panic, must be deterministic, and every
+// error must name a field.
+func FuzzValidateUpdateStatus(f *testing.F) {
+	obj, err := decodeExample()
+	if err != nil {
+		f.Fatal(err)
+	}
+	seed, err := json.Marshal(obj)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"metadata":{"name":"cluster"},"status":{"controlPlane":{"informers":[{"name":"x","insights":[{"uid":"a","insight":{"type":"Node"}}]}]}}}`))
+	f.Add([]byte(`{"status":{"workerPools":[{"name":"w","resource":{"resource":"r","name":"w"},"informers":[{"insights":[{"insight":{"type":"Health","health":{}}}]}]}]}}`))
+
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var obj v1alpha1.UpdateStatus
+		if err := json.Unmarshal(data, &obj); err != nil {
+			return
+		}
+		before := obj.DeepCopy()
+
+		errs := validation.ValidateUpdateStatus(&obj)
+
+		if !equality.Semantic.DeepEqual(before, &obj) {
+			t.Fatal("validation modified the object")
+		}
+		again := validation.ValidateUpdateStatus(&obj)
+		if len(again) != len(errs) {
+			t.Fatalf("second run found %d errors, first %d", len(again), len(errs))
+		}
+		for i, e := range errs {
+			if e.Field == "" {
+				t.Errorf("error without a field path: %v", e)
+			}
+			if again[i].Field != e.Field || again[i].Type != e.Type {
+				t.Errorf("run 2 error %d = %v, run 1 = %v", i, again[i], e)
+			}
+		}
+	})
+}

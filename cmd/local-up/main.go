@@ -1,0 +1,154 @@
+// Command local-up is `make run`: it starts etcd and kube-apiserver on
+// loopback, creates an OpenShift cluster in the middle of an update, starts
+// update-status-apiserver behind the aggregation layer, keeps the update
+// moving, and stops everything on Ctrl-C or SIGTERM.
+//
+// It needs KUBE_BIN_DIR (`KUBE_BIN_DIR=$(hack/build-kube.sh)`), and runs from
+// the repository root.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"github.com/update-status/apiserver/test/integration/framework"
+	"github.com/update-status/apiserver/test/integration/framework/examplecluster"
+)
+
+func main() {
+	klog.InitFlags(nil)
+	outDir := flag.String("output-dir", "_output/local", "where the kubeconfigs, the ready file and the run directory (logs, certificates, etcd data) go")
+	interval := flag.Duration("step-interval", 2*time.Second, "time between two steps of the update")
+	pause := flag.Int("pause-steps", 10, "steps to wait after an update completes before the next one starts")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *outDir, *interval, *pause); err != nil && !errors.Is(err, context.Canceled) {
+		klog.ErrorS(err, "make run failed")
+		klog.Flush()
+		os.Exit(1)
+	}
+	klog.Flush()
+}
+
+// updater is what `make run` needs from the simulated cluster. The example
+// cluster of artifacts/examples implements it today; pkg/simulator takes its
+// place in newUpdater once it lands.
+type updater interface {
+	// Create puts the cluster, mid-update, into the control plane.
+	Create(ctx context.Context) error
+	// Drive keeps the update moving until ctx ends (loop: one update after
+	// another, pausing pause steps in between).
+	Drive(ctx context.Context, interval time.Duration, loop bool, pause int) error
+}
+
+func newUpdater(cp *framework.ControlPlane) (updater, error) { return examplecluster.New(cp) }
+
+func run(ctx context.Context, outDir string, interval time.Duration, pause int) error {
+	begin := time.Now()
+	outDir, err := filepath.Abs(outDir)
+	if err != nil {
+		return err
+	}
+	readyFile := filepath.Join(outDir, "ready")
+	runDir := filepath.Join(outDir, "run")
+	// A previous run that was killed may have left these behind.
+	if err := os.Remove(readyFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := os.RemoveAll(runDir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return err
+	}
+
+	cp, err := framework.Start(ctx, framework.Options{Dir: runDir})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := os.Remove(readyFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+			klog.ErrorS(err, "Cannot remove the ready file", "path", readyFile)
+		}
+		cp.Stop()
+		klog.InfoS("Stopped the control plane and the server")
+	}()
+
+	kubeconfigs := map[string]framework.User{
+		"kubeconfig":        cp.Users.Admin,
+		"kubeconfig-viewer": cp.Users.Viewer,
+		"kubeconfig-nobody": cp.Users.Nobody,
+	}
+	for name, user := range kubeconfigs {
+		if err := framework.WriteKubeconfig(filepath.Join(outDir, name), cp.KubeAPIServer.URL, cp.PKI.CAPEM, user); err != nil {
+			return err
+		}
+	}
+
+	cluster, err := newUpdater(cp)
+	if err != nil {
+		return err
+	}
+	if err := cluster.Create(ctx); err != nil {
+		return fmt.Errorf("creating the cluster: %w", err)
+	}
+	if err := cp.StartServer(ctx); err != nil {
+		return err
+	}
+	if res := cp.Kubectl(ctx, framework.AdminUser, "get", "updatestatus"); res.Err != nil {
+		return fmt.Errorf("kubectl get updatestatus does not work: %w", res.Err)
+	}
+	if err := os.WriteFile(readyFile, nil, 0o644); err != nil {
+		return err
+	}
+	printTryThis(outDir, cp, time.Since(begin))
+
+	err = cluster.Drive(ctx, interval, true, pause)
+	if errors.Is(err, context.Canceled) {
+		klog.InfoS("Interrupted; stopping")
+		return nil
+	}
+	return err
+}
+
+func printTryThis(outDir string, cp *framework.ControlPlane, took time.Duration) {
+	rel := func(name string) string {
+		p := filepath.Join(outDir, name)
+		if wd, err := os.Getwd(); err == nil {
+			if r, err := filepath.Rel(wd, p); err == nil {
+				return r
+			}
+		}
+		return p
+	}
+	fmt.Printf(`
+update-status-apiserver is serving through the kube-apiserver at %s (ready in %v).
+A cluster is updating; it moves on every few seconds, one update after another.
+
+Try:
+  kubectl --kubeconfig %s get updatestatus -w
+  kubectl --kubeconfig %s get updatestatus cluster -o yaml
+  kubectl --kubeconfig %s get updatestatus -o wide
+  kubectl --kubeconfig %s explain updatestatus.status.controlPlane
+  kubectl --kubeconfig %s get clusterversion,clusteroperators,machineconfigpools,nodes
+  kubectl --kubeconfig %s get updatestatus          # reader role: allowed
+  kubectl --kubeconfig %s get updatestatus          # no role: Forbidden
+  kubectl --kubeconfig %s delete updatestatus cluster   # MethodNotAllowed, even for cluster-admin
+
+Logs: %s/*.log
+Press Ctrl-C to stop everything.
+`, cp.KubeAPIServer.URL, took.Round(100*time.Millisecond),
+		rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig"),
+		rel("kubeconfig-viewer"), rel("kubeconfig-nobody"), rel("kubeconfig"), rel("run"))
+}

@@ -1,0 +1,303 @@
+package framework
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+)
+
+// Options configure a ControlPlane. The zero value works when $KUBE_BIN_DIR
+// is set and the working directory is inside the repository.
+type Options struct {
+	// RepoRoot is the repository root (artifacts/, ./cmd/apiserver); found
+	// from the working directory when empty.
+	RepoRoot string
+	// Dir holds certificates, kubeconfigs, logs and etcd's data. When empty a
+	// temporary directory is created, and Stop removes it.
+	Dir string
+	// ServerArgs are extra flags for update-status-apiserver.
+	ServerArgs []string
+}
+
+// ControlPlane is etcd + kube-apiserver on loopback with the OpenShift CRDs,
+// the RBAC and Service of artifacts/local, and (after StartServer) the
+// update-status-apiserver behind the aggregation layer.
+type ControlPlane struct {
+	Dir      string
+	RepoRoot string
+	PKI      *PKI
+	Users    *Users
+
+	Etcd          *Etcd
+	KubeAPIServer *KubeAPIServer
+	// Server is the update-status-apiserver process; nil before StartServer.
+	Server *Process
+	// ServerURL is the server's own address (not through the aggregator).
+	ServerURL string
+
+	// Applier creates objects as the admin user.
+	Applier *Applier
+	// Kube is a clientset of the admin user.
+	Kube kubernetes.Interface
+
+	removeDir  bool
+	serverArgs []string
+	serverPort int
+	stopOnce   sync.Once
+}
+
+// Start starts etcd and kube-apiserver, installs the OpenShift CRDs and
+// applies artifacts/local except the APIService (StartServer registers it
+// once the server listens). On error everything started is stopped.
+func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
+	begin := time.Now()
+	etcdBin, kasBin, err := KubeBinaries()
+	if err != nil {
+		return nil, err
+	}
+	cp := &ControlPlane{Dir: opts.Dir, RepoRoot: opts.RepoRoot, serverArgs: opts.ServerArgs}
+	if cp.RepoRoot == "" {
+		if cp.RepoRoot, err = RepoRoot(); err != nil {
+			return nil, err
+		}
+	}
+	if cp.Dir == "" {
+		if cp.Dir, err = os.MkdirTemp("", "update-status-it-"); err != nil {
+			return nil, err
+		}
+		cp.removeDir = true
+	} else if err := os.MkdirAll(cp.Dir, 0o700); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			cp.Stop()
+		}
+	}()
+
+	serverDNS := ServerServiceName + "." + ServerNamespace + ".svc"
+	if cp.PKI, err = GeneratePKI(filepath.Join(cp.Dir, "pki"), []string{serverDNS}); err != nil {
+		return nil, fmt.Errorf("PKI: %w", err)
+	}
+	if cp.Users, err = NewUsers(); err != nil {
+		return nil, err
+	}
+	if cp.Etcd, err = StartEtcd(ctx, etcdBin, cp.Dir); err != nil {
+		return nil, err
+	}
+	if cp.KubeAPIServer, err = StartKubeAPIServer(ctx, kasBin, cp.Dir, cp.Etcd.ClientURL, cp.PKI, cp.Users); err != nil {
+		return nil, err
+	}
+	klog.InfoS("Control plane is ready", "kubeAPIServer", cp.KubeAPIServer.URL, "etcd", cp.Etcd.ClientURL,
+		"dir", cp.Dir, "elapsed", time.Since(begin).Round(time.Millisecond))
+
+	admin := cp.RESTConfig(&cp.Users.Admin)
+	if cp.Kube, err = kubernetes.NewForConfig(admin); err != nil {
+		return nil, err
+	}
+	if cp.Applier, err = NewApplier(admin); err != nil {
+		return nil, err
+	}
+	for _, u := range []User{cp.Users.Admin, cp.Users.Viewer, cp.Users.Nobody, cp.Users.Server} {
+		if err := WriteKubeconfig(cp.KubeconfigPath(u.Name), cp.KubeAPIServer.URL, cp.PKI.CAPEM, u); err != nil {
+			return nil, err
+		}
+	}
+
+	if err := InstallOpenShiftCRDs(ctx, cp.Applier, cp.RepoRoot); err != nil {
+		return nil, fmt.Errorf("OpenShift CRDs: %w", err)
+	}
+	ports, err := FreePorts(1)
+	if err != nil {
+		return nil, err
+	}
+	cp.serverPort = ports[0]
+	cp.ServerURL = "https://127.0.0.1:" + strconv.Itoa(cp.serverPort)
+	objs, err := cp.localArtifacts()
+	if err != nil {
+		return nil, err
+	}
+	var notAPIService []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GroupVersionKind().GroupKind() != apiServiceGVK.GroupKind() {
+			notAPIService = append(notAPIService, o)
+		}
+	}
+	if _, err := cp.Applier.Apply(ctx, notAPIService...); err != nil {
+		return nil, fmt.Errorf("artifacts/local: %w", err)
+	}
+	klog.InfoS("OpenShift CRDs and artifacts/local are installed", "elapsed", time.Since(begin).Round(time.Millisecond))
+	return cp, nil
+}
+
+var apiServiceGVK = schema.GroupVersionKind{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService"}
+
+// localArtifacts reads artifacts/local with the values of this control plane.
+func (cp *ControlPlane) localArtifacts() ([]*unstructured.Unstructured, error) {
+	objs, err := ReadManifests(map[string]string{
+		"SERVER_PORT": strconv.Itoa(cp.serverPort),
+		"CA_BUNDLE":   base64.StdEncoding.EncodeToString(cp.PKI.CAPEM),
+	}, filepath.Join(cp.RepoRoot, "artifacts", "local"))
+	if err != nil {
+		return nil, err
+	}
+	SortForApply(objs)
+	return objs, nil
+}
+
+// StartServer builds (unless $UPDATE_STATUS_APISERVER names a binary) and
+// starts update-status-apiserver with delegated authentication and
+// authorization, waits for its /readyz, registers the APIService and waits
+// until the APIService is Available and the resource answers a GET.
+func (cp *ControlPlane) StartServer(ctx context.Context) error {
+	begin := time.Now()
+	bin, err := BuildServer(cp.RepoRoot, cp.Dir)
+	if err != nil {
+		return err
+	}
+	kubeconfig := cp.KubeconfigPath(cp.Users.Server.Name)
+	args := append([]string{
+		"--secure-port=" + strconv.Itoa(cp.serverPort),
+		"--bind-address=127.0.0.1",
+		"--tls-cert-file=" + cp.PKI.ServerCert,
+		"--tls-private-key-file=" + cp.PKI.ServerKey,
+		"--kubeconfig=" + kubeconfig,
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+	}, cp.serverArgs...)
+	if cp.Server, err = StartProcess("update-status-apiserver", filepath.Join(cp.Dir, "update-status-apiserver.log"), bin, args...); err != nil {
+		return err
+	}
+	// The server's own /readyz, with the admin token (delegated authentication
+	// turns it into a TokenReview).
+	directCfg := cp.RESTConfig(&cp.Users.Admin)
+	directCfg.Host = cp.ServerURL
+	direct, err := kubernetes.NewForConfig(directCfg)
+	if err != nil {
+		return err
+	}
+	err = pollUntil(ctx, 60*time.Second, cp.Server, func() (bool, error) {
+		var code int
+		err := direct.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).StatusCode(&code).Error()
+		return code == http.StatusOK, err
+	})
+	if err != nil {
+		if exited, _ := cp.Server.Exited(); exited {
+			return fmt.Errorf("update-status-apiserver /readyz: %w", err) // err carries the log
+		}
+		return fmt.Errorf("update-status-apiserver /readyz: %w; last lines of %s:\n%s", err, cp.Server.LogPath, cp.Server.LogTail(30))
+	}
+	objs, err := cp.localArtifacts()
+	if err != nil {
+		return err
+	}
+	for _, o := range objs {
+		if o.GroupVersionKind().GroupKind() != apiServiceGVK.GroupKind() {
+			continue
+		}
+		if _, err := cp.Applier.Apply(ctx, o); err != nil {
+			return err
+		}
+		if err := cp.Applier.WaitForCondition(ctx, apiServiceGVK, "", o.GetName(), "Available", 60*time.Second); err != nil {
+			return fmt.Errorf("%w; last lines of %s:\n%s", err, cp.Server.LogPath, cp.Server.LogTail(30))
+		}
+	}
+	if err := cp.WaitForUpdateStatus(ctx, 60*time.Second); err != nil {
+		return err
+	}
+	klog.InfoS("update-status-apiserver is serving through the aggregator", "server", cp.ServerURL,
+		"elapsed", time.Since(begin).Round(time.Millisecond))
+	return nil
+}
+
+// UpdateStatusPath is the URL path of the singleton through the aggregator.
+const UpdateStatusPath = "/apis/update.openshift.io/v1alpha1/updatestatuses/cluster"
+
+// WaitForUpdateStatus waits until a GET of updatestatuses/cluster through the
+// kube-apiserver succeeds as the admin user.
+func (cp *ControlPlane) WaitForUpdateStatus(ctx context.Context, timeout time.Duration) error {
+	err := pollUntil(ctx, timeout, cp.Server, func() (bool, error) {
+		var code int
+		err := cp.Kube.Discovery().RESTClient().Get().AbsPath(UpdateStatusPath).Do(ctx).StatusCode(&code).Error()
+		return code == http.StatusOK, err
+	})
+	if err != nil {
+		return fmt.Errorf("GET %s through the kube-apiserver: %w", UpdateStatusPath, err)
+	}
+	return nil
+}
+
+// RESTConfig returns a client configuration for user (nil: no credentials)
+// against the kube-apiserver.
+func (cp *ControlPlane) RESTConfig(user *User) *rest.Config {
+	return RESTConfig(cp.KubeAPIServer.URL, cp.PKI.CAPEM, user)
+}
+
+// KubeconfigPath is the kubeconfig of the named user in Dir.
+func (cp *ControlPlane) KubeconfigPath(user string) string {
+	return filepath.Join(cp.Dir, "kubeconfig-"+sanitize(user))
+}
+
+// Stop stops the server, kube-apiserver and etcd (in that order) and removes
+// Dir when Start created it. It is safe to call more than once.
+func (cp *ControlPlane) Stop() {
+	cp.stopOnce.Do(func() {
+		for _, p := range []*Process{cp.Server, kasProcess(cp.KubeAPIServer), etcdProcess(cp.Etcd)} {
+			if p != nil {
+				p.Stop(10 * time.Second)
+			}
+		}
+		if cp.removeDir && cp.Dir != "" {
+			if err := os.RemoveAll(cp.Dir); err != nil {
+				klog.ErrorS(err, "Cannot remove the control plane's directory", "dir", cp.Dir)
+			}
+		}
+	})
+}
+
+// Logs returns the last n lines of every process log, for failure reports.
+func (cp *ControlPlane) Logs(n int) string {
+	var out string
+	for _, p := range []*Process{etcdProcess(cp.Etcd), kasProcess(cp.KubeAPIServer), cp.Server} {
+		if p != nil {
+			out += fmt.Sprintf("==> %s <==\n%s\n", p.LogPath, p.LogTail(n))
+		}
+	}
+	return out
+}
+
+func kasProcess(k *KubeAPIServer) *Process {
+	if k == nil {
+		return nil
+	}
+	return k.Process
+}
+
+func etcdProcess(e *Etcd) *Process {
+	if e == nil {
+		return nil
+	}
+	return e.Process
+}
+
+func sanitize(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}

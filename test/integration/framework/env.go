@@ -1,0 +1,103 @@
+package framework
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Environment variables the framework reads.
+const (
+	// EnvKubeBinDir names the directory holding etcd and kube-apiserver
+	// (`KUBE_BIN_DIR=$(hack/build-kube.sh)`). Required.
+	EnvKubeBinDir = "KUBE_BIN_DIR"
+	// EnvServerBinary optionally names a prebuilt update-status-apiserver;
+	// without it the framework builds ./cmd/apiserver.
+	EnvServerBinary = "UPDATE_STATUS_APISERVER"
+	// EnvKubectl optionally names the kubectl to run (default: kubectl on PATH).
+	EnvKubectl = "KUBECTL"
+)
+
+// MainModule is the module path of this repository.
+const MainModule = "github.com/update-status/apiserver"
+
+// KubeBinaries returns the paths of etcd and kube-apiserver in $KUBE_BIN_DIR,
+// or an error saying how to get them.
+func KubeBinaries() (etcd, kubeAPIServer string, err error) {
+	dir := os.Getenv(EnvKubeBinDir)
+	if dir == "" {
+		return "", "", fmt.Errorf("%s is not set: build the binaries with `export %s=$(hack/build-kube.sh)` "+
+			"(or run `make test-integration`)", EnvKubeBinDir, EnvKubeBinDir)
+	}
+	etcd, kubeAPIServer = filepath.Join(dir, "etcd"), filepath.Join(dir, "kube-apiserver")
+	for _, p := range []string{etcd, kubeAPIServer} {
+		if st, err := os.Stat(p); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+			return "", "", fmt.Errorf("%s=%s has no executable %s: run hack/build-kube.sh", EnvKubeBinDir, dir, filepath.Base(p))
+		}
+	}
+	return etcd, kubeAPIServer, nil
+}
+
+// RepoRoot returns the root of this repository: the nearest directory, from
+// the working directory up, whose go.mod declares MainModule.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if mod, err := modulePath(filepath.Join(dir, "go.mod")); err == nil && mod == MainModule {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod of %s above the working directory", MainModule)
+		}
+		dir = parent
+	}
+}
+
+func modulePath(goMod string) (string, error) {
+	f, err := os.Open(goMod)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = f.Close() }()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(s.Text()), "module "); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`), nil
+		}
+	}
+	return "", errors.New("no module line")
+}
+
+// BuildServer builds the main package under ./cmd/apiserver of repoRoot into
+// dir and returns the binary's path, or returns $UPDATE_STATUS_APISERVER when
+// that is set.
+func BuildServer(repoRoot, dir string) (string, error) {
+	if bin := os.Getenv(EnvServerBinary); bin != "" {
+		return bin, nil
+	}
+	list := exec.Command("go", "list", "-f", `{{if eq .Name "main"}}{{.ImportPath}}{{end}}`, "./cmd/apiserver/...")
+	list.Dir = repoRoot
+	out, err := list.Output()
+	if err != nil {
+		return "", fmt.Errorf("go list ./cmd/apiserver/...: %w", err)
+	}
+	mains := strings.Fields(string(out))
+	if len(mains) != 1 {
+		return "", fmt.Errorf("want one main package under ./cmd/apiserver, found %v", mains)
+	}
+	bin := filepath.Join(dir, "update-status-apiserver")
+	cmd := exec.Command("go", "build", "-o", bin, mains[0])
+	cmd.Dir = repoRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s: %w\n%s", mains[0], err, out)
+	}
+	return bin, nil
+}

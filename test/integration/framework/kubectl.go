@@ -1,0 +1,47 @@
+package framework
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// KubectlResult is the outcome of one kubectl run.
+type KubectlResult struct {
+	Stdout, Stderr string
+	// Err is nil when kubectl exited 0.
+	Err error
+}
+
+// Kubectl runs the installed kubectl ($KUBECTL, else kubectl on PATH) as the
+// named user against the kube-apiserver (kubectl without credentials would
+// prompt for a password; use RESTConfig(nil) for that case). Each user gets its own
+// discovery cache under Dir, so nothing is written to $HOME.
+func (cp *ControlPlane) Kubectl(ctx context.Context, user string, args ...string) KubectlResult {
+	cmd := cp.KubectlCommand(ctx, user, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err != nil {
+		err = fmt.Errorf("kubectl %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return KubectlResult{Stdout: stdout.String(), Stderr: stderr.String(), Err: err}
+}
+
+// KubectlCommand returns the command Kubectl would run, for callers that
+// stream its output (kubectl get -w).
+func (cp *ControlPlane) KubectlCommand(ctx context.Context, user string, args ...string) *exec.Cmd {
+	kubectl := os.Getenv(EnvKubectl)
+	if kubectl == "" {
+		kubectl = "kubectl"
+	}
+	cacheDir := filepath.Join(cp.Dir, "kubectl-cache", sanitize(user))
+	full := append([]string{"--kubeconfig=" + cp.KubeconfigPath(user), "--cache-dir=" + cacheDir}, args...)
+	cmd := exec.CommandContext(ctx, kubectl, full...)
+	cmd.Env = append(os.Environ(), "KUBECTL_KUBERC=false")
+	return cmd
+}

@@ -1,0 +1,159 @@
+package framework
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func TestReadManifests(t *testing.T) {
+	tests := []struct {
+		name      string
+		files     map[string]string
+		vars      map[string]string
+		wantNames []string // kind/name in order
+		wantErr   string
+	}{
+		{
+			name: "multi-document file, List and directory order",
+			files: map[string]string{
+				"b.yaml": "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n2}\n",
+				"a.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns1}\n---\n# only a comment\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: ns2}\n",
+				"c.txt":  "not a manifest",
+			},
+			wantNames: []string{"Namespace/ns1", "Namespace/ns2", "Node/n1", "Node/n2"},
+		},
+		{
+			name:      "variables",
+			files:     map[string]string{"a.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: '${NAME}', annotations: {re: '^a$', lone: '$b'}}\n"},
+			vars:      map[string]string{"NAME": "filled"},
+			wantNames: []string{"Namespace/filled"},
+		},
+		{
+			name:    "missing variable",
+			files:   map[string]string{"a.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: '${NAME}-${OTHER}'}\n"},
+			vars:    map[string]string{"NAME": "x"},
+			wantErr: "no value for OTHER",
+		},
+		{
+			name:    "object without kind",
+			files:   map[string]string{"a.yaml": "apiVersion: v1\nmetadata: {name: x}\n"},
+			wantErr: "Kind' is missing",
+		},
+		{
+			name:    "bad YAML names the file",
+			files:   map[string]string{"bad.yaml": "apiVersion: v1\nkind: [\n"},
+			wantErr: "bad.yaml",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, content := range tt.files {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			objs, err := ReadManifests(tt.vars, dir)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := names(objs); !reflect.DeepEqual(got, tt.wantNames) {
+				t.Errorf("objects = %v, want %v", got, tt.wantNames)
+			}
+		})
+	}
+}
+
+func TestReadManifestsVerbatimWithoutVars(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "crd.yaml")
+	if err := os.WriteFile(f, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {pattern: '${NOT_A_VAR}$'}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := ReadManifests(nil, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := unstructured.NestedString(objs[0].Object, "data", "pattern"); got != "${NOT_A_VAR}$" {
+		t.Errorf("pattern = %q, want it verbatim", got)
+	}
+}
+
+func TestSortForApply(t *testing.T) {
+	objs := []*unstructured.Unstructured{
+		obj("apiregistration.k8s.io/v1", "APIService", "svc"),
+		obj("rbac.authorization.k8s.io/v1", "RoleBinding", "rb"),
+		obj("v1", "Namespace", "ns"),
+		obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", "crd"),
+		obj("v1", "Service", "s"),
+	}
+	SortForApply(objs)
+	want := []string{"Namespace/ns", "CustomResourceDefinition/crd", "RoleBinding/rb", "Service/s", "APIService/svc"}
+	if got := names(objs); !reflect.DeepEqual(got, want) {
+		t.Errorf("order = %v, want %v", got, want)
+	}
+}
+
+// TestLocalArtifacts reads the repository's artifacts/local as the harness
+// does, so a broken manifest fails here, without a control plane.
+func TestLocalArtifacts(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := ReadManifests(map[string]string{"SERVER_PORT": "8443", "CA_BUNDLE": "Zm9v"}, filepath.Join(root, "artifacts", "local"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, o := range objs {
+		kinds[o.GetKind()]++
+		if o.GetKind() == "APIService" {
+			port, _, _ := unstructured.NestedInt64(o.Object, "spec", "service", "port")
+			ca, _, _ := unstructured.NestedString(o.Object, "spec", "caBundle")
+			if o.GetName() != APIServiceName || port != 8443 || ca != "Zm9v" {
+				t.Errorf("APIService %s: port %d, caBundle %q", o.GetName(), port, ca)
+			}
+		}
+		if o.GetKind() == "Service" && o.GetName() != ServerServiceName {
+			t.Errorf("Service %s, want %s (the serving certificate names it)", o.GetName(), ServerServiceName)
+		}
+		if o.GetKind() == "ClusterRole" && o.GetName() == ReaderClusterRole {
+			rules, _, _ := unstructured.NestedSlice(o.Object, "rules")
+			if len(rules) != 1 || !reflect.DeepEqual(rules[0].(map[string]any)["verbs"], []any{"get", "list", "watch"}) {
+				t.Errorf("reader rules = %v, want get, list, watch only", rules)
+			}
+		}
+	}
+	for kind, want := range map[string]int{"Namespace": 2, "Service": 1, "APIService": 1, "ClusterRole": 2, "ClusterRoleBinding": 3, "Role": 1, "RoleBinding": 2} {
+		if kinds[kind] != want {
+			t.Errorf("%d %s objects, want %d", kinds[kind], kind, want)
+		}
+	}
+}
+
+func obj(apiVersion, kind, name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
+	u.SetName(name)
+	return u
+}
+
+func names(objs []*unstructured.Unstructured) []string {
+	var out []string
+	for _, o := range objs {
+		out = append(out, o.GetKind()+"/"+o.GetName())
+	}
+	return out
+}

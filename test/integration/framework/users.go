@@ -1,0 +1,106 @@
+package framework
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// User is an identity of the kube-apiserver's static token file.
+type User struct {
+	Name   string
+	UID    string
+	Groups []string
+	Token  string
+}
+
+// Names of the users every control plane has. Their roles come from
+// artifacts/local (viewer, server) or from built-in groups (admin).
+const (
+	// AdminUser is in system:masters: cluster-admin.
+	AdminUser = "admin"
+	// ViewerUser is bound only to the updatestatus-reader ClusterRole.
+	ViewerUser = "viewer"
+	// NobodyUser is authenticated and bound to no role.
+	NobodyUser = "nobody"
+	// ServerUser is the identity of the update-status-apiserver. It is named
+	// like the ServiceAccount of a real deployment, so the RBAC of
+	// artifacts/local binds it exactly as it would bind that ServiceAccount.
+	ServerUser = "system:serviceaccount:" + ServerNamespace + ":" + ServerServiceAccount
+)
+
+// Names of the objects of artifacts/local.
+const (
+	ServerNamespace      = "openshift-update-status"
+	ServerServiceAccount = "update-status-apiserver"
+	ServerServiceName    = "update-status-apiserver"
+	APIServiceName       = "v1alpha1.update.openshift.io"
+	ReaderClusterRole    = "updatestatus-reader"
+)
+
+// Users holds the token users of a control plane.
+type Users struct {
+	Admin, Viewer, Nobody, Server User
+}
+
+// NewUsers creates the users with fresh random tokens.
+func NewUsers() (*Users, error) {
+	u := &Users{
+		Admin:  User{Name: AdminUser, UID: "uid-admin", Groups: []string{"system:masters"}},
+		Viewer: User{Name: ViewerUser, UID: "uid-viewer"},
+		Nobody: User{Name: NobodyUser, UID: "uid-nobody"},
+		Server: User{Name: ServerUser, UID: "uid-update-status-apiserver",
+			Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ServerNamespace}},
+	}
+	for _, user := range u.all() {
+		b := make([]byte, 24)
+		if _, err := rand.Read(b); err != nil {
+			return nil, err
+		}
+		user.Token = hex.EncodeToString(b)
+	}
+	return u, nil
+}
+
+func (u *Users) all() []*User { return []*User{&u.Admin, &u.Viewer, &u.Nobody, &u.Server} }
+
+// WriteTokenFile writes the kube-apiserver's --token-auth-file.
+func (u *Users) WriteTokenFile(path string) error {
+	var b strings.Builder
+	for _, user := range u.all() {
+		fmt.Fprintf(&b, "%s,%s,%s,%q\n", user.Token, user.Name, user.UID, strings.Join(user.Groups, ","))
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o600)
+}
+
+// RESTConfig returns a client configuration for user against the server at
+// host, trusting caPEM. A nil user gives a configuration without credentials.
+func RESTConfig(host string, caPEM []byte, user *User) *rest.Config {
+	cfg := &rest.Config{
+		Host:            host,
+		TLSClientConfig: rest.TLSClientConfig{CAData: caPEM},
+		QPS:             200,
+		Burst:           400,
+	}
+	if user != nil {
+		cfg.BearerToken = user.Token
+	}
+	return cfg
+}
+
+// WriteKubeconfig writes a kubeconfig for user against host; the CA is
+// embedded so the file stands alone.
+func WriteKubeconfig(path, host string, caPEM []byte, user User) error {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["local"] = &clientcmdapi.Cluster{Server: host, CertificateAuthorityData: caPEM}
+	cfg.AuthInfos[user.Name] = &clientcmdapi.AuthInfo{Token: user.Token}
+	cfg.Contexts["local"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: user.Name}
+	cfg.CurrentContext = "local"
+	return clientcmd.WriteToFile(*cfg, path)
+}

@@ -1,0 +1,179 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
+	"github.com/update-status/apiserver/test/integration/framework"
+)
+
+// statusName is the name of the singleton.
+const statusName = "cluster"
+
+// updateClient returns the generated clientset for user (nil: no credentials).
+func updateClient(t *testing.T, user *framework.User) versioned.Interface {
+	t.Helper()
+	c, err := versioned.NewForConfig(cp.RESTConfig(user))
+	if err != nil {
+		t.Fatalf("clientset: %v", err)
+	}
+	return c
+}
+
+// getStatus reads the singleton as the admin user.
+func getStatus(ctx context.Context, t *testing.T) *v1alpha1.UpdateStatus {
+	t.Helper()
+	us, err := updateClient(t, &cp.Users.Admin).UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get updatestatus/%s: %v", statusName, err)
+	}
+	return us
+}
+
+// waitForStatus polls the served object every 50 ms until pred holds and
+// returns it with the time waited; it fails the test after timeout, showing
+// the last object.
+func waitForStatus(ctx context.Context, t *testing.T, timeout time.Duration, what string, pred func(*v1alpha1.UpdateStatus) bool) (*v1alpha1.UpdateStatus, time.Duration) {
+	t.Helper()
+	client := updateClient(t, &cp.Users.Admin).UpdateV1alpha1().UpdateStatuses()
+	begin := time.Now()
+	var last *v1alpha1.UpdateStatus
+	var lastErr error
+	for time.Since(begin) < timeout {
+		us, err := client.Get(ctx, statusName, metav1.GetOptions{})
+		if err == nil {
+			last = us
+			if pred(us) {
+				return us, time.Since(begin)
+			}
+		}
+		lastErr = err
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("after %v the served UpdateStatus still does not show %s (last error: %v); last object:\n%s",
+		timeout, what, lastErr, dump(last))
+	return nil, 0
+}
+
+func dump(obj any) string {
+	b, err := json.MarshalIndent(obj, "", "  ")
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
+
+// cvInsight returns the ClusterVersion insight of the control plane, or nil.
+func cvInsight(us *v1alpha1.UpdateStatus) *v1alpha1.ClusterVersionStatusInsight {
+	if us == nil || us.Status.ControlPlane == nil {
+		return nil
+	}
+	for _, inf := range us.Status.ControlPlane.Informers {
+		for _, in := range inf.Insights {
+			if in.Insight.ClusterVersionStatusInsight != nil {
+				return in.Insight.ClusterVersionStatusInsight
+			}
+		}
+	}
+	return nil
+}
+
+// healthInsights returns every health insight of the control plane and the
+// worker pools.
+func healthInsights(us *v1alpha1.UpdateStatus) []v1alpha1.HealthInsight {
+	var out []v1alpha1.HealthInsight
+	if us == nil {
+		return nil
+	}
+	if us.Status.ControlPlane != nil {
+		for _, inf := range us.Status.ControlPlane.Informers {
+			for _, in := range inf.Insights {
+				if in.Insight.HealthInsight != nil {
+					out = append(out, *in.Insight.HealthInsight)
+				}
+			}
+		}
+	}
+	for _, p := range us.Status.WorkerPools {
+		for _, inf := range p.Informers {
+			for _, in := range inf.Insights {
+				if in.Insight.HealthInsight != nil {
+					out = append(out, *in.Insight.HealthInsight)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// healthInsightAbout returns the health insight whose scope names the
+// resource (e.g. "clusteroperators", "dns"), or nil.
+func healthInsightAbout(us *v1alpha1.UpdateStatus, resource, name string) *v1alpha1.HealthInsight {
+	for _, h := range healthInsights(us) {
+		for _, r := range h.Scope.Resources {
+			if r.Resource == resource && r.Name == name {
+				return &h
+			}
+		}
+	}
+	return nil
+}
+
+// nodeInsight returns the insight about a node, wherever it is placed.
+func nodeInsight(us *v1alpha1.UpdateStatus, node string) *v1alpha1.NodeStatusInsight {
+	if us == nil {
+		return nil
+	}
+	if us.Status.ControlPlane != nil {
+		for _, inf := range us.Status.ControlPlane.Informers {
+			for _, in := range inf.Insights {
+				if n := in.Insight.NodeStatusInsight; n != nil && n.Name == node {
+					return n
+				}
+			}
+		}
+	}
+	for _, p := range us.Status.WorkerPools {
+		for _, inf := range p.Informers {
+			for _, in := range inf.Insights {
+				if n := in.Insight.NodeStatusInsight; n != nil && n.Name == node {
+					return n
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// poolInsight returns the MachineConfigPool insight of a worker pool.
+func poolInsight(us *v1alpha1.UpdateStatus, pool string) *v1alpha1.MachineConfigPoolStatusInsight {
+	if us == nil {
+		return nil
+	}
+	for _, p := range us.Status.WorkerPools {
+		for _, inf := range p.Informers {
+			for _, in := range inf.Insights {
+				if m := in.Insight.MachineConfigPoolStatusInsight; m != nil && m.Name == pool {
+					return m
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// conditionStatus returns the status of the condition of type typ, or "".
+func conditionStatus(conds []metav1.Condition, typ string) metav1.ConditionStatus {
+	for _, c := range conds {
+		if c.Type == typ {
+			return c.Status
+		}
+	}
+	return ""
+}

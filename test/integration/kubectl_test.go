@@ -1,0 +1,263 @@
+package integration
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/apis/update/validation"
+	"github.com/update-status/apiserver/test/integration/framework"
+)
+
+func TestKubectlAPIResources(t *testing.T) {
+	res := cp.Kubectl(t.Context(), framework.AdminUser, "api-resources", "--api-group=update.openshift.io", "-o", "wide")
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	rows := parseTable(res.Stdout)
+	var row map[string]string
+	for _, r := range rows {
+		if r["NAME"] == "updatestatuses" {
+			row = r
+		}
+	}
+	if row == nil {
+		t.Fatalf("api-resources does not list updatestatuses:\n%s", res.Stdout)
+	}
+	want := map[string]string{
+		"APIVERSION": "update.openshift.io/v1alpha1",
+		"NAMESPACED": "false",
+		"KIND":       "UpdateStatus",
+		"VERBS":      "get,list,watch",
+	}
+	for col, v := range want {
+		// Some kubectl versions print verbs as [get list watch].
+		got := row[col]
+		if col == "VERBS" {
+			got = strings.Join(strings.Fields(strings.Trim(got, "[]")), ",")
+		}
+		if got != v {
+			t.Errorf("updatestatuses %s = %q, want %q\n%s", col, row[col], v, res.Stdout)
+		}
+	}
+}
+
+// parseTable splits kubectl's column-aligned output into rows keyed by the
+// header; each column starts where its header word starts.
+func parseTable(out string) []map[string]string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) == 0 {
+		return nil
+	}
+	header := lines[0]
+	var names []string
+	var starts []int
+	for i := 0; i < len(header); {
+		if header[i] == ' ' {
+			i++
+			continue
+		}
+		end := strings.IndexByte(header[i:], ' ')
+		if end < 0 {
+			end = len(header) - i
+		}
+		names, starts = append(names, header[i:i+end]), append(starts, i)
+		i += end
+	}
+	var rows []map[string]string
+	for _, line := range lines[1:] {
+		row := map[string]string{}
+		for c, name := range names {
+			from, to := starts[c], len(line)
+			if c+1 < len(starts) {
+				to = min(starts[c+1], len(line))
+			}
+			if from < len(line) {
+				row[name] = strings.TrimSpace(line[from:to])
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func TestKubectlGetTable(t *testing.T) {
+	for _, args := range [][]string{
+		{"get", "updatestatus"},
+		{"get", "updatestatuses", "cluster"},
+		{"get", "updatestatus.update.openshift.io", "-o", "wide"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			res := cp.Kubectl(t.Context(), framework.AdminUser, args...)
+			if res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			lines := strings.Split(strings.TrimSpace(res.Stdout), "\n")
+			if len(lines) != 2 {
+				t.Fatalf("want a header and one row, got:\n%s", res.Stdout)
+			}
+			header := strings.Fields(lines[0])
+			if header[0] != "NAME" {
+				t.Errorf("header %q does not start with NAME", lines[0])
+			}
+			// kubectl's fallback for a server without a table is NAME and
+			// CREATED AT; the server's own columns say more.
+			if len(header) < 3 || strings.Join(header, " ") == "NAME CREATED AT" {
+				t.Errorf("header %q is not the server's table", lines[0])
+			}
+			if f := strings.Fields(lines[1]); len(f) == 0 || f[0] != statusName {
+				t.Errorf("row %q is not the %q object", lines[1], statusName)
+			}
+		})
+	}
+}
+
+func TestKubectlGetYAMLIsValid(t *testing.T) {
+	ensureUpdating(t)
+	res := cp.Kubectl(t.Context(), framework.AdminUser, "get", "updatestatus", statusName, "-o", "yaml")
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	var us v1alpha1.UpdateStatus
+	if err := yaml.UnmarshalStrict([]byte(res.Stdout), &us); err != nil {
+		t.Fatalf("the YAML does not decode strictly into UpdateStatus: %v\n%s", err, res.Stdout)
+	}
+	if us.APIVersion != "update.openshift.io/v1alpha1" || us.Kind != "UpdateStatus" || us.Name != statusName {
+		t.Errorf("got %s %s %q, want update.openshift.io/v1alpha1 UpdateStatus %q", us.APIVersion, us.Kind, us.Name, statusName)
+	}
+	if errs := validation.ValidateUpdateStatus(&us); len(errs) > 0 {
+		t.Errorf("the served object is invalid: %v\n%s", errs.ToAggregate(), res.Stdout)
+	}
+	if cvInsight(&us) == nil {
+		t.Errorf("the served object has no ClusterVersion insight although the example cluster is updating:\n%s", res.Stdout)
+	}
+}
+
+func TestKubectlExplain(t *testing.T) {
+	res := cp.Kubectl(t.Context(), framework.AdminUser, "explain", "updatestatus.status.controlPlane")
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	for _, want := range []string{"KIND:", "UpdateStatus", "FIELD:", "controlPlane", "informers", "conditions"} {
+		if !strings.Contains(res.Stdout, want) {
+			t.Errorf("explain output lacks %q:\n%s", want, res.Stdout)
+		}
+	}
+}
+
+func TestKubectlWritesAreNotAllowed(t *testing.T) {
+	manifest := "apiVersion: update.openshift.io/v1alpha1\nkind: UpdateStatus\nmetadata:\n  name: cluster\n  labels: {a: b}\nspec: {}\n"
+	tests := []struct {
+		name  string
+		args  []string
+		stdin string
+	}{
+		{"delete", []string{"delete", "updatestatus", statusName}, ""},
+		{"patch", []string{"patch", "updatestatus", statusName, "--type=merge", "-p", `{"metadata":{"labels":{"a":"b"}}}`}, ""},
+		{"apply", []string{"apply", "-f", "-"}, manifest},
+		{"apply server-side", []string{"apply", "--server-side", "-f", "-"}, manifest},
+		{"create", []string{"create", "-f", "-"}, strings.Replace(manifest, "name: cluster", "name: other", 1)},
+		{"replace", []string{"replace", "-f", "-"}, manifest},
+		{"label", []string{"label", "updatestatus", statusName, "a=b"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := cp.KubectlCommand(t.Context(), framework.AdminUser, tt.args...)
+			cmd.Stdin = strings.NewReader(tt.stdin)
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("kubectl %s succeeded as cluster-admin:\n%s", strings.Join(tt.args, " "), out)
+			}
+			if !strings.Contains(string(out), "MethodNotAllowed") {
+				t.Errorf("kubectl %s: want a MethodNotAllowed (405) refusal, got:\n%s", strings.Join(tt.args, " "), out)
+			}
+		})
+	}
+}
+
+// TestKubectlWatchSeesChanges runs `kubectl get -w` and changes a Node and the
+// ClusterVersion underneath it.
+func TestKubectlWatchSeesChanges(t *testing.T) {
+	ensureUpdating(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	cmd := cp.KubectlCommand(ctx, framework.AdminUser, "get", "updatestatus", statusName, "-w", "-o", "json")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	events := decodeStream(stdout)
+	next := func(what string, timeout time.Duration, pred func(*v1alpha1.UpdateStatus) bool) time.Duration {
+		t.Helper()
+		begin := time.Now()
+		deadline := time.After(timeout)
+		for {
+			select {
+			case us, ok := <-events:
+				if !ok {
+					t.Fatalf("kubectl get -w ended while waiting for %s: %s", what, stderr.String())
+				}
+				if pred(us) {
+					return time.Since(begin)
+				}
+			case <-deadline:
+				t.Fatalf("kubectl get -w showed no %s within %v", what, timeout)
+			}
+		}
+	}
+	next("initial object", 10*time.Second, func(us *v1alpha1.UpdateStatus) bool { return us.Name == statusName })
+
+	t.Run("Node", func(t *testing.T) {
+		restore := makeNodeNotReady(t, "worker-1")
+		d := next("worker-1 unavailable", 5*time.Second, func(us *v1alpha1.UpdateStatus) bool {
+			n := nodeInsight(us, "worker-1")
+			return n != nil && conditionStatus(n.Conditions, "Available") == "False"
+		})
+		t.Logf("kubectl get -w showed the Node change after %v", d)
+		restore()
+		next("worker-1 available again", 5*time.Second, func(us *v1alpha1.UpdateStatus) bool {
+			n := nodeInsight(us, "worker-1")
+			return n != nil && conditionStatus(n.Conditions, "Available") == "True"
+		})
+	})
+	t.Run("ClusterVersion", func(t *testing.T) {
+		restore := failClusterVersion(t)
+		d := next("the Failing ClusterVersion", 5*time.Second, func(us *v1alpha1.UpdateStatus) bool {
+			h := healthInsightAbout(us, "clusterversions", "version")
+			return h != nil && strings.Contains(h.Impact.Summary, "failing")
+		})
+		t.Logf("kubectl get -w showed the ClusterVersion change after %v", d)
+		restore()
+	})
+}
+
+// decodeStream decodes the concatenated JSON objects kubectl -w -o json
+// prints, until the stream ends.
+func decodeStream(r io.Reader) <-chan *v1alpha1.UpdateStatus {
+	ch := make(chan *v1alpha1.UpdateStatus, 64)
+	go func() {
+		defer close(ch)
+		dec := json.NewDecoder(bufio.NewReader(r))
+		for {
+			us := &v1alpha1.UpdateStatus{}
+			if err := dec.Decode(us); err != nil {
+				return
+			}
+			ch <- us
+		}
+	}()
+	return ch
+}

@@ -1,0 +1,93 @@
+// Package integration tests update-status-apiserver the way users meet it:
+// through a real kube-apiserver's aggregation layer, with kubectl, the
+// generated client and RBAC. TestMain starts one control plane (see
+// test/integration/framework) shared by every test; tests that change the
+// cluster undo their changes with t.Cleanup.
+package integration
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"testing"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"github.com/update-status/apiserver/test/integration/framework"
+	"github.com/update-status/apiserver/test/integration/framework/examplecluster"
+)
+
+var (
+	// cp is the control plane every test uses.
+	cp *framework.ControlPlane
+	// cluster is the example OpenShift cluster inside it. When pkg/simulator
+	// lands, this is the seam: the tests need Create, Step, StartUpdate and
+	// the fault helpers of faults_test.go, nothing else.
+	cluster *examplecluster.Cluster
+)
+
+func TestMain(m *testing.M) {
+	klog.InitFlags(nil)
+	flag.Parse()
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	// Stop every child process when the test binary is interrupted; the
+	// deferred Stop below does not run on a signal.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	go func() {
+		if s, ok := <-sig; ok {
+			fmt.Fprintf(os.Stderr, "integration: %v: stopping the control plane\n", s)
+			if cp != nil {
+				cp.Stop()
+			}
+			os.Exit(2)
+		}
+	}()
+
+	begin := time.Now()
+	var err error
+	cp, err = framework.Start(ctx, framework.Options{})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "integration: cannot start the control plane: %v\n", err)
+		return 1
+	}
+	defer cp.Stop()
+	controlPlaneReady := time.Since(begin)
+
+	if cluster, err = examplecluster.New(cp); err != nil {
+		fmt.Fprintf(os.Stderr, "integration: %v\n", err)
+		return 1
+	}
+	if err := cluster.Create(ctx); err != nil {
+		fmt.Fprintf(os.Stderr, "integration: cannot create the example cluster: %v\n", err)
+		return 1
+	}
+	if err := cp.StartServer(ctx); err != nil {
+		fmt.Fprintf(os.Stderr, "integration: cannot start update-status-apiserver: %v\n\n%s", err, cp.Logs(40))
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "integration: control plane ready in %v, server serving through the aggregator after %v\n",
+		controlPlaneReady.Round(time.Millisecond), time.Since(begin).Round(time.Millisecond))
+
+	code := m.Run()
+	// Whatever the tests did, nothing of update.openshift.io reached etcd.
+	if bad, err := storedUpdateStatusKeys(ctx); err != nil || len(bad) > 0 {
+		fmt.Fprintf(os.Stderr, "integration: after all tests, etcd check: keys %v, error %v\n", bad, err)
+		code = 1
+	}
+	if code != 0 {
+		fmt.Fprintf(os.Stderr, "integration: tests failed; last lines of the logs:\n%s", cp.Logs(25))
+	}
+	return code
+}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	configv1 "github.com/openshift/api/config/v1"
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	mcfgclient "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/apiserver"
+	"github.com/update-status/apiserver/pkg/insights"
+)
+
+// loadResult is the outcome of a closed-loop load with some clients.
+type loadResult struct {
+	Clients    int
+	Latency    summary
+	Throughput float64 // requests per second
+	Errors     int
+}
+
+// runLoad runs clients goroutines that each call op back to back for d and
+// records every latency.
+func runLoad(ctx context.Context, clients int, d time.Duration, op func(context.Context) error) loadResult {
+	var (
+		mu     sync.Mutex
+		all    []time.Duration
+		errs   int
+		wg     sync.WaitGroup
+		begin  = time.Now()
+		cctx   context.Context
+		cancel context.CancelFunc
+	)
+	cctx, cancel = context.WithTimeout(ctx, d)
+	defer cancel()
+	for range clients {
+		wg.Go(func() {
+			var mine []time.Duration
+			nerr := 0
+			for cctx.Err() == nil {
+				t := time.Now()
+				if err := op(ctx); err != nil {
+					nerr++
+					continue
+				}
+				mine = append(mine, time.Since(t))
+			}
+			mu.Lock()
+			all = append(all, mine...)
+			errs += nerr
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(begin)
+	return loadResult{Clients: clients, Latency: summarize(all), Throughput: float64(len(all)) / elapsed.Seconds(), Errors: errs}
+}
+
+// encodeLimit decodes the served object and measures encoding it alone to
+// JSON with the apimachinery serializer the server uses, for d.
+func encodeLimit(served []byte, d time.Duration) (summary, int, error) {
+	obj := &v1alpha1.UpdateStatus{}
+	if err := json.Unmarshal(served, obj); err != nil {
+		return summary{}, 0, fmt.Errorf("decoding the served object: %w", err)
+	}
+	ser := kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, apiserver.Scheme, apiserver.Scheme, kjson.SerializerOptions{})
+	var buf bytes.Buffer
+	var lat []time.Duration
+	for end := time.Now().Add(d); time.Now().Before(end) || len(lat) < 5; {
+		buf.Reset()
+		t := time.Now()
+		if err := ser.Encode(obj, &buf); err != nil {
+			return summary{}, 0, err
+		}
+		lat = append(lat, time.Since(t))
+	}
+	return summarize(lat), buf.Len(), nil
+}
+
+// clientSide is what `oc adm upgrade status` does: read every source from
+// the kube-apiserver and run the engine in the client. The lists run
+// concurrently and the clients are reused (no discovery, warm connections),
+// and Nodes come as protobuf: every choice favours this path.
+type clientSide struct {
+	kube   kubernetes.Interface
+	config configclient.Interface
+	mcfg   mcfgclient.Interface
+}
+
+func newClientSide(cfg *rest.Config) (*clientSide, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = -1, 0
+	config, err := configclient.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	mcfg, err := mcfgclient.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	pb := rest.CopyConfig(cfg)
+	pb.ContentType = "application/vnd.kubernetes.protobuf"
+	pb.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	kube, err := kubernetes.NewForConfig(pb)
+	if err != nil {
+		return nil, err
+	}
+	return &clientSide{kube: kube, config: config, mcfg: mcfg}, nil
+}
+
+// run reads the sources and computes the status once, with a new engine (as
+// a new oc process would).
+func (c *clientSide) run(ctx context.Context) error {
+	var (
+		wg                     sync.WaitGroup
+		cv                     *configv1.ClusterVersion
+		cos                    *configv1.ClusterOperatorList
+		mcps                   *mcfgv1.MachineConfigPoolList
+		mcs                    *mcfgv1.MachineConfigList
+		nodes                  *corev1.NodeList
+		mco                    *appsv1.Deployment
+		e1, e2, e3, e4, e5, e6 error
+		opts                   = metav1.ListOptions{}
+		mcoNS, mcoName, cvName = "openshift-machine-config-operator", "machine-config-operator", "version"
+	)
+	wg.Go(func() { cv, e1 = c.config.ConfigV1().ClusterVersions().Get(ctx, cvName, metav1.GetOptions{}) })
+	wg.Go(func() { cos, e2 = c.config.ConfigV1().ClusterOperators().List(ctx, opts) })
+	wg.Go(func() { mcps, e3 = c.mcfg.MachineconfigurationV1().MachineConfigPools().List(ctx, opts) })
+	wg.Go(func() { mcs, e4 = c.mcfg.MachineconfigurationV1().MachineConfigs().List(ctx, opts) })
+	wg.Go(func() { nodes, e5 = c.kube.CoreV1().Nodes().List(ctx, opts) })
+	wg.Go(func() { mco, e6 = c.kube.AppsV1().Deployments(mcoNS).Get(ctx, mcoName, metav1.GetOptions{}) })
+	wg.Wait()
+	for _, err := range []error{e1, e2, e3, e4, e5} {
+		if err != nil {
+			return err
+		}
+	}
+	if e6 != nil && !apierrors.IsNotFound(e6) {
+		return e6
+	}
+	src := &insights.Sources{ClusterVersion: cv, MachineConfigVersions: map[string]string{}}
+	if e6 == nil {
+		src.MCODeployment = mco
+	}
+	for i := range cos.Items {
+		src.ClusterOperators = append(src.ClusterOperators, &cos.Items[i])
+	}
+	for i := range mcps.Items {
+		src.MachineConfigPools = append(src.MachineConfigPools, &mcps.Items[i])
+	}
+	for i := range mcs.Items {
+		src.MachineConfigVersions[mcs.Items[i].Name] = mcs.Items[i].Annotations["machineconfiguration.openshift.io/release-image-version"]
+	}
+	for i := range nodes.Items {
+		src.Nodes = append(src.Nodes, &nodes.Items[i])
+	}
+	res := insights.NewEngine().Compute(src, time.Now())
+	if res.Status.ControlPlane == nil {
+		return fmt.Errorf("the engine computed no control plane from %d nodes", len(src.Nodes))
+	}
+	return nil
+}

@@ -1,0 +1,139 @@
+// Command bench is `make bench`: it measures update-status-apiserver at
+// cluster scale against the real local control plane (etcd, kube-apiserver
+// and the server behind the aggregation layer, test/integration/framework)
+// filled by pkg/simulator, and writes docs/benchmarks.md.
+//
+// It needs KUBE_BIN_DIR (`KUBE_BIN_DIR=$(hack/build-kube.sh)`) and runs from
+// inside the repository.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"github.com/update-status/apiserver/test/integration/framework"
+)
+
+// config holds the flags.
+type config struct {
+	sizes          []int
+	getDuration    time.Duration
+	getClients     []int
+	encodeDuration time.Duration
+	clientRuns     int
+	watchers       int
+	watchDuration  time.Duration
+	churnRate      int
+	out            string
+	artifacts      string
+	serverBin      string
+	command        string
+}
+
+func main() {
+	klog.InitFlags(nil)
+	var c config
+	sizes := flag.String("sizes", "1000,5000", "cluster sizes (nodes), comma-separated")
+	clients := flag.String("get-clients", "1,8,64", "concurrent GET clients, comma-separated")
+	flag.DurationVar(&c.getDuration, "get-duration", 4*time.Second, "duration of each GET load")
+	flag.DurationVar(&c.encodeDuration, "encode-duration", 2*time.Second, "duration of the in-process encoding loop")
+	flag.IntVar(&c.clientRuns, "client-side-runs", 5, "runs of the client-side path (LIST everything + engine) per size")
+	flag.IntVar(&c.watchers, "watchers", 1000, "concurrent watchers")
+	flag.DurationVar(&c.watchDuration, "watch-duration", 30*time.Second, "duration of the watch measurement")
+	flag.IntVar(&c.churnRate, "churn-rate", 50, "node changes per second during the watch measurement")
+	flag.StringVar(&c.out, "out", "docs/benchmarks.md", "the report to write")
+	flag.StringVar(&c.artifacts, "artifacts", "_output/bench", "where profiles and raw results go")
+	flag.StringVar(&c.serverBin, "server-binary", "", "prebuilt update-status-apiserver (default: build ./cmd/apiserver)")
+	flag.StringVar(&c.command, "command", "make bench", "the command quoted in the report")
+	flag.Parse()
+	var err error
+	if c.sizes, err = ints(*sizes); err == nil {
+		c.getClients, err = ints(*clients)
+	}
+	if err != nil {
+		klog.ErrorS(err, "Bad flag")
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, c); err != nil {
+		klog.ErrorS(err, "Benchmark failed")
+		klog.Flush()
+		os.Exit(1)
+	}
+	klog.Flush()
+}
+
+func ints(s string) ([]int, error) {
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a positive integer", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func run(ctx context.Context, c config) error {
+	begin := time.Now()
+	root, err := framework.RepoRoot()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(c.artifacts, 0o755); err != nil {
+		return err
+	}
+	if c.serverBin == "" {
+		c.serverBin = filepath.Join(c.artifacts, "update-status-apiserver")
+		klog.InfoS("Building the server", "binary", c.serverBin)
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", c.serverBin, "./cmd/apiserver/update-status-apiserver")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build: %w\n%s", err, out)
+		}
+	}
+	if c.serverBin, err = filepath.Abs(c.serverBin); err != nil {
+		return err
+	}
+	// framework.StartServer uses this binary instead of building its own.
+	if err := os.Setenv(framework.EnvServerBinary, c.serverBin); err != nil {
+		return err
+	}
+	rep := &report{machine: describeMachine(), config: c, started: begin}
+	for _, n := range c.sizes {
+		r, err := benchSize(ctx, c, n)
+		if r != nil {
+			rep.sizes = append(rep.sizes, r)
+		}
+		if err != nil {
+			rep.failures = append(rep.failures, fmt.Sprintf("%d nodes: %v", n, err))
+			klog.ErrorS(err, "Size failed", "nodes", n)
+			if errors.Is(err, context.Canceled) {
+				break
+			}
+		}
+		rep.wall = time.Since(begin)
+		if err := rep.write(c.out); err != nil {
+			return err
+		}
+	}
+	klog.InfoS("Wrote the report", "path", c.out, "elapsed", time.Since(begin).Round(time.Second))
+	if len(rep.failures) > 0 {
+		return fmt.Errorf("%d size(s) failed: %s", len(rep.failures), strings.Join(rep.failures, "; "))
+	}
+	return nil
+}

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/update-status/apiserver/test/integration/framework"
+)
+
+// httpClient talks to the kube-apiserver or the server with a bearer token,
+// over HTTP/2 like client-go. Bodies are read but not decoded, so that the
+// client costs as little as possible.
+type httpClient struct {
+	c     *http.Client
+	token string
+}
+
+func newHTTPClient(caPEM []byte, token string) *httpClient {
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPEM)
+	tr := &http.Transport{
+		TLSClientConfig:     &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
+		ForceAttemptHTTP2:   true,
+		MaxIdleConnsPerHost: 128,
+	}
+	return &httpClient{c: &http.Client{Transport: tr}, token: token}
+}
+
+func (h *httpClient) do(ctx context.Context, rawURL string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+h.token)
+	req.Header.Set("Accept", "application/json")
+	return h.c.Do(req)
+}
+
+// get returns the body of a GET, or an error for any status but 200.
+func (h *httpClient) get(ctx context.Context, rawURL string) ([]byte, error) {
+	resp, err := h.do(ctx, rawURL)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s: %.200s", rawURL, resp.Status, body)
+	}
+	return body, nil
+}
+
+// startServer starts update-status-apiserver on the control plane's server
+// port with the flags framework.StartServer uses, and returns the process and
+// the time from its start to the first 200 from /readyz.
+func startServer(ctx context.Context, cp *framework.ControlPlane, bin string, h *httpClient, extra ...string) (*framework.Process, time.Duration, error) {
+	u, err := url.Parse(cp.ServerURL)
+	if err != nil {
+		return nil, 0, err
+	}
+	kubeconfig := cp.KubeconfigPath(cp.Users.Server.Name)
+	args := append([]string{
+		"--secure-port=" + u.Port(),
+		"--bind-address=127.0.0.1",
+		"--tls-cert-file=" + cp.PKI.ServerCert,
+		"--tls-private-key-file=" + cp.PKI.ServerKey,
+		"--kubeconfig=" + kubeconfig,
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+	}, extra...)
+	logPath := filepath.Join(cp.Dir, fmt.Sprintf("update-status-apiserver-%d.log", time.Now().UnixNano()))
+	begin := time.Now()
+	p, err := framework.StartProcess("update-status-apiserver", logPath, bin, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for time.Now().Before(deadline) {
+		if exited, werr := p.Exited(); exited {
+			return nil, 0, fmt.Errorf("server exited (%v):\n%s", werr, p.LogTail(30))
+		}
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, gerr := h.get(cctx, cp.ServerURL+"/readyz")
+		cancel()
+		if gerr == nil {
+			return p, time.Since(begin), nil
+		}
+		select {
+		case <-ctx.Done():
+			p.Stop(5 * time.Second)
+			return nil, 0, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	p.Stop(5 * time.Second)
+	return nil, 0, fmt.Errorf("server not ready after 3m:\n%s", p.LogTail(30))
+}
+
+// cpuSeconds reads the user+system CPU time of pid from /proc/<pid>/stat.
+func cpuSeconds(pid int) (float64, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name may hold spaces; fields start after the last ')'.
+	i := bytes.LastIndexByte(raw, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("malformed /proc/%d/stat", pid)
+	}
+	f := strings.Fields(string(raw[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("malformed /proc/%d/stat", pid)
+	}
+	// After ')': state(0) ... utime(11) stime(12), in clock ticks (USER_HZ=100).
+	ut, err1 := strconv.ParseFloat(f[11], 64)
+	st, err2 := strconv.ParseFloat(f[12], 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("malformed /proc/%d/stat", pid)
+	}
+	return (ut + st) / 100, nil
+}
+
+// rssBytes reads VmRSS of pid from /proc/<pid>/status.
+func rssBytes(pid int) (float64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = f.Close() }()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if rest, ok := strings.CutPrefix(s.Text(), "VmRSS:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return kb * 1024, err
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+}
+
+// metrics fetches the server's /metrics and returns the unlabelled samples.
+func metrics(ctx context.Context, h *httpClient, serverURL string) (map[string]float64, error) {
+	body, err := h.get(ctx, serverURL+"/metrics")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for line := range strings.SplitSeq(string(body), "\n") {
+		if line == "" || line[0] == '#' || strings.ContainsRune(line, '{') {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		if v, err := strconv.ParseFloat(f[1], 64); err == nil {
+			out[f[0]] = v
+		}
+	}
+	return out, nil
+}
+
+// memory is the server's memory after a forced garbage collection.
+type memory struct {
+	RSS, HeapInuse float64
+}
+
+// measureMemory forces a GC through /debug/pprof/heap?gc=1 (when profiling is
+// served) and reads the heap in use from /metrics and RSS from /proc.
+func measureMemory(ctx context.Context, h *httpClient, serverURL string, pid int) (memory, error) {
+	if _, err := h.get(ctx, serverURL+"/debug/pprof/heap?gc=1"); err != nil {
+		return memory{}, fmt.Errorf("forcing a GC: %w", err)
+	}
+	m, err := metrics(ctx, h, serverURL)
+	if err != nil {
+		return memory{}, err
+	}
+	rss, err := rssBytes(pid)
+	if err != nil {
+		return memory{}, err
+	}
+	return memory{RSS: rss, HeapInuse: m["go_memstats_heap_inuse_bytes"]}, nil
+}
+
+// saveProfile writes a pprof profile of the server to path.
+func saveProfile(ctx context.Context, h *httpClient, serverURL, profile, path string) error {
+	body, err := h.get(ctx, serverURL+"/debug/pprof/"+profile)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, body, 0o644)
+}

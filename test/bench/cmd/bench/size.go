@@ -1,0 +1,310 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"github.com/update-status/apiserver/pkg/simulator"
+	"github.com/update-status/apiserver/test/integration/framework"
+)
+
+// sizeResult holds every figure of one cluster size.
+type sizeResult struct {
+	Nodes       int
+	CreateTime  time.Duration
+	ObjectBytes int
+
+	Startup time.Duration
+
+	EmptyMem, Mem, MemWatching memory
+
+	Direct, Aggregated []loadResult
+	Encode             summary
+	ClientSide         summary
+
+	Watch *watchResult
+	Notes []string
+}
+
+// watchResult is the outcome of the watch measurement.
+type watchResult struct {
+	Watchers, Connected int
+	Duration            time.Duration
+	Writes, ChurnErrors int64
+	Missed              int
+	EventsPerWatcherSec float64
+	Lag                 summary
+	CPUPerMinute        float64
+	BytesPerEvent       float64
+	AllocBytesPerEvent  float64
+	MallocsPerEvent     float64
+	AllocBytesPerRev    float64
+	Revisions           float64
+}
+
+func benchSize(ctx context.Context, c config, n int) (_ *sizeResult, err error) {
+	r := &sizeResult{Nodes: n}
+	klog.InfoS("Starting the control plane", "nodes", n)
+	cp, err := framework.Start(ctx, framework.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer cp.Stop()
+	admin := newHTTPClient(cp.PKI.CAPEM, cp.Users.Admin.Token)
+	profDir := filepath.Join(c.artifacts, fmt.Sprintf("%d", n))
+	if err := os.MkdirAll(profDir, 0o755); err != nil {
+		return nil, err
+	}
+
+	// The server on the empty cluster (CRDs only): the memory baseline, and
+	// the APIService registration.
+	if err := cp.StartServer(ctx); err != nil {
+		return nil, err
+	}
+	if r.EmptyMem, err = measureMemory(ctx, admin, cp.ServerURL, cp.Server.Pid()); err != nil {
+		return nil, err
+	}
+	cp.Server.Stop(10 * time.Second)
+
+	// The cluster, created with the simulator's API sink at full speed, then
+	// the update requested (the node insights exist while it updates).
+	t := time.Now()
+	sink, err := simulator.NewAPISink(cp.RESTConfig(&cp.Users.Admin), simulator.APISinkOptions{QPS: -1, Workers: 64})
+	if err != nil {
+		return nil, err
+	}
+	sim, err := simulator.New(simulator.Options{Nodes: n, Seed: 1, Sink: sink})
+	if err != nil {
+		return nil, err
+	}
+	if err := sim.Create(ctx); err != nil {
+		return nil, fmt.Errorf("creating %d nodes: %w", n, err)
+	}
+	if err := sim.StartUpdate(ctx); err != nil {
+		return nil, err
+	}
+	r.CreateTime = time.Since(t)
+	klog.InfoS("Created the cluster", "nodes", n, "elapsed", r.CreateTime.Round(time.Millisecond), "requests", sim.Requests())
+
+	// Start-up at this size.
+	p, startup, err := startServer(ctx, cp, mustBin(), admin)
+	if err != nil {
+		return r, err
+	}
+	cp.Server = p
+	r.Startup = startup
+	klog.InfoS("Server ready", "nodes", n, "startup", startup.Round(time.Millisecond))
+	if err := cp.WaitForUpdateStatus(ctx, 2*time.Minute); err != nil {
+		return r, err
+	}
+	direct := cp.ServerURL + framework.UpdateStatusPath
+	aggregated := cp.KubeAPIServer.URL + framework.UpdateStatusPath
+	served, err := settle(ctx, admin, direct)
+	if err != nil {
+		return r, err
+	}
+	r.ObjectBytes = len(served)
+	if r.Mem, err = measureMemory(ctx, admin, cp.ServerURL, p.Pid()); err != nil {
+		return r, err
+	}
+
+	// GET, straight and through the aggregator, side by side.
+	get := func(u string) func(context.Context) error {
+		return func(ctx context.Context) error { _, err := admin.get(ctx, u); return err }
+	}
+	for i, k := range c.getClients {
+		if i == len(c.getClients)-1 {
+			// A CPU profile of the server under the heaviest direct load.
+			go func() {
+				secs := max(1, int(c.getDuration.Seconds())-1)
+				if err := saveProfile(ctx, admin, cp.ServerURL, fmt.Sprintf("profile?seconds=%d", secs), filepath.Join(profDir, "get-cpu.pprof")); err != nil {
+					klog.ErrorS(err, "No GET CPU profile")
+				}
+			}()
+		}
+		r.Direct = append(r.Direct, runLoad(ctx, k, c.getDuration, get(direct)))
+		r.Aggregated = append(r.Aggregated, runLoad(ctx, k, c.getDuration, get(aggregated)))
+		klog.InfoS("GET", "nodes", n, "clients", k, "direct", r.Direct[len(r.Direct)-1].Latency.P50, "aggregated", r.Aggregated[len(r.Aggregated)-1].Latency.P50)
+	}
+	if err := saveProfile(ctx, admin, cp.ServerURL, "heap", filepath.Join(profDir, "heap.pprof")); err != nil {
+		klog.ErrorS(err, "No heap profile")
+	}
+
+	// The limit: encoding alone.
+	if r.Encode, _, err = encodeLimit(served, c.encodeDuration); err != nil {
+		return r, err
+	}
+	// The client-side path.
+	cs, err := newClientSide(cp.RESTConfig(&cp.Users.Admin))
+	if err != nil {
+		return r, err
+	}
+	var lat []time.Duration
+	for range c.clientRuns {
+		t := time.Now()
+		if err := cs.run(ctx); err != nil {
+			return r, fmt.Errorf("client-side path: %w", err)
+		}
+		lat = append(lat, time.Since(t))
+	}
+	r.ClientSide = summarize(lat)
+	klog.InfoS("Client side and encoding", "nodes", n, "clientSide", r.ClientSide.P50, "encode", r.Encode.P50)
+
+	// WATCH fan-out under churn.
+	if r.Watch, err = benchWatch(ctx, c, cp, admin, sim.NodeNames("worker"), profDir); err != nil {
+		return r, err
+	}
+	if r.MemWatching, err = measureMemory(ctx, admin, cp.ServerURL, p.Pid()); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+// mustBin returns the server binary framework.StartServer uses
+// ($UPDATE_STATUS_APISERVER, set by run).
+func mustBin() string {
+	b, _ := framework.BuildServer("", "")
+	return b
+}
+
+// settle waits until two GETs a second apart return the same
+// resourceVersion (the view has folded the initial sync) and returns the
+// body.
+func settle(ctx context.Context, h *httpClient, u string) ([]byte, error) {
+	var prev string
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
+		body, err := h.get(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		i := strings.Index(string(body), string(rvKey))
+		rv := ""
+		if i >= 0 {
+			rv = string(body[i : i+len(rvKey)+24])
+		}
+		if rv == prev {
+			return body, nil
+		}
+		prev = rv
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+	return nil, fmt.Errorf("the object did not settle within a minute")
+}
+
+func benchWatch(ctx context.Context, c config, cp *framework.ControlPlane, admin *httpClient, nodes []string, profDir string) (*watchResult, error) {
+	res := &watchResult{Watchers: c.watchers}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// The watchers share a few transports (HTTP/2 connections), as many
+	// clients behind a few kube-apiserver connections would.
+	const perTransport = 100
+	var clients []*httpClient
+	ws := make([]*watcher, c.watchers)
+	var wg sync.WaitGroup
+	u := cp.ServerURL + "/apis/update.openshift.io/v1alpha1/updatestatuses?watch=1&fieldSelector=metadata.name%3Dcluster"
+	for i := range ws {
+		if i%perTransport == 0 {
+			clients = append(clients, newHTTPClient(cp.PKI.CAPEM, cp.Users.Admin.Token))
+		}
+		h := clients[len(clients)-1]
+		ws[i] = &watcher{synced: make(chan struct{})}
+		w := ws[i]
+		wg.Go(func() { w.run(wctx, h, u) })
+	}
+	defer wg.Wait()
+	syncDeadline := time.After(2 * time.Minute)
+	for _, w := range ws {
+		select {
+		case <-w.synced:
+		case <-syncDeadline:
+			return nil, fmt.Errorf("watchers did not get their first event within 2 minutes")
+		}
+		if w.err == nil {
+			res.Connected++
+		}
+	}
+	klog.InfoS("Watchers connected", "watchers", res.Connected)
+	if res.Connected == 0 {
+		return nil, fmt.Errorf("no watcher connected: %v", ws[0].err)
+	}
+	pid := cp.Server.Pid()
+	m0, err := metrics(ctx, admin, cp.ServerURL)
+	if err != nil {
+		return nil, err
+	}
+	cpu0, err := cpuSeconds(pid)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range ws {
+		w.mu.Lock()
+		w.events, w.bytes = nil, 0
+		w.mu.Unlock()
+	}
+	begin := time.Now()
+	ch := &churn{kube: cp.Kube, nodes: nodes, rate: c.churnRate}
+	cctx, stopChurn := context.WithTimeout(wctx, c.watchDuration)
+	churnDone := make(chan struct{})
+	go func() { ch.run(cctx); close(churnDone) }()
+	go func() {
+		if err := saveProfile(ctx, admin, cp.ServerURL, fmt.Sprintf("profile?seconds=%d", max(1, int(c.watchDuration.Seconds())/2)), filepath.Join(profDir, "watch-cpu.pprof")); err != nil {
+			klog.ErrorS(err, "No watch CPU profile")
+		}
+	}()
+	<-churnDone
+	stopChurn()
+	// Let the last fold reach the watchers.
+	time.Sleep(time.Second)
+	elapsed := time.Since(begin)
+	cpu1, err := cpuSeconds(pid)
+	if err != nil {
+		return nil, err
+	}
+	m1, err := metrics(ctx, admin, cp.ServerURL)
+	if err != nil {
+		return nil, err
+	}
+	cancel()
+	wg.Wait()
+
+	writes := ch.sortedWrites()
+	res.Writes, res.ChurnErrors, res.Duration = int64(len(writes)), ch.errs.Load(), elapsed
+	var lags []time.Duration
+	var events, bytes int64
+	for _, w := range ws {
+		if w.err != nil {
+			continue
+		}
+		l, missed := deliveryLags(writes, w.events)
+		lags = append(lags, l...)
+		res.Missed += missed
+		events += int64(len(w.events))
+		bytes += w.bytes
+	}
+	res.Lag = summarize(lags)
+	res.EventsPerWatcherSec = float64(events) / float64(res.Connected) / elapsed.Seconds()
+	res.CPUPerMinute = (cpu1 - cpu0) / elapsed.Seconds() * 60
+	res.Revisions = float64(events) / float64(res.Connected)
+	if events > 0 {
+		res.BytesPerEvent = float64(bytes) / float64(events)
+		res.AllocBytesPerEvent = (m1["go_memstats_alloc_bytes_total"] - m0["go_memstats_alloc_bytes_total"]) / float64(events)
+		res.MallocsPerEvent = (m1["go_memstats_mallocs_total"] - m0["go_memstats_mallocs_total"]) / float64(events)
+	}
+	if res.Revisions > 0 {
+		res.AllocBytesPerRev = (m1["go_memstats_alloc_bytes_total"] - m0["go_memstats_alloc_bytes_total"]) / res.Revisions
+	}
+	klog.InfoS("Watch", "watchers", res.Connected, "writes", res.Writes, "eventsPerWatcherSec", res.EventsPerWatcherSec,
+		"lagP50", res.Lag.P50, "lagP99", res.Lag.P99, "cpuPerMinute", res.CPUPerMinute)
+	return res, nil
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// summary describes a sample of durations.
+type summary struct {
+	N             int
+	P50, P99, Max time.Duration
+}
+
+// summarize returns the nearest-rank percentiles of d; d is sorted in place.
+func summarize(d []time.Duration) summary {
+	if len(d) == 0 {
+		return summary{}
+	}
+	slices.Sort(d)
+	return summary{N: len(d), P50: percentile(d, 50), P99: percentile(d, 99), Max: d[len(d)-1]}
+}
+
+// percentile returns the nearest-rank p-th percentile of the sorted slice d
+// (zero when d is empty; p is clamped to [0, 100]).
+func percentile(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	p = math.Max(0, math.Min(100, p))
+	rank := int(math.Ceil(p / 100 * float64(len(d))))
+	if rank < 1 {
+		rank = 1
+	}
+	return d[rank-1]
+}
+
+// ms formats a duration in milliseconds with three significant decimals.
+func ms(d time.Duration) string {
+	v := float64(d) / float64(time.Millisecond)
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f ms", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f ms", v)
+	default:
+		return fmt.Sprintf("%.3f ms", v)
+	}
+}
+
+// ratio formats a/b as "12.3x" ("n/a" when b is zero).
+func ratio(a, b float64) string {
+	if b == 0 || math.IsNaN(a) || math.IsNaN(b) {
+		return "n/a"
+	}
+	r := a / b
+	if r >= 10 {
+		return fmt.Sprintf("%.0fx", r)
+	}
+	return fmt.Sprintf("%.2fx", r)
+}
+
+// bytesIEC formats a byte count with a binary unit.
+func bytesIEC(b float64) string {
+	const unit = 1024
+	if math.Abs(b) < unit {
+		return fmt.Sprintf("%.0f B", b)
+	}
+	div, exp := float64(unit), 0
+	for n := math.Abs(b) / unit; n >= unit && exp < 3; n /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", b/div, "KMGT"[exp])
+}

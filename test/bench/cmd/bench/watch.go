@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+)
+
+// write is one source write of the churn: the etcd resourceVersion it got
+// and the moment the request was sent.
+type write struct {
+	rv uint64
+	at time.Time
+}
+
+// event is one watch event as a watcher received it: the input part of its
+// resourceVersion (the highest etcd resourceVersion among the inputs of the
+// computation, docs/watch.md) and the moment it arrived.
+type event struct {
+	input uint64
+	at    time.Time
+}
+
+// inputFactor is the multiplier of the etcd resourceVersion in the served
+// resourceVersion (pkg/view/rv.go).
+const inputFactor = 1_000_000
+
+// deliveryLags pairs each write with the first event whose inputs include it
+// and returns the lags, and how many writes no event covered. Both slices
+// must be ordered (writes by rv, events by arrival).
+func deliveryLags(writes []write, events []event) (lags []time.Duration, missed int) {
+	e := 0
+	for _, w := range writes {
+		for e < len(events) && events[e].input < w.rv {
+			e++
+		}
+		if e == len(events) {
+			missed++
+			continue
+		}
+		lags = append(lags, events[e].at.Sub(w.at))
+	}
+	return lags, missed
+}
+
+// watcher is one open WATCH of updatestatuses and what it received.
+type watcher struct {
+	mu     sync.Mutex
+	events []event
+	bytes  int64
+	synced chan struct{}
+	err    error
+}
+
+var rvKey = []byte(`"resourceVersion":"`)
+
+// run reads the watch stream until ctx ends. It does not decode the
+// objects: it finds the first resourceVersion (the object's own; metadata
+// comes before status) in each newline-delimited event.
+func (w *watcher) run(ctx context.Context, h *httpClient, rawURL string) {
+	resp, err := h.do(ctx, rawURL)
+	if err != nil {
+		w.err = err
+		close(w.synced)
+		return
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != 200 {
+		w.err = fmt.Errorf("watch: %s", resp.Status)
+		close(w.synced)
+		return
+	}
+	s := bufio.NewScanner(resp.Body)
+	s.Buffer(make([]byte, 0, 1<<20), 256<<20)
+	first := true
+	for s.Scan() {
+		line := s.Bytes()
+		at := time.Now()
+		i := bytes.Index(line, rvKey)
+		if i < 0 {
+			continue
+		}
+		rest := line[i+len(rvKey):]
+		j := bytes.IndexByte(rest, '"')
+		rv, perr := strconv.ParseUint(string(rest[:max(j, 0)]), 10, 64)
+		if perr != nil {
+			continue
+		}
+		if first {
+			first = false
+			close(w.synced)
+			continue
+		}
+		w.mu.Lock()
+		w.events = append(w.events, event{input: rv / inputFactor, at: at})
+		w.bytes += int64(len(line) + 1)
+		w.mu.Unlock()
+	}
+	if first {
+		w.err = fmt.Errorf("watch ended before the first event: %v", s.Err())
+		close(w.synced)
+	}
+}
+
+// churn makes rate node changes per second that the engine sees (it toggles
+// spec.unschedulable of worker nodes) and records each write.
+type churn struct {
+	kube  kubernetes.Interface
+	nodes []string
+	rate  int
+
+	mu     sync.Mutex
+	writes []write
+	errs   atomic.Int64
+}
+
+func (c *churn) run(ctx context.Context) {
+	tick := time.NewTicker(time.Second / time.Duration(c.rate))
+	defer tick.Stop()
+	sem := make(chan struct{}, 32)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for i := 0; ; i++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		name := c.nodes[i%len(c.nodes)]
+		unschedulable := (i/len(c.nodes))%2 == 0
+		select {
+		case sem <- struct{}{}:
+		default:
+			c.errs.Add(1) // the API is too slow to keep the rate: count it
+			continue
+		}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			patch := fmt.Appendf(nil, `{"spec":{"unschedulable":%t}}`, unschedulable)
+			at := time.Now()
+			n, err := c.kube.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+			if err != nil {
+				if ctx.Err() == nil {
+					c.errs.Add(1)
+					klog.V(2).ErrorS(err, "Churn patch failed", "node", name)
+				}
+				return
+			}
+			rv, err := strconv.ParseUint(n.ResourceVersion, 10, 64)
+			if err != nil {
+				c.errs.Add(1)
+				return
+			}
+			c.mu.Lock()
+			c.writes = append(c.writes, write{rv: rv, at: at})
+			c.mu.Unlock()
+		})
+	}
+}
+
+// sortedWrites returns the writes ordered by resourceVersion.
+func (c *churn) sortedWrites() []write {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w := slices.Clone(c.writes)
+	slices.SortFunc(w, func(a, b write) int {
+		switch {
+		case a.rv < b.rv:
+			return -1
+		case a.rv > b.rv:
+			return 1
+		}
+		return 0
+	})
+	return w
+}

@@ -46,6 +46,31 @@ test-integration: ## Integration tests through a real kube-apiserver (first buil
 	KUBE_BIN_DIR=$$(hack/build-kube.sh) && export KUBE_BIN_DIR && \
 		$(GO) test -count=1 -timeout 30m ./test/integration/...
 
+.PHONY: bench
+bench: ## Cluster-scale benchmarks (1,000 and 5,000 nodes, under 20 min) -> docs/benchmarks.md; BENCH_FLAGS adds flags.
+	KUBE_BIN_DIR=$$(hack/build-kube.sh) && export KUBE_BIN_DIR && \
+		$(GO) run ./test/bench/cmd/bench -out=docs/benchmarks.md -artifacts=_output/bench $(BENCH_FLAGS)
+
+FUZZTIME      ?= 1m
+SOAK_DURATION ?= 5m
+
+.PHONY: fuzz
+fuzz: ## Run every Go fuzz target of the tree for FUZZTIME each (default 1m).
+	@targets=$$(grep -rln --include='*_test.go' --exclude-dir=_output --exclude-dir=.git '^func Fuzz' . | xargs grep -h -o '^func Fuzz[A-Za-z0-9_]*' | wc -l); \
+	echo "fuzz: $$targets targets, $(FUZZTIME) each"; \
+	for f in $$(grep -rl --include='*_test.go' --exclude-dir=_output --exclude-dir=.git '^func Fuzz' . | sort); do \
+		pkg=./$$(dirname $$f); \
+		for fn in $$(grep -h -o '^func Fuzz[A-Za-z0-9_]*' $$f | sed 's/^func //'); do \
+			echo "fuzz: $$pkg $$fn"; \
+			$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done
+
+.PHONY: soak
+soak: ## Load run: 1,000 watchers + 200 GET/s for SOAK_DURATION (default 5m) against the local stack.
+	KUBE_BIN_DIR=$$(hack/build-kube.sh) && export KUBE_BIN_DIR && \
+		SOAK_DURATION=$(SOAK_DURATION) $(GO) test -tags soak -count=1 -v -timeout 2h -run TestSoak ./test/soak/
+
 ##@ Verify
 
 .PHONY: verify

@@ -16,6 +16,12 @@ type KubeAPIServer struct {
 	// URL is the secure address, e.g. https://127.0.0.1:34567.
 	URL     string
 	Process *Process
+
+	// What Restart needs to start the same kube-apiserver again.
+	bin, dir, etcdURL string
+	pki               *PKI
+	users             *Users
+	port              int
 }
 
 // StartKubeAPIServer starts bin against etcdURL with the PKI and the token
@@ -31,12 +37,36 @@ func StartKubeAPIServer(ctx context.Context, bin, dir, etcdURL string, pki *PKI,
 	if err != nil {
 		return nil, err
 	}
-	url := fmt.Sprintf("https://127.0.0.1:%d", ports[0])
+	k := &KubeAPIServer{bin: bin, dir: dir, etcdURL: etcdURL, pki: pki, users: users, port: ports[0]}
+	if err := k.start(ctx); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// Restart stops the kube-apiserver, waits for down, and starts it again on
+// the same port with the same flags, waiting until it is ready. Clients keep
+// their URL; their connections break as they would on a real restart.
+func (k *KubeAPIServer) Restart(ctx context.Context, down time.Duration) error {
+	k.Process.Stop(10 * time.Second)
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(down):
+	}
+	return k.start(ctx)
+}
+
+// start starts the process on k.port and waits for /readyz.
+func (k *KubeAPIServer) start(ctx context.Context) error {
+	bin, dir, etcdURL, pki, users := k.bin, k.dir, k.etcdURL, k.pki, k.users
+	tokenFile := filepath.Join(dir, "tokens.csv")
+	url := fmt.Sprintf("https://127.0.0.1:%d", k.port)
 	p, err := StartProcess("kube-apiserver", filepath.Join(dir, "kube-apiserver.log"), bin,
 		"--etcd-servers="+etcdURL,
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
-		"--secure-port="+strconv.Itoa(ports[0]),
+		"--secure-port="+strconv.Itoa(k.port),
 		// Kubernetes 1.37 refuses a loopback advertise address with the lease
 		// endpoint reconciler; there is no kubernetes Service endpoint to keep anyway.
 		"--endpoint-reconciler-type=none",
@@ -69,13 +99,13 @@ func StartKubeAPIServer(ctx context.Context, bin, dir, etcdURL string, pki *PKI,
 		"--profiling=false",
 	)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	k := &KubeAPIServer{URL: url, Process: p}
+	k.URL, k.Process = url, p
 	client, err := kubernetes.NewForConfig(RESTConfig(url, pki.CAPEM, &users.Admin))
 	if err != nil {
 		p.Stop(5 * time.Second)
-		return nil, err
+		return err
 	}
 	err = pollUntil(ctx, 60*time.Second, p, func() (bool, error) {
 		var code int
@@ -87,7 +117,7 @@ func StartKubeAPIServer(ctx context.Context, bin, dir, etcdURL string, pki *PKI,
 	})
 	if err != nil {
 		p.Stop(5 * time.Second)
-		return nil, fmt.Errorf("kube-apiserver did not become ready: %w; last lines of %s:\n%s", err, p.LogPath, p.LogTail(20))
+		return fmt.Errorf("kube-apiserver did not become ready: %w; last lines of %s:\n%s", err, p.LogPath, p.LogTail(20))
 	}
-	return k, nil
+	return nil
 }

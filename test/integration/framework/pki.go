@@ -42,6 +42,9 @@ type PKI struct {
 
 	// ServiceAccountKey and ServiceAccountPub sign and verify service-account tokens.
 	ServiceAccountKey, ServiceAccountPub string
+
+	// frontProxyCA signs more front-proxy client certificates (FrontProxyClient).
+	frontProxyCA *certAuthority
 }
 
 // FrontProxyClientName is the common name of the aggregator's client
@@ -69,6 +72,7 @@ func GeneratePKI(dir string, serverDNSNames []string) (*PKI, error) {
 		return nil, err
 	}
 	p.CACert, p.CAPEM = path("ca.crt"), ca.certPEM
+	p.frontProxyCA = frontProxyCA
 	p.FrontProxyCACert = path("front-proxy-ca.crt")
 	if err := writeFile(p.CACert, ca.certPEM); err != nil {
 		return nil, err
@@ -209,4 +213,52 @@ func newSerial() (*big.Int, error) {
 
 func writeFile(path string, data []byte) error {
 	return os.WriteFile(path, data, 0o600)
+}
+
+// FrontProxyClient writes a client certificate with the given common name,
+// signed by the front-proxy CA, to dir and returns its paths: the aggregator's
+// certificate when commonName is FrontProxyClientName, otherwise one that the
+// CA signed for a name the servers must not accept.
+func (p *PKI) FrontProxyClient(dir, commonName string) (cert, key string, err error) {
+	now := time.Now()
+	certPEM, keyPEM, err := p.frontProxyCA.sign(&x509.Certificate{
+		Subject:     pkix.Name{CommonName: commonName},
+		NotBefore:   now.Add(-time.Hour),
+		NotAfter:    now.Add(24 * time.Hour),
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	})
+	if err != nil {
+		return "", "", err
+	}
+	cert, key = filepath.Join(dir, "client-"+commonName+".crt"), filepath.Join(dir, "client-"+commonName+".key")
+	if err := writeFile(cert, certPEM); err != nil {
+		return "", "", err
+	}
+	return cert, key, writeFile(key, keyPEM)
+}
+
+// SelfSignedClient writes a self-signed client certificate with the given
+// common name to dir and returns its paths: a certificate no CA vouches for.
+func SelfSignedClient(dir, commonName string) (cert, key string, err error) {
+	now := time.Now()
+	ca, err := newCA(commonName+"-self", now.Add(-time.Hour), now.Add(24*time.Hour))
+	if err != nil {
+		return "", "", err
+	}
+	certPEM, keyPEM, err := ca.sign(&x509.Certificate{
+		Subject:     pkix.Name{CommonName: commonName},
+		NotBefore:   now.Add(-time.Hour),
+		NotAfter:    now.Add(24 * time.Hour),
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	})
+	if err != nil {
+		return "", "", err
+	}
+	cert, key = filepath.Join(dir, "selfsigned-"+commonName+".crt"), filepath.Join(dir, "selfsigned-"+commonName+".key")
+	if err := writeFile(cert, certPEM); err != nil {
+		return "", "", err
+	}
+	return cert, key, writeFile(key, keyPEM)
 }

@@ -1,0 +1,526 @@
+package integration
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
+	"github.com/update-status/apiserver/test/integration/framework"
+	"github.com/update-status/apiserver/test/integration/framework/examplecluster"
+)
+
+// deployNamespace and deployServiceAccount are the names artifacts/deploy uses.
+const (
+	deployNamespace      = "update-status"
+	deployServiceAccount = "update-status-apiserver"
+)
+
+// directClient is the generated clientset for user against a server
+// instance at url, bypassing the aggregator.
+func directClient(t *testing.T, url string, user *framework.User) versioned.Interface {
+	t.Helper()
+	c, err := versioned.NewForConfig(cp.DirectConfig(url, user))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// startInstance starts one more server and stops it when the test ends.
+func startInstance(t *testing.T, opts framework.InstanceOptions) *framework.Instance {
+	t.Helper()
+	in, err := cp.StartInstance(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("last lines of %s:\n%s", in.Process.LogPath, in.Process.LogTail(30))
+		}
+		in.Process.Stop(10 * time.Second)
+	})
+	return in
+}
+
+// assertNoPanic fails if a server log mentions a panic.
+func assertNoPanic(t *testing.T, logPaths ...string) {
+	t.Helper()
+	for _, p := range logPaths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Errorf("read %s: %v", p, err)
+			continue
+		}
+		if strings.Contains(strings.ToLower(string(b)), "panic") {
+			t.Errorf("%s mentions a panic", p)
+		}
+	}
+}
+
+// available returns the Available condition of the served object.
+func available(us *v1alpha1.UpdateStatus) *metav1.Condition {
+	for i := range us.Status.Conditions {
+		if us.Status.Conditions[i].Type == v1alpha1.UpdateStatusAvailable {
+			return &us.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// TestReadyzUntilCachesSync starts a server whose source identity may not
+// list anything yet: /readyz must stay failing (sources not synced) until
+// the identity is granted the sources roles, then turn 200.
+func TestReadyzUntilCachesSync(t *testing.T) {
+	ctx := t.Context()
+	in := startInstance(t, framework.InstanceOptions{
+		Name:                 "readyz",
+		Kubeconfig:           cp.KubeconfigPath(cp.Users.Nobody.Name),
+		DelegationKubeconfig: cp.KubeconfigPath(cp.Users.Server.Name),
+		NoWait:               true,
+	})
+	admin := cp.DirectConfig(in.URL, &cp.Users.Admin)
+	var sawServing bool
+	for end := time.Now().Add(4 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		code, body, err := tryCall(t, admin, "/readyz?verbose")
+		if err != nil {
+			continue // not listening yet
+		}
+		sawServing = true
+		if code == 200 {
+			t.Fatalf("/readyz is 200 while the caches cannot sync:\n%s", body)
+		}
+		if !strings.Contains(body, "update-status-sources-synced failed") {
+			t.Fatalf("/readyz fails without naming the unsynced sources:\n%s", body)
+		}
+	}
+	if !sawServing {
+		t.Fatalf("the server never answered /readyz; log:\n%s", in.Process.LogTail(30))
+	}
+
+	grant(t, "update-status-apiserver-sources", "update-status-apiserver-mco-deployment")
+	if err := in.WaitReady(ctx, admin, 60*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	us, err := directClient(t, in.URL, &cp.Users.Admin).UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := available(us); c == nil || c.Status != metav1.ConditionTrue {
+		t.Fatalf("ready, but Available is not True: %s", dump(c))
+	}
+}
+
+// tryCall GETs path with cfg and returns the transport error instead of
+// failing the test (the server may not listen yet).
+func tryCall(t *testing.T, cfg *rest.Config, path string) (int, string, error) {
+	t.Helper()
+	client, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, cfg.Host+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
+}
+
+// grant binds the nobody user to the sources ClusterRole and the
+// machine-config-operator Deployment Role of artifacts/local, until the test ends.
+func grant(t *testing.T, clusterRole, mcoRole string) {
+	t.Helper()
+	ctx := t.Context()
+	subjects := []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: framework.NobodyUser}}
+	crb := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "it-readyz-nobody-sources"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterRole},
+		Subjects:   subjects,
+	}
+	rb := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "it-readyz-nobody-mco", Namespace: "openshift-machine-config-operator"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: mcoRole},
+		Subjects:   subjects,
+	}
+	if _, err := cp.Kube.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cp.Kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), crb.Name, metav1.DeleteOptions{})
+	})
+	if _, err := cp.Kube.RbacV1().RoleBindings(rb.Namespace).Create(ctx, rb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cp.Kube.RbacV1().RoleBindings(rb.Namespace).Delete(context.Background(), rb.Name, metav1.DeleteOptions{})
+	})
+}
+
+// TestFreshClusterLeastPrivilege uses a second control plane, without the
+// OpenShift CRDs, for what would disturb the suite's: the kustomizations of
+// artifacts/deploy pass a server-side dry run; the server runs with the
+// credentials of the ServiceAccount of artifacts/deploy bound only by the
+// RBAC of artifacts/deploy/base (delegation, sources, the
+// machine-config-operator Deployment by resourceNames); started before the
+// CRDs exist it serves Available=False naming the missing APIs, and it
+// recovers once the CRDs and a cluster are installed, never refused by the
+// kube-apiserver and without a panic.
+func TestFreshClusterLeastPrivilege(t *testing.T) {
+	ctx := t.Context()
+	cp2, err := framework.Start(ctx, framework.Options{
+		Dir:               filepath.Join(t.TempDir(), "fresh"),
+		SkipOpenShiftCRDs: true,
+		ServerArgs:        []string{"--source-discovery-interval=1s"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cp2.Stop)
+
+	// The dry run of namespaced objects needs their namespace to exist.
+	if _, err := cp2.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: deployNamespace}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"artifacts/deploy", "artifacts/deploy/openshift"} {
+		res := cp2.Kubectl(ctx, framework.AdminUser, "apply", "--dry-run=server", "-k", filepath.Join(cp2.RepoRoot, dir))
+		if res.Err != nil {
+			t.Fatalf("kubectl apply --dry-run=server -k %s: %v\n%s\n%s", dir, res.Err, res.Stdout, res.Stderr)
+		}
+		for _, obj := range []string{"deployment.apps/update-status-apiserver", "apiservice.apiregistration.k8s.io/v1alpha1.update.openshift.io",
+			"poddisruptionbudget.policy/update-status-apiserver", "clusterrole.rbac.authorization.k8s.io/update-status-reader"} {
+			if !strings.Contains(res.Stdout, obj) {
+				t.Errorf("kubectl apply --dry-run=server -k %s: %s is not in the output:\n%s", dir, obj, res.Stdout)
+			}
+		}
+	}
+
+	base := filepath.Join(cp2.RepoRoot, "artifacts", "deploy", "base")
+	var files []string
+	for _, f := range []string{"namespace.yaml", "service-account.yaml", "rbac-delegation.yaml", "rbac-sources.yaml", "rbac-reader.yaml"} {
+		files = append(files, filepath.Join(base, f))
+	}
+	objs, err := framework.ReadManifests(nil, files...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	framework.SortForApply(objs)
+	if _, err := cp2.Applier.Apply(ctx, objs...); err != nil {
+		t.Fatalf("apply the RBAC of artifacts/deploy/base: %v", err)
+	}
+	kubeconfig, err := cp2.ServiceAccountKubeconfig(ctx, deployNamespace, deployServiceAccount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := cp2.StartInstance(ctx, framework.InstanceOptions{Name: "least-privilege", Kubeconfig: kubeconfig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("last lines of %s:\n%s", in.Process.LogPath, in.Process.LogTail(40))
+		}
+		in.Process.Stop(10 * time.Second)
+	})
+	cfg := cp2.DirectConfig(in.URL, &cp2.Users.Admin)
+	client, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("no UpdateStatus without the CRDs: %v", err)
+	}
+	c := available(us)
+	if c == nil || c.Status != metav1.ConditionFalse || c.Reason != v1alpha1.AvailableReasonSourceUnavailable ||
+		!strings.Contains(c.Message, "clusterversions") {
+		t.Fatalf("without the CRDs, want Available=False/%s naming clusterversions; got %s", v1alpha1.AvailableReasonSourceUnavailable, dump(c))
+	}
+	t.Logf("without the CRDs: %s: %s", c.Reason, c.Message)
+
+	if err := framework.InstallOpenShiftCRDs(ctx, cp2.Applier, cp2.RepoRoot); err != nil {
+		t.Fatal(err)
+	}
+	cl2, err := examplecluster.New(cp2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cl2.Create(ctx); err != nil {
+		t.Fatal(err)
+	}
+	begin := time.Now()
+	for {
+		us, err = client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
+		if err == nil {
+			if c := available(us); c != nil && c.Status == metav1.ConditionTrue && cvInsight(us) != nil && nodeInsight(us, "worker-0") != nil {
+				break
+			}
+		}
+		if time.Since(begin) > 30*time.Second {
+			t.Fatalf("30s after the CRDs were installed the status has not recovered (error %v):\n%s", err, dump(us))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Logf("recovered %v after the CRDs and the cluster were installed", time.Since(begin).Round(time.Millisecond))
+	log, err := os.ReadFile(in.Process.LogPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.ToLower(string(log)), "forbidden") {
+		t.Fatalf("the kube-apiserver refused the least-privilege server something; log:\n%s", in.Process.LogTail(40))
+	}
+	assertNoPanic(t, in.Process.LogPath)
+}
+
+// TestKubeAPIServerRestart restarts the kube-apiserver while watchers are
+// connected to the server: every watcher either keeps its stream or gets 410
+// and relists, and all of them, and a GET through the aggregator, see a
+// change made after the restart within seconds; nothing panics.
+func TestKubeAPIServerRestart(t *testing.T) {
+	ctx := t.Context()
+	ensureUpdating(t)
+	const watchers = 10
+	present := func(us *v1alpha1.UpdateStatus) bool {
+		h := healthInsightAbout(us, "clusteroperators", "dns")
+		return h != nil && strings.Contains(h.Impact.Summary, "degraded")
+	}
+	if present(getStatus(ctx, t)) {
+		t.Fatal("dns is degraded before the test")
+	}
+	client := directClient(t, cp.ServerURL, &cp.Users.Admin).UpdateV1alpha1().UpdateStatuses()
+	seen := make(chan int, watchers)
+	relists := make(chan int, 100)
+	for i := range watchers {
+		go followStatus(ctx, client, i, present, seen, relists)
+	}
+	time.Sleep(500 * time.Millisecond)
+
+	if err := cp.KubeAPIServer.Restart(ctx, 2*time.Second); err != nil {
+		t.Fatalf("restart the kube-apiserver: %v", err)
+	}
+	restarted := time.Now()
+	degradeOperator(t, "dns")
+	_, d := waitForStatus(ctx, t, 15*time.Second, "dns degraded through the aggregator after the restart", present)
+	t.Logf("GET through the aggregator shows the change %v after it was made (%v after the restart)", d.Round(time.Millisecond), time.Since(restarted).Round(time.Millisecond))
+	got := map[int]bool{}
+	timeout := time.After(10 * time.Second)
+	for len(got) < watchers {
+		select {
+		case i := <-seen:
+			got[i] = true
+		case <-timeout:
+			t.Fatalf("after 10s only %d of %d watchers saw the change", len(got), watchers)
+		}
+	}
+	t.Logf("all %d watchers saw the change; %d relists after a closed watch or 410", watchers, len(relists))
+	assertNoPanic(t, cp.Server.LogPath)
+}
+
+// followStatus watches the object with client, relisting when the watch
+// closes or answers 410, and sends i to seen once an object satisfying
+// present arrives.
+func followStatus(ctx context.Context, client interface {
+	Get(context.Context, string, metav1.GetOptions) (*v1alpha1.UpdateStatus, error)
+	Watch(context.Context, metav1.ListOptions) (watch.Interface, error)
+}, i int, present func(*v1alpha1.UpdateStatus) bool, seen, relists chan<- int) {
+	rv := ""
+	for ctx.Err() == nil {
+		if rv == "" {
+			us, err := client.Get(ctx, statusName, metav1.GetOptions{})
+			if err != nil {
+				time.Sleep(200 * time.Millisecond)
+				continue
+			}
+			if present(us) {
+				seen <- i
+				return
+			}
+			rv = us.ResourceVersion
+		}
+		w, err := client.Watch(ctx, metav1.ListOptions{ResourceVersion: rv, FieldSelector: "metadata.name=" + statusName})
+		if err != nil {
+			rv = ""
+			relists <- i
+			time.Sleep(200 * time.Millisecond)
+			continue
+		}
+		for ev := range w.ResultChan() {
+			if ev.Type == watch.Error {
+				if apierrors.IsResourceExpired(apierrors.FromObject(ev.Object)) || apierrors.IsGone(apierrors.FromObject(ev.Object)) {
+					rv = ""
+				}
+				break
+			}
+			us, ok := ev.Object.(*v1alpha1.UpdateStatus)
+			if !ok {
+				continue
+			}
+			rv = us.ResourceVersion
+			if present(us) {
+				w.Stop()
+				seen <- i
+				return
+			}
+		}
+		w.Stop()
+		select {
+		case relists <- i:
+		default:
+		}
+	}
+}
+
+// TestServingCertificateRotation replaces the serving certificate on disk:
+// new connections get the new one without a restart.
+func TestServingCertificateRotation(t *testing.T) {
+	dir := t.TempDir()
+	cert, key := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	for src, dst := range map[string]string{cp.PKI.ServerCert: cert, cp.PKI.ServerKey: key} {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := startInstance(t, framework.InstanceOptions{Name: "cert-rotation", CertFile: cert, KeyFile: key})
+	addr := framework.HostPort(in.URL)
+	before, err := framework.PeerCertificate(addr, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Subject.CommonName != "update-status-apiserver" {
+		t.Fatalf("serving %q before the rotation", before.Subject.CommonName)
+	}
+	newDER, err := framework.WriteServingCert(cert, key, "rotated-serving-cert")
+	if err != nil {
+		t.Fatal(err)
+	}
+	begin := time.Now()
+	for {
+		got, err := framework.PeerCertificate(addr, 0, 0)
+		if err == nil && string(got.Raw) == string(newDER) {
+			break
+		}
+		if exited, _ := in.Process.Exited(); exited {
+			t.Fatal("the server exited after its certificate was replaced")
+		}
+		if time.Since(begin) > 75*time.Second {
+			t.Fatalf("75s after the replacement new connections still get %v (error %v)", got.Subject, err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Logf("new connections got the new certificate %v after it was written", time.Since(begin).Round(time.Millisecond))
+	// The same process still serves requests.
+	if _, err := directClient(t, in.URL, &cp.Users.Admin).UpdateV1alpha1().UpdateStatuses().Get(t.Context(), statusName, metav1.GetOptions{}); err != nil {
+		// The client trusts the test CA, which did not sign the new certificate.
+		if !strings.Contains(err.Error(), "certificate") {
+			t.Fatalf("GET after the rotation: %v", err)
+		}
+	}
+}
+
+// TestReplicas runs a second replica against the same kube-apiserver: both
+// serve the same resourceVersion and content, and a watch opened on one with
+// a resourceVersion read from the other sees the next change (or gets 410
+// and relists).
+func TestReplicas(t *testing.T) {
+	ctx := t.Context()
+	ensureUpdating(t)
+	b := startInstance(t, framework.InstanceOptions{Name: "replica-b"})
+	ca := directClient(t, cp.ServerURL, &cp.Users.Admin).UpdateV1alpha1().UpdateStatuses()
+	cb := directClient(t, b.URL, &cp.Users.Admin).UpdateV1alpha1().UpdateStatuses()
+
+	agree := func(what string) *v1alpha1.UpdateStatus {
+		t.Helper()
+		var x, y *v1alpha1.UpdateStatus
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+			var errA, errB error
+			x, errA = ca.Get(ctx, statusName, metav1.GetOptions{})
+			y, errB = cb.Get(ctx, statusName, metav1.GetOptions{})
+			if errA == nil && errB == nil && x.ResourceVersion == y.ResourceVersion {
+				if dump(x.Status) != dump(y.Status) {
+					t.Fatalf("%s: same resourceVersion %s, different content:\nA: %s\nB: %s", what, x.ResourceVersion, dump(x.Status), dump(y.Status))
+				}
+				return x
+			}
+		}
+		t.Fatalf("%s: the replicas do not converge on one resourceVersion within 10s: A %s, B %s", what, rvOf(x), rvOf(y))
+		return nil
+	}
+	first := agree("at start")
+
+	present := func(us *v1alpha1.UpdateStatus) bool {
+		return healthInsightAbout(us, "clusteroperators", "console") != nil
+	}
+	for _, tt := range []struct {
+		name    string
+		watchOn interface {
+			Watch(context.Context, metav1.ListOptions) (watch.Interface, error)
+		}
+	}{
+		{"watch on A with B's resourceVersion", ca},
+		{"watch on B with A's resourceVersion", cb},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rv := agree("before the watch").ResourceVersion
+			w, err := tt.watchOn.Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop()
+			restore := makeOperatorUnavailable(t, "console")
+			defer restore()
+			timeout := time.After(10 * time.Second)
+			for {
+				select {
+				case ev, ok := <-w.ResultChan():
+					if !ok {
+						t.Fatal("the watch closed before the change")
+					}
+					if ev.Type == watch.Error {
+						if err := apierrors.FromObject(ev.Object); apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
+							t.Logf("410 from the other replica's resourceVersion: the client relists")
+							return
+						}
+						t.Fatalf("watch error: %v", apierrors.FromObject(ev.Object))
+					}
+					if us, ok := ev.Object.(*v1alpha1.UpdateStatus); ok && present(us) {
+						return
+					}
+				case <-timeout:
+					t.Fatal("the change did not arrive within 10s")
+				}
+			}
+		})
+		// Let both replicas see the restore before the next case.
+		agree("after " + tt.name)
+	}
+	t.Logf("replicas agreed on resourceVersion %s at start", first.ResourceVersion)
+}
+
+func rvOf(us *v1alpha1.UpdateStatus) string {
+	if us == nil {
+		return "<none>"
+	}
+	return us.ResourceVersion
+}

@@ -1,0 +1,330 @@
+//go:build soak
+
+// Package soak runs update-status-apiserver under load on the local stack:
+// many watchers, a steady rate of GETs, a cluster that keeps changing and one
+// deliberately slow watcher. `make soak` runs it; SOAK_DURATION,
+// SOAK_WATCHERS and SOAK_GET_RATE tune it. The figures are printed at the end
+// for docs/reliability.md.
+package soak
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+
+	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
+	"github.com/update-status/apiserver/test/integration/framework"
+	"github.com/update-status/apiserver/test/integration/framework/examplecluster"
+)
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	if v, err := time.ParseDuration(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// rssKiB reads VmRSS of pid from /proc.
+func rssKiB(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				n, _ := strconv.Atoi(f[0])
+				return n
+			}
+		}
+	}
+	return -1
+}
+
+// ownTransport gives cfg a dialer of its own, so that client-go does not
+// share one HTTP/2 connection (250 streams at most) between all watchers.
+func ownTransport(cfg *rest.Config) *rest.Config {
+	c := rest.CopyConfig(cfg)
+	d := &net.Dialer{Timeout: 10 * time.Second}
+	c.Dial = d.DialContext
+	return c
+}
+
+func TestSoak(t *testing.T) {
+	duration := envDuration("SOAK_DURATION", 5*time.Minute)
+	watchers := envInt("SOAK_WATCHERS", 1000)
+	getRate := envInt("SOAK_GET_RATE", 200)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	cp, err := framework.Start(ctx, framework.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Stop()
+	cluster, err := examplecluster.New(cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cluster.Create(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := cp.StartServer(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pid := cp.Server.Pid()
+	admin := cp.DirectConfig(cp.ServerURL, &cp.Users.Admin)
+	klog.InfoS("Soak starting", "duration", duration, "watchers", watchers, "getRate", getRate, "server", cp.ServerURL)
+
+	var (
+		watchEvents, watchReconnects, watchErrors atomic.Int64
+		getOK, getErrors                          atomic.Int64
+		latMu                                     sync.Mutex
+		latencies                                 []time.Duration
+		firstErrs                                 []string
+	)
+	noteErr := func(s string) {
+		latMu.Lock()
+		if len(firstErrs) < 10 {
+			firstErrs = append(firstErrs, s)
+		}
+		latMu.Unlock()
+	}
+	runCtx, stop := context.WithTimeout(ctx, duration)
+	defer stop()
+	var wg sync.WaitGroup
+
+	// Watchers, 100 per connection.
+	var client versioned.Interface
+	for i := range watchers {
+		if i%100 == 0 {
+			if client, err = versioned.NewForConfig(ownTransport(admin)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c := client
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rv := ""
+			for runCtx.Err() == nil {
+				w, err := c.UpdateV1alpha1().UpdateStatuses().Watch(runCtx, metav1.ListOptions{ResourceVersion: rv})
+				if err != nil {
+					if runCtx.Err() == nil {
+						watchErrors.Add(1)
+						noteErr("watch: " + err.Error())
+						time.Sleep(time.Second)
+					}
+					continue
+				}
+				for ev := range w.ResultChan() {
+					if ev.Type == watch.Error {
+						watchErrors.Add(1)
+						noteErr(fmt.Sprintf("watch event error: %v", ev.Object))
+						rv = ""
+						break
+					}
+					if m, err := metaRV(ev.Object); err == nil {
+						rv = m
+					}
+					watchEvents.Add(1)
+				}
+				w.Stop()
+				if runCtx.Err() == nil {
+					watchReconnects.Add(1)
+				}
+			}
+		}()
+	}
+
+	// The slow watcher: opens a watch and never reads it.
+	slowClosed := make(chan time.Duration, 1)
+	go func() {
+		hc, err := rest.HTTPClientFor(ownTransport(admin))
+		if err != nil {
+			noteErr("slow watcher: " + err.Error())
+			return
+		}
+		req, _ := http.NewRequestWithContext(runCtx, http.MethodGet, admin.Host+"/apis/update.openshift.io/v1alpha1/updatestatuses?watch=true", nil)
+		resp, err := hc.Do(req)
+		if err != nil {
+			noteErr("slow watcher: " + err.Error())
+			return
+		}
+		begin := time.Now()
+		// Not reading is the point; after half the run, drain to find out
+		// whether the server closed the stream.
+		select {
+		case <-runCtx.Done():
+		case <-time.After(duration / 2):
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		if runCtx.Err() == nil {
+			slowClosed <- time.Since(begin)
+		}
+		_ = resp.Body.Close()
+	}()
+
+	// GETs at getRate per second, from 20 workers.
+	getClient, err := versioned.NewForConfig(ownTransport(admin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick := time.NewTicker(time.Second / time.Duration(getRate))
+	jobs := make(chan struct{}, getRate)
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range jobs {
+				begin := time.Now()
+				_, err := getClient.UpdateV1alpha1().UpdateStatuses().Get(runCtx, "cluster", metav1.GetOptions{})
+				d := time.Since(begin)
+				if err != nil {
+					if runCtx.Err() == nil {
+						getErrors.Add(1)
+						noteErr("get: " + err.Error())
+					}
+					continue
+				}
+				getOK.Add(1)
+				latMu.Lock()
+				latencies = append(latencies, d)
+				latMu.Unlock()
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		defer tick.Stop()
+		for {
+			select {
+			case <-runCtx.Done():
+				return
+			case <-tick.C:
+				select {
+				case jobs <- struct{}{}:
+				default: // workers saturated: counts as a missed GET
+					getErrors.Add(1)
+				}
+			}
+		}
+	}()
+
+	// A changing cluster: the update advances, and the dns operator flips
+	// between degraded and healthy.
+	changes := 0
+	go func() {
+		flip := false
+		for runCtx.Err() == nil {
+			time.Sleep(time.Second)
+			flip = !flip
+			status, reason := configv1.ConditionFalse, "AsExpected"
+			if flip {
+				status, reason = configv1.ConditionTrue, "SoakDegraded"
+			}
+			_ = examplecluster.Mutate(runCtx, cluster.Dynamic, examplecluster.ClusterOperators, "dns", true, func(co *configv1.ClusterOperator) bool {
+				for i := range co.Status.Conditions {
+					if c := &co.Status.Conditions[i]; c.Type == configv1.OperatorDegraded {
+						c.Status, c.Reason, c.Message = status, reason, "soak change "+strconv.Itoa(changes)
+						c.LastTransitionTime = metav1.NewTime(time.Now().Add(-10 * time.Minute))
+					}
+				}
+				return true
+			})
+			if changes%5 == 0 {
+				if p, err := cluster.Step(runCtx); err == nil && p.Done {
+					cv, _ := examplecluster.Get[configv1.ClusterVersion](runCtx, cluster.Dynamic, examplecluster.ClusterVersions, "version")
+					if next, err := examplecluster.NextVersion(cv.Status.Desired.Version); cv != nil && err == nil {
+						_ = cluster.StartUpdate(runCtx, next)
+					}
+				}
+			}
+			changes++
+		}
+	}()
+
+	// RSS samples.
+	var rss []string
+	maxRSS := 0
+	sample := time.NewTicker(15 * time.Second)
+	begin := time.Now()
+	rss = append(rss, fmt.Sprintf("%s=%dKiB", "0s", rssKiB(pid)))
+loop:
+	for {
+		select {
+		case <-runCtx.Done():
+			break loop
+		case <-sample.C:
+			r := rssKiB(pid)
+			maxRSS = max(maxRSS, r)
+			rss = append(rss, fmt.Sprintf("%v=%dKiB", time.Since(begin).Round(time.Second), r))
+		}
+	}
+	sample.Stop()
+	wg.Wait()
+
+	sort.Slice(latencies, func(i, j int) bool { return latencies[i] < latencies[j] })
+	pct := func(p float64) time.Duration {
+		if len(latencies) == 0 {
+			return 0
+		}
+		return latencies[int(float64(len(latencies)-1)*p)]
+	}
+	slow := "not closed by the server during the run"
+	select {
+	case d := <-slowClosed:
+		slow = fmt.Sprintf("closed by the server within %v", d.Round(time.Second))
+	default:
+	}
+	exited, _ := cp.Server.Exited()
+	fmt.Printf("SOAK RESULT duration=%v watchers=%d getRate=%d/s\n", duration, watchers, getRate)
+	fmt.Printf("  GETs ok=%d errors=%d p50=%v p99=%v max=%v\n", getOK.Load(), getErrors.Load(), pct(0.5), pct(0.99), pct(1))
+	fmt.Printf("  watch events=%d reconnects=%d errors=%d\n", watchEvents.Load(), watchReconnects.Load(), watchErrors.Load())
+	fmt.Printf("  source changes=%d slow watcher: %s\n", changes, slow)
+	fmt.Printf("  server RSS: %s (max %d KiB), server exited=%v\n", strings.Join(rss, " "), maxRSS, exited)
+	for _, e := range firstErrs {
+		fmt.Printf("  error: %s\n", e)
+	}
+	if b, err := os.ReadFile(cp.Server.LogPath); err == nil && strings.Contains(strings.ToLower(string(b)), "panic") {
+		t.Errorf("the server log mentions a panic")
+	}
+	if exited {
+		t.Errorf("the server exited during the soak")
+	}
+	if getErrors.Load() > 0 || watchErrors.Load() > 0 {
+		t.Errorf("errors during the soak: %d GET, %d watch", getErrors.Load(), watchErrors.Load())
+	}
+}
+
+func metaRV(obj any) (string, error) {
+	m, ok := obj.(metav1.Object)
+	if !ok {
+		return "", fmt.Errorf("%T has no metadata", obj)
+	}
+	return m.GetResourceVersion(), nil
+}

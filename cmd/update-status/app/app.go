@@ -1,0 +1,208 @@
+// Package app is the update-status command: it computes an UpdateStatus
+// offline from object dumps, and prints the report of
+// `oc adm upgrade status` from an UpdateStatus, computed offline or read
+// from a cluster.
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/yaml"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/apis/update/validation"
+	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
+	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/report"
+	"github.com/update-status/apiserver/pkg/sourcefiles"
+)
+
+// Deps are what the commands need from the outside world; tests replace
+// them.
+type Deps struct {
+	Out, ErrOut io.Writer
+	// Clock is read for the report of a served object and for --now=now.
+	Clock clock.PassiveClock
+	// NewClient builds a client from a kubeconfig file.
+	NewClient func(kubeconfig string) (versioned.Interface, error)
+}
+
+// NewCommand returns the update-status root command.
+func NewCommand(deps Deps) *cobra.Command {
+	if deps.Clock == nil {
+		deps.Clock = clock.RealClock{}
+	}
+	if deps.NewClient == nil {
+		deps.NewClient = newClient
+	}
+	root := &cobra.Command{
+		Use:   "update-status",
+		Short: "Compute and print the status of an OpenShift cluster update",
+		Long: "update-status computes the update.openshift.io/v1alpha1 UpdateStatus of an OpenShift cluster from\n" +
+			"dumps of its objects, and prints the report of `oc adm upgrade status` from such an object.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(deps.Out)
+	root.SetErr(deps.ErrOut)
+	root.AddCommand(newComputeCommand(deps), newReportCommand(deps))
+	return root
+}
+
+// offlineOptions are the flags that compute an object from files.
+type offlineOptions struct {
+	fromDir string
+	now     string
+}
+
+func (o *offlineOptions) addFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&o.fromDir, "from-dir", "", "Directory of YAML or JSON object dumps (single objects, lists, a must-gather tree)")
+	cmd.Flags().StringVar(&o.now, "now", "", "The instant to judge the objects at (RFC 3339, or \"now\" for the wall clock). "+
+		"Default: the latest condition transition of the ClusterVersion and ClusterOperators plus 368975ns, as oc's mock mode")
+}
+
+// compute loads the sources and computes the object.
+func (o *offlineOptions) compute(c clock.PassiveClock) (*v1alpha1.UpdateStatus, time.Time, error) {
+	src, err := sourcefiles.Load(o.fromDir)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	now, err := o.instant(src, c)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	res := insights.Compute(src, now)
+	obj := &v1alpha1.UpdateStatus{
+		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "UpdateStatus"},
+		ObjectMeta: metav1.ObjectMeta{Name: validation.ObjectName},
+		Status:     res.Status,
+	}
+	if errs := validation.ValidateUpdateStatus(obj); len(errs) > 0 {
+		return nil, time.Time{}, fmt.Errorf("the computed UpdateStatus is invalid (a bug): %w", errs.ToAggregate())
+	}
+	return obj, now, nil
+}
+
+func (o *offlineOptions) instant(src *insights.Sources, c clock.PassiveClock) (time.Time, error) {
+	switch o.now {
+	case "":
+		now := sourcefiles.MockNow(src)
+		if now.IsZero() {
+			return now, errors.New("the objects carry no condition times; pass --now")
+		}
+		return now, nil
+	case "now":
+		return c.Now(), nil
+	}
+	now, err := time.Parse(time.RFC3339Nano, o.now)
+	if err != nil {
+		return now, fmt.Errorf("invalid --now %q: %w", o.now, err)
+	}
+	return now, nil
+}
+
+func newComputeCommand(deps Deps) *cobra.Command {
+	var o offlineOptions
+	var output string
+	cmd := &cobra.Command{
+		Use:   "compute --from-dir DIR [--now RFC3339] [-o yaml|json]",
+		Short: "Compute the UpdateStatus named cluster from object dumps",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.fromDir == "" {
+				return errors.New("--from-dir is required")
+			}
+			if output != "yaml" && output != "json" {
+				return fmt.Errorf("invalid -o %q: must be yaml or json", output)
+			}
+			obj, _, err := o.compute(deps.Clock)
+			if err != nil {
+				return err
+			}
+			var data []byte
+			if output == "json" {
+				data, err = json.MarshalIndent(obj, "", "  ")
+				data = append(data, '\n')
+			} else {
+				data, err = yaml.Marshal(obj)
+			}
+			if err != nil {
+				return err
+			}
+			_, err = cmd.OutOrStdout().Write(data)
+			return err
+		},
+	}
+	o.addFlags(cmd)
+	cmd.Flags().StringVarP(&output, "output", "o", "yaml", "Output format: yaml or json")
+	return cmd
+}
+
+func newReportCommand(deps Deps) *cobra.Command {
+	var o offlineOptions
+	var details, kubeconfig string
+	var watch bool
+	cmd := &cobra.Command{
+		Use:   "report [--details none|nodes|operators|health|all] (--from-dir DIR [--now T] | --kubeconfig FILE [--watch])",
+		Short: "Print the report of `oc adm upgrade status`, rendered from the UpdateStatus object alone",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			d, err := report.ParseDetails(details)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			switch {
+			case o.fromDir != "" && kubeconfig != "":
+				return errors.New("--from-dir and --kubeconfig are mutually exclusive")
+			case o.fromDir != "":
+				if watch {
+					return errors.New("--watch needs --kubeconfig")
+				}
+				obj, now, err := o.compute(deps.Clock)
+				if err != nil {
+					return err
+				}
+				return report.Render(out, obj, now, d)
+			case kubeconfig != "":
+				if o.now != "" {
+					return errors.New("--now needs --from-dir")
+				}
+				client, err := deps.NewClient(kubeconfig)
+				if err != nil {
+					return err
+				}
+				s := &served{client: client, out: out, clock: deps.Clock, details: d}
+				if watch {
+					return s.watch(cmd.Context())
+				}
+				return s.once(cmd.Context())
+			}
+			return errors.New("one of --from-dir or --kubeconfig is required")
+		},
+	}
+	o.addFlags(cmd)
+	cmd.Flags().StringVar(&details, "details", string(report.DetailsNone), "Show detailed output in selected section. One of: none, all, nodes, health, operators")
+	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "Read the served updatestatuses/cluster with this kubeconfig")
+	cmd.Flags().BoolVar(&watch, "watch", false, "With --kubeconfig: print the report again on every change of the object")
+	return cmd
+}
+
+// Run executes the command line args and returns the process exit code.
+func Run(ctx context.Context, deps Deps, args []string) int {
+	cmd := NewCommand(deps)
+	cmd.SetArgs(args)
+	if err := cmd.ExecuteContext(ctx); err != nil {
+		_, _ = fmt.Fprintf(deps.ErrOut, "error: %v\n", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,231 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/yaml"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/apis/update/validation"
+	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
+	"github.com/update-status/apiserver/pkg/generated/clientset/versioned/fake"
+	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/sourcefiles"
+)
+
+func fixtures(t *testing.T) string {
+	if d := os.Getenv("UPDATE_STATUS_FIXTURES"); d != "" {
+		return d
+	}
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "shared", "fixtures", "oc-status")
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("fixtures not found (set UPDATE_STATUS_FIXTURES): %v", err)
+	}
+	return dir
+}
+
+// scenarioDir copies one scenario's input files into a directory of their own.
+func scenarioDir(t *testing.T, name string) string {
+	t.Helper()
+	src := fixtures(t)
+	dir := t.TempDir()
+	matches, _ := filepath.Glob(filepath.Join(src, name+"-*"))
+	for _, m := range matches {
+		data, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(m)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func run(t *testing.T, deps Deps, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	deps.Out, deps.ErrOut = &out, &errOut
+	code := Run(context.Background(), deps, args)
+	return out.String(), errOut.String(), code
+}
+
+func TestCompute(t *testing.T) {
+	dir := scenarioDir(t, "4.14.1-degraded")
+	for _, format := range []string{"yaml", "json"} {
+		out, errOut, code := run(t, Deps{}, "compute", "--from-dir", dir, "-o", format)
+		if code != 0 {
+			t.Fatalf("-o %s: exit %d: %s", format, code, errOut)
+		}
+		var obj v1alpha1.UpdateStatus
+		if err := yaml.UnmarshalStrict([]byte(out), &obj); err != nil {
+			t.Fatalf("-o %s: %v", format, err)
+		}
+		if errs := validation.ValidateUpdateStatus(&obj); len(errs) > 0 || obj.Kind != "UpdateStatus" || obj.Status.ControlPlane == nil {
+			t.Fatalf("-o %s: %v", format, errs.ToAggregate())
+		}
+		if format == "json" && !json.Valid([]byte(out)) {
+			t.Error("not JSON")
+		}
+	}
+	// --now moves the clock: an hour later the estimate is an hour further
+	// behind, but the object itself is the same.
+	a, _, _ := run(t, Deps{}, "compute", "--from-dir", dir)
+	b, _, _ := run(t, Deps{}, "compute", "--from-dir", dir, "--now", "2023-11-03T18:30:00Z")
+	if a != b {
+		t.Error("--now after every threshold changed the object")
+	}
+}
+
+func TestComputeErrors(t *testing.T) {
+	dir := scenarioDir(t, "not-upgrading")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"compute"}, "--from-dir is required"},
+		{[]string{"compute", "--from-dir", dir, "-o", "xml"}, `invalid -o "xml"`},
+		{[]string{"compute", "--from-dir", dir, "--now", "yesterday"}, `invalid --now "yesterday"`},
+		{[]string{"compute", "--from-dir", filepath.Join(dir, "missing")}, "missing"},
+		{[]string{"compute", "--from-dir", t.TempDir()}, "pass --now"},
+		{[]string{"report", "--details", "some"}, "invalid value for --details: some"},
+		{[]string{"report"}, "one of --from-dir or --kubeconfig is required"},
+		{[]string{"report", "--from-dir", dir, "--kubeconfig", "k"}, "mutually exclusive"},
+		{[]string{"report", "--from-dir", dir, "--watch"}, "--watch needs --kubeconfig"},
+		{[]string{"report", "--kubeconfig", filepath.Join(dir, "none"), "--now", "now"}, "--now needs --from-dir"},
+		{[]string{"report", "--kubeconfig", filepath.Join(dir, "none")}, "none"},
+	} {
+		_, errOut, code := run(t, Deps{}, tc.args...)
+		if code == 0 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+func TestReportFromDir(t *testing.T) {
+	for _, name := range []string{"4.15.0-ec2-unavailable-mco-20m", "ocpbugs-60768"} {
+		dir := scenarioDir(t, name)
+		for flag, file := range map[string]string{"none": ".output", "all": ".detailed-output"} {
+			out, errOut, code := run(t, Deps{}, "report", "--from-dir", dir, "--details", flag)
+			if code != 0 {
+				t.Fatalf("%s: exit %d: %s", name, code, errOut)
+			}
+			want, _ := os.ReadFile(filepath.Join(fixtures(t), name+file))
+			if out != string(want) {
+				t.Errorf("%s --details=%s differs from %s", name, flag, name+file)
+			}
+		}
+	}
+}
+
+// servedScenario returns a fake cluster that serves the UpdateStatus computed
+// from a scenario, and the scenario's clock. (The simple fake clientset is
+// used on purpose: NewClientset's field-managed tracker needs OpenAPI
+// schemas that the generated fake does not register.)
+func servedScenario(t *testing.T, name string) (*fake.Clientset, *v1alpha1.UpdateStatus, time.Time) {
+	t.Helper()
+	src, err := sourcefiles.LoadScenario(fixtures(t), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := sourcefiles.MockNow(src)
+	obj := &v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: "cluster", ResourceVersion: "1"}, Status: insights.Compute(src, now).Status}
+	return fake.NewSimpleClientset(obj), obj, now
+}
+
+func TestReportFromCluster(t *testing.T) {
+	client, _, now := servedScenario(t, "4.14.1-degraded")
+	deps := Deps{
+		Clock:     clocktesting.NewFakePassiveClock(now),
+		NewClient: func(string) (versioned.Interface, error) { return client, nil },
+	}
+	out, errOut, code := run(t, deps, "report", "--kubeconfig", "kubeconfig")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want, _ := os.ReadFile(filepath.Join(fixtures(t), "4.14.1-degraded.output"))
+	if out != string(want) {
+		t.Errorf("the report of the served object differs:\n%s", out)
+	}
+	empty := fake.NewSimpleClientset()
+	deps.NewClient = func(string) (versioned.Interface, error) { return empty, nil }
+	if _, errOut, code := run(t, deps, "report", "--kubeconfig", "kubeconfig"); code == 0 || !strings.Contains(errOut, "updatestatuses/cluster") {
+		t.Errorf("a missing object: exit %d, %q", code, errOut)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestReportWatch(t *testing.T) {
+	client, obj, now := servedScenario(t, "4.14.1-degraded")
+	var out, errOut syncBuffer
+	deps := Deps{
+		Out: &out, ErrOut: &errOut,
+		Clock:     clocktesting.NewFakePassiveClock(now),
+		NewClient: func(string) (versioned.Interface, error) { return client, nil },
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() { done <- Run(ctx, deps, []string{"report", "--kubeconfig", "k", "--watch"}) }()
+	waitFor := func(what string, ok func(string) bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !ok(out.String()) {
+			if time.Now().After(deadline) {
+				cancel()
+				t.Fatalf("timed out waiting for %s; output:\n%s\nerrors:\n%s", what, out.String(), errOut.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitFor("the first report", func(s string) bool { return strings.Contains(s, "= Update Health =") })
+	// The watch starts after the first read: change the object (with a
+	// new resourceVersion each time) until a report shows the change.
+	shows := func(s string) bool {
+		reports := strings.Split(s, "= Control Plane =")
+		return len(reports) > 2 && !strings.Contains(reports[len(reports)-1], "= Worker Upgrade =")
+	}
+	for rv := 2; !shows(out.String()) && rv < 200; rv++ {
+		changed := obj.DeepCopy()
+		changed.ResourceVersion = strconv.Itoa(rv)
+		changed.Status.WorkerPools = nil
+		if err := client.Tracker().Update(v1alpha1.SchemeGroupVersion.WithResource("updatestatuses"), changed, ""); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	waitFor("a report of the changed object", shows)
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d: %s", code, errOut.String())
+	}
+}

@@ -1,0 +1,490 @@
+package insights
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/insights/encoding"
+)
+
+// assembly collects one evaluation's pieces and places them into the
+// object (api-spec §7), ordered as api-spec §12 Q6 says and within the
+// limits of §12 Q5.
+type assembly struct {
+	now  time.Time
+	next time.Time
+
+	cv     cvResult
+	cos    []coItem
+	alerts []*healthItem
+	// cpHealth are the control plane's own health insights (informer cpi).
+	cpHealth []*healthItem
+	// poolHealth are pool-level insights that name their pool.
+	poolHealth []*healthItem
+	pools      []*poolResult
+
+	truncations []Truncation
+}
+
+// typeOrder is the order of insight types within an informer.
+func typeOrder(t v1alpha1.InsightType) int {
+	switch t {
+	case v1alpha1.ClusterVersionStatusInsightType:
+		return 0
+	case v1alpha1.ClusterOperatorStatusInsightType:
+		return 1
+	case v1alpha1.MachineConfigPoolStatusInsightType:
+		return 2
+	case v1alpha1.NodeStatusInsightType:
+		return 3
+	}
+	return 4
+}
+
+// item is one insight of a small list on its way into the object.
+type item struct {
+	uid      string
+	acquired metav1.Time
+	typ      v1alpha1.InsightType
+	cv       *v1alpha1.ClusterVersionStatusInsight
+	co       *v1alpha1.ClusterOperatorStatusInsight
+	mcp      *v1alpha1.MachineConfigPoolStatusInsight
+	node     *v1alpha1.NodeStatusInsight
+	health   *v1alpha1.HealthInsight
+	// rank orders items by importance for truncation (lower is kept first).
+	rank int
+}
+
+func healthToItem(h *healthItem) item {
+	return item{uid: h.uid, acquired: wire(h.acquired), typ: v1alpha1.HealthInsightType, health: h.insight, rank: 1}
+}
+
+func nodeToItem(ent *nodeEntry) item {
+	f := ent.facts
+	return item{uid: f.uid, acquired: f.acquiredAt, typ: v1alpha1.NodeStatusInsightType, node: f.insight, rank: 10 + f.rank}
+}
+
+func (it *item) controlPlane() v1alpha1.ControlPlaneInsight {
+	return v1alpha1.ControlPlaneInsight{UID: it.uid, AcquiredAt: it.acquired, Insight: v1alpha1.ControlPlaneInsightUnion{
+		Type:                           it.typ,
+		ClusterVersionStatusInsight:    it.cv,
+		ClusterOperatorStatusInsight:   it.co,
+		MachineConfigPoolStatusInsight: it.mcp,
+		NodeStatusInsight:              it.node,
+		HealthInsight:                  it.health,
+	}}
+}
+
+func (it *item) workerPool() v1alpha1.WorkerPoolInsight {
+	return v1alpha1.WorkerPoolInsight{UID: it.uid, AcquiredAt: it.acquired, Insight: v1alpha1.WorkerPoolInsightUnion{
+		Type:                           it.typ,
+		MachineConfigPoolStatusInsight: it.mcp,
+		NodeStatusInsight:              it.node,
+		HealthInsight:                  it.health,
+	}}
+}
+
+// healthLess orders health insights for truncation: higher level,
+// then newer, then uid.
+func healthLess(a, b *v1alpha1.HealthInsight) bool {
+	la, lb := levelRank(a.Impact.Level), levelRank(b.Impact.Level)
+	if la != lb {
+		return la > lb
+	}
+	return a.StartedAt.After(b.StartedAt.Time)
+}
+
+func levelRank(l v1alpha1.InsightImpactLevel) int {
+	switch l {
+	case v1alpha1.CriticalInfoLevel:
+		return 4
+	case v1alpha1.ErrorImpactLevel:
+		return 3
+	case v1alpha1.WarningImpactLevel:
+		return 2
+	case v1alpha1.InfoImpactLevel:
+		return 1
+	}
+	return 0
+}
+
+// dedupeSorted drops items whose uid repeats the previous one's.
+func dedupeSorted(items []item) []item {
+	out := items[:0]
+	for i, it := range items {
+		if i > 0 && items[i-1].uid == it.uid {
+			continue
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// fit truncates items to limit by importance (api-spec §12 Q5), adding a
+// health insight that says how many were left out, and sorts the result by
+// type and uid. where names the list for messages.
+func (a *assembly) fit(items []item, limit int, where string, scope v1alpha1.ScopeType) []item {
+	sortItems(items)
+	items = dedupeSorted(items)
+	if len(items) > limit {
+		sort.SliceStable(items, func(i, j int) bool {
+			x, y := &items[i], &items[j]
+			if x.rank != y.rank {
+				return x.rank < y.rank
+			}
+			if x.health != nil && y.health != nil {
+				if healthLess(x.health, y.health) {
+					return true
+				}
+				if healthLess(y.health, x.health) {
+					return false
+				}
+			}
+			return x.uid < y.uid
+		})
+		omitted := len(items) - (limit - 1)
+		items = append(items[:limit-1:limit-1], healthToItem(omittedHealth(where, omitted, limit, scope)))
+		a.truncations = append(a.truncations, Truncation{Where: where, Omitted: omitted})
+		sortItems(items)
+	}
+	return items
+}
+
+func sortItems(items []item) {
+	sort.SliceStable(items, func(i, j int) bool {
+		x, y := &items[i], &items[j]
+		if tx, ty := typeOrder(x.typ), typeOrder(y.typ); tx != ty {
+			return tx < ty
+		}
+		return x.uid < y.uid
+	})
+}
+
+// omittedHealth reports a truncated list.
+func omittedHealth(where string, omitted, limit int, scope v1alpha1.ScopeType) *healthItem {
+	h := newHealth(encoding.HealthInsightsOmitted, where, nil, scope, time.Time{}, v1alpha1.InfoImpactLevel,
+		v1alpha1.NoneImpactType,
+		fmt.Sprintf("%d insights were left out of %s to stay within the API's limit of %d", omitted, where, limit),
+		"The list has more insights than the API allows. It keeps the pool or cluster version insight, all health "+
+			"insights, then node insights ordered by state (degraded, unavailable, updating, draining or rebooting, "+
+			"paused, pending, completed) and name; the pool summaries still count every node.",
+		refAPIIntro)
+	h.uid = encoding.UID(string(encoding.HealthInsightsOmitted), "", "", "", strings.ReplaceAll(where, "/", "-"))
+	return h
+}
+
+// build places everything into the status.
+func (a *assembly) build(cv *configv1.ClusterVersion) Result {
+	var st v1alpha1.UpdateStatusStatus
+	cp := &v1alpha1.ControlPlane{Conditions: []metav1.Condition{a.cv.updating}}
+	cp.Conditions[0].Type = string(v1alpha1.ControlPlaneUpdating)
+	if cv != nil && encoding.IsDNSSubdomain(cv.Name) {
+		r := cvRef(cv.Name)
+		cp.Resource = &r
+	}
+
+	// Which pools become workerPools entries, and which stay with the
+	// control plane.
+	var master *poolResult
+	var workers []*poolResult
+	for _, p := range a.pools {
+		switch {
+		case p.info.master:
+			master = p
+		case encoding.IsDNSSubdomain(p.info.name):
+			workers = append(workers, p)
+		}
+	}
+	var cpNodeItems []item
+	if len(workers) > maxWorkerPools {
+		sort.SliceStable(workers, func(i, j int) bool {
+			wi, wj := workers[i].info.name == poolWorker, workers[j].info.name == poolWorker
+			if wi != wj {
+				return wi
+			}
+			if workers[i].total != workers[j].total {
+				return workers[i].total > workers[j].total
+			}
+			return workers[i].info.name < workers[j].info.name
+		})
+		left := workers[maxWorkerPools:]
+		workers = workers[:maxWorkerPools]
+		sort.Slice(workers, func(i, j int) bool { return workers[i].info.name < workers[j].info.name })
+		names := make([]string, len(left))
+		for i, p := range left {
+			names[i] = p.info.name
+		}
+		if h := newHealth(encoding.HealthPoolsOmitted, "", nil, v1alpha1.WorkerPoolScope, time.Time{},
+			v1alpha1.InfoImpactLevel, v1alpha1.NoneImpactType,
+			fmt.Sprintf("%d worker pools were left out to stay within the API's limit of %d", len(left), maxWorkerPools),
+			"Left out (the pools with the fewest nodes): "+strings.Join(names, ", "), refAPIIntro); h != nil {
+			cpNodeItems = append(cpNodeItems, healthToItem(h))
+		}
+		a.truncations = append(a.truncations, Truncation{Where: "workerPools", Omitted: len(left)})
+	}
+	placed := make(map[string]bool, len(workers))
+	for _, p := range workers {
+		placed[p.info.name] = true
+	}
+	// Pool-level health of pools that are not listed goes to the control
+	// plane (api-spec §7: no pool can be identified).
+	for _, h := range a.poolHealth {
+		if !placed[h.pool] {
+			cpNodeItems = append(cpNodeItems, healthToItem(h))
+		}
+	}
+	for _, p := range a.pools {
+		if !p.info.master && !placed[p.info.name] {
+			for _, h := range p.health {
+				cpNodeItems = append(cpNodeItems, healthToItem(h))
+			}
+		}
+	}
+	if master != nil {
+		cp.PoolResource = &v1alpha1.PoolResourceRef{ResourceRef: mcpRef(master.info.name)}
+		if master.insight != nil {
+			cpNodeItems = append(cpNodeItems, item{uid: mcpUID(master.info.name), acquired: wire(master.acquired),
+				typ: v1alpha1.MachineConfigPoolStatusInsightType, mcp: master.insight})
+		}
+		for _, ent := range master.nodes {
+			cpNodeItems = append(cpNodeItems, nodeToItem(ent))
+		}
+		for _, h := range master.health {
+			cpNodeItems = append(cpNodeItems, healthToItem(h))
+		}
+	}
+
+	// Informer cpi: the ClusterVersion, the ClusterOperators and their health.
+	var cpiItems []item
+	if in := a.cv.insight; in != nil {
+		cpiItems = append(cpiItems, item{uid: cvUID(in.Resource.Name), acquired: wire(a.cv.acquired),
+			typ: v1alpha1.ClusterVersionStatusInsightType, cv: in})
+	}
+	for _, co := range a.cos {
+		rank := 4
+		if conds := co.insight.Conditions; conds[0].Status == metav1.ConditionTrue {
+			rank = 2
+		} else if conds[1].Status != metav1.ConditionTrue {
+			rank = 3
+		}
+		cpiItems = append(cpiItems, item{uid: co.uid, acquired: wire(co.acquired), typ: v1alpha1.ClusterOperatorStatusInsightType,
+			co: co.insight, rank: rank})
+	}
+	for _, h := range a.cpHealth {
+		cpiItems = append(cpiItems, healthToItem(h))
+	}
+	var alertItems []item
+	for _, h := range a.alerts {
+		alertItems = append(alertItems, healthToItem(h))
+	}
+
+	informers := []struct {
+		name  string
+		items []item
+	}{
+		{encoding.InformerAlerts, alertItems},
+		{encoding.InformerControlPlane, cpiItems},
+		{encoding.InformerNodes, cpNodeItems},
+	}
+	for _, inf := range informers {
+		if len(inf.items) == 0 {
+			continue
+		}
+		items := a.fit(inf.items, maxControlPlaneInsights, "controlPlane/"+inf.name, v1alpha1.ControlPlaneScope)
+		out := make([]v1alpha1.ControlPlaneInsight, len(items))
+		for i := range items {
+			out[i] = items[i].controlPlane()
+		}
+		cp.Informers = append(cp.Informers, v1alpha1.ControlPlaneInformer{Name: inf.name, Insights: out})
+	}
+	st.ControlPlane = cp
+
+	for _, p := range workers {
+		pool := v1alpha1.Pool{
+			Name:       p.info.name,
+			Resource:   v1alpha1.PoolResourceRef{ResourceRef: mcpRef(p.info.name)},
+			Conditions: []metav1.Condition{p.updating},
+		}
+		var health []*healthItem
+		health = append(health, p.health...)
+		for _, h := range a.poolHealth {
+			if h.pool == p.info.name {
+				health = append(health, h)
+			}
+		}
+		insights := a.poolInsights(p, health)
+		if len(insights) > 0 {
+			pool.Informers = []v1alpha1.WorkerPoolInformer{{Name: encoding.InformerNodes, Insights: insights}}
+		}
+		st.WorkerPools = append(st.WorkerPools, pool)
+	}
+	return Result{Status: st, NextChange: a.next, Truncations: a.truncations}
+}
+
+// poolInsights lists a worker pool's insights. Node lists are long, so the
+// common case (everything fits) copies the memoized, sorted node insights
+// without any intermediate step.
+func (a *assembly) poolInsights(p *poolResult, health []*healthItem) []v1alpha1.WorkerPoolInsight {
+	st := p.state
+	if st != nil && st.out != nil && !st.dirty && st.outMCP == p.insight && sameHealth(st.outHealth, health) {
+		if st.outTrunc != nil {
+			a.truncations = append(a.truncations, *st.outTrunc)
+		}
+		return st.out
+	}
+	truncations := len(a.truncations)
+	out := a.buildPoolInsights(p, health)
+	if st != nil {
+		st.out, st.outMCP, st.outHealth, st.outTrunc = out, p.insight, append([]*healthItem(nil), health...), nil
+		if len(a.truncations) > truncations {
+			t := a.truncations[len(a.truncations)-1]
+			st.outTrunc = &t
+		}
+	}
+	return out
+}
+
+// sameHealth reports whether two lists hold the same health insights.
+func sameHealth(a, b []*healthItem) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] == b[i] {
+			continue
+		}
+		if a[i].uid != b[i].uid || !a[i].acquired.Equal(b[i].acquired) || !reflect.DeepEqual(a[i].insight, b[i].insight) {
+			return false
+		}
+	}
+	return true
+}
+
+// buildPoolInsights builds a worker pool's informer list.
+func (a *assembly) buildPoolInsights(p *poolResult, health []*healthItem) []v1alpha1.WorkerPoolInsight {
+	hItems := make([]item, 0, len(health))
+	for _, h := range health {
+		hItems = append(hItems, healthToItem(h))
+	}
+	sortItems(hItems)
+	hItems = dedupeSorted(hItems)
+	total := len(p.nodes) + len(hItems)
+	if p.insight != nil {
+		total++
+	}
+	var quota *[nodeRanks]int
+	if total > maxWorkerPoolInsights {
+		hItems, quota = a.truncatePool(p, hItems)
+		total = maxWorkerPoolInsights
+	}
+	out := make([]v1alpha1.WorkerPoolInsight, 0, total)
+	if p.insight != nil {
+		out = append(out, v1alpha1.WorkerPoolInsight{UID: mcpUID(p.info.name), AcquiredAt: wire(p.acquired),
+			Insight: v1alpha1.WorkerPoolInsightUnion{Type: v1alpha1.MachineConfigPoolStatusInsightType, MachineConfigPoolStatusInsight: p.insight}})
+	}
+	tmpl, ranks := p.state.tmpl, p.state.ranks
+	if quota == nil {
+		out = append(out, tmpl...)
+	} else {
+		// Copy runs of kept nodes in bulk.
+		start := 0
+		for i, r := range ranks {
+			if quota[r] > 0 {
+				quota[r]--
+				continue
+			}
+			out = append(out, tmpl[start:i]...)
+			start = i + 1
+		}
+		out = append(out, tmpl[start:]...)
+	}
+	for i := range hItems {
+		out = append(out, hItems[i].workerPool())
+	}
+	return out
+}
+
+// nodeRanks is the number of node importance ranks (nodeFacts.rank).
+const nodeRanks = 7
+
+// truncatePool chooses what a worker pool's informer keeps when it has more
+// insights than the API allows (api-spec §12 Q5), without sorting the node
+// list: the pool insight, the health insights (most severe and newest
+// first), then as many nodes of each rank, most important rank first, as
+// still fit, in uid order. It returns the health insights to list (with the
+// notice about what was left out) and how many nodes of each rank to keep.
+func (a *assembly) truncatePool(p *poolResult, health []item) ([]item, *[nodeRanks]int) {
+	budget := maxWorkerPoolInsights - 1
+	if p.insight != nil {
+		budget--
+	}
+	sort.SliceStable(health, func(i, j int) bool { return healthLess(health[i].health, health[j].health) })
+	kept := min(len(health), budget)
+	omitted := len(health) - kept
+	health = health[:kept]
+	budget -= kept
+	var counts, quota [nodeRanks]int
+	for _, r := range p.state.ranks {
+		counts[r]++
+	}
+	for r := range counts {
+		quota[r] = min(counts[r], budget)
+		budget -= quota[r]
+		omitted += counts[r] - quota[r]
+	}
+	where := "workerPools/" + p.info.name + "/" + encoding.InformerNodes
+	health = append(health, healthToItem(omittedHealth(where, omitted, maxWorkerPoolInsights, v1alpha1.WorkerPoolScope)))
+	sortItems(health)
+	a.truncations = append(a.truncations, Truncation{Where: where, Omitted: omitted})
+	return health, &quota
+}
+
+func cvUID(name string) string  { return encoding.UID("cv", groupConfig, "clusterversions", "", name) }
+func coUID(name string) string  { return encoding.UID("co", groupConfig, "clusteroperators", "", name) }
+func mcpUID(name string) string { return encoding.UID("mcp", groupMCO, "machineconfigpools", "", name) }
+
+// isOperatorNameValid reports whether a ClusterOperator insight can carry the
+// name (api-spec §10 D11).
+func isOperatorNameValid(name string) bool {
+	return encoding.IsOperatorName(name) && encoding.IsDNSSubdomain(name)
+}
+
+// unrepresentableOperator reports a platform operator the API cannot
+// describe (api-spec §10 D11).
+func unrepresentableOperator(f *coFacts) *healthItem {
+	name := f.co.Name
+	h := newHealth(encoding.HealthUnrepresentable, "co/"+name, nil, v1alpha1.ControlPlaneScope, time.Time{},
+		v1alpha1.InfoImpactLevel, v1alpha1.UnknownImpactType,
+		"A cluster operator has a name the API cannot carry, it is left out",
+		fmt.Sprintf("ClusterOperator %q is counted, but no insight describes it: insight names must match ^[a-z0-9-]+$ and have at most 64 characters.",
+			encoding.Short(name, 300)), refAPIIntro)
+	if h != nil {
+		h.acquired = f.changed
+	}
+	return h
+}
+
+// unrepresentablePool reports a pool the API cannot describe.
+func unrepresentablePool(p *poolInfo) *healthItem {
+	scope := v1alpha1.WorkerPoolScope
+	if p.master {
+		scope = v1alpha1.ControlPlaneScope
+	}
+	h := newHealth(encoding.HealthUnrepresentable, "mcp/"+p.name, nil, scope, time.Time{},
+		v1alpha1.InfoImpactLevel, v1alpha1.UnknownImpactType,
+		"A machine config pool has a name the API cannot carry, it is left out",
+		fmt.Sprintf("MachineConfigPool %q has no pool insight: insight names must match ^[a-z0-9-]+$ and have at most 64 characters.",
+			encoding.Short(p.name, 300)), refAPIIntro)
+	if h != nil {
+		h.acquired = p.changed
+		h.pool = p.name
+	}
+	return h
+}

@@ -1,0 +1,398 @@
+package insights
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/insights/encoding"
+)
+
+const (
+	mcoName             = "machine-config"
+	coVersionOperator   = "operator"
+	coVersionOperatorIm = "operator-image"
+	failingCondition    = configv1.ClusterStatusConditionType("Failing")
+)
+
+// Thresholds of insight-rules §8.
+const (
+	coUnavailableWarn = 5 * time.Minute
+	coUnavailableErr  = 20 * time.Minute
+	coDegradedWarn    = 5 * time.Minute
+	coDegradedErr     = 40 * time.Minute
+	trustProgressMin  = 5 * time.Minute
+)
+
+// cvFacts are the ClusterVersion facts every other rule reads.
+type cvFacts struct {
+	cv          *configv1.ClusterVersion
+	progressing *configv1.ClusterOperatorStatusCondition
+	// latest is history[0].version, what node versions are compared with.
+	latest string
+	// target is status.desired.version, what operator versions are compared with.
+	target string
+	// multiArchHistory: history looks like a migration to multi-arch (3.2).
+	multiArchHistory bool
+	// multiArchInProgress additionally requires Progressing=True (2.2).
+	multiArchInProgress bool
+	// updateStartedAt is history[0].startedTime, or the Progressing LTT.
+	updateStartedAt time.Time
+	changed         time.Time
+}
+
+func newCVFacts(cv *configv1.ClusterVersion) cvFacts {
+	f := cvFacts{cv: cv}
+	if cv == nil {
+		return f
+	}
+	f.progressing = findClusterCondition(cv.Status.Conditions, configv1.OperatorProgressing)
+	f.target = cv.Status.Desired.Version
+	h := cv.Status.History
+	if len(h) > 0 {
+		f.latest = h[0].Version
+		f.updateStartedAt = h[0].StartedTime.Time
+	} else if f.progressing != nil {
+		f.updateStartedAt = f.progressing.LastTransitionTime.Time
+	}
+	f.multiArchHistory = len(h) > 1 && h[0].Version == h[1].Version && h[0].Image != h[1].Image
+	f.multiArchInProgress = f.multiArchHistory && f.progressing != nil && f.progressing.Status == configv1.ConditionTrue
+	f.changed = latest(metaChangeTime(&cv.ObjectMeta), clusterConditionsChangeTime(cv.Status.Conditions))
+	for i := range h {
+		f.changed = latest(f.changed, h[i].StartedTime.Time)
+		if h[i].CompletionTime != nil {
+			f.changed = latest(f.changed, h[i].CompletionTime.Time)
+		}
+	}
+	return f
+}
+
+// coFacts are one platform ClusterOperator's facts (insight-rules §4).
+type coFacts struct {
+	co                               *configv1.ClusterOperator
+	updated                          bool
+	available, degraded, progressing *configv1.ClusterOperatorStatusCondition
+	changed                          time.Time
+}
+
+// isPlatformOperator reports whether co is part of the release payload
+// (insight-rules §1.2).
+func isPlatformOperator(co *configv1.ClusterOperator) bool {
+	for k := range co.Annotations {
+		if strings.HasPrefix(k, "include.release.openshift.io/") || strings.HasPrefix(k, "exclude.release.openshift.io/") {
+			return true
+		}
+	}
+	return false
+}
+
+func newCOFacts(co *configv1.ClusterOperator, target, mcoImage string) coFacts {
+	f := coFacts{co: co}
+	imageUpgrading := false
+	if co.Name == mcoName {
+		for _, v := range co.Status.Versions {
+			if v.Name == coVersionOperatorIm && v.Version != mcoImage {
+				imageUpgrading = true
+				break
+			}
+		}
+	}
+	if !imageUpgrading {
+		for _, v := range co.Status.Versions {
+			if v.Name == coVersionOperator && v.Version == target {
+				f.updated = true
+				break
+			}
+		}
+	}
+	for i := range co.Status.Conditions {
+		c := &co.Status.Conditions[i]
+		switch c.Type {
+		case configv1.OperatorAvailable:
+			f.available = c
+		case configv1.OperatorDegraded:
+			f.degraded = c
+		case configv1.OperatorProgressing:
+			f.progressing = c
+		}
+	}
+	f.changed = latest(metaChangeTime(&co.ObjectMeta), clusterConditionsChangeTime(co.Status.Conditions))
+	return f
+}
+
+// mcoImagePullSpec is the image of the machine-config-operator container of
+// the MCO Deployment, or "" (insight-rules §1.3).
+func mcoImagePullSpec(d *appsv1.Deployment) string {
+	if d == nil {
+		return ""
+	}
+	for _, c := range d.Spec.Template.Spec.Containers {
+		if c.Name == "machine-config-operator" {
+			return c.Image
+		}
+	}
+	return ""
+}
+
+// coInsight builds the ClusterOperator status insight (api-spec §5.9, §6).
+func coInsight(f *coFacts) *v1alpha1.ClusterOperatorStatusInsight {
+	name := f.co.Name
+	changed := f.changed
+	var updating metav1.Condition
+	progressingAt := changed
+	progressingMsg := ""
+	if p := f.progressing; p != nil {
+		progressingAt = firstSet(p.LastTransitionTime.Time, changed)
+		progressingMsg = encoding.EncodeReasonMessage(p.Reason, p.Message)
+	}
+	typ := string(v1alpha1.ClusterOperatorStatusInsightUpdating)
+	switch {
+	case f.updated:
+		updating = condition(typ, metav1.ConditionFalse, string(v1alpha1.ClusterOperatorUpdatingReasonUpdated), progressingMsg, progressingAt)
+	case f.progressing == nil:
+		updating = condition(typ, metav1.ConditionUnknown, string(v1alpha1.ClusterOperatorUpdatingCannotDetermine),
+			"The operator has not reached the target version and reports no Progressing condition", changed)
+	case f.progressing.Status == configv1.ConditionTrue:
+		updating = condition(typ, metav1.ConditionTrue, string(v1alpha1.ClusterOperatorUpdatingReasonProgressing), progressingMsg, progressingAt)
+	case f.progressing.Status == configv1.ConditionFalse:
+		updating = condition(typ, metav1.ConditionFalse, string(v1alpha1.ClusterOperatorUpdatingReasonPending), progressingMsg, progressingAt)
+	default:
+		updating = condition(typ, metav1.ConditionUnknown, string(v1alpha1.ClusterOperatorUpdatingCannotDetermine), progressingMsg, progressingAt)
+	}
+
+	htyp := string(v1alpha1.ClusterOperatorStatusInsightHealthy)
+	var healthy metav1.Condition
+	a, d := f.available, f.degraded
+	switch {
+	case a == nil:
+		healthy = condition(htyp, metav1.ConditionUnknown, string(v1alpha1.ClusterOperatorHealthyReasonCannotDetermine),
+			"The cluster operator reports no Available condition, so it counts as unavailable", changed)
+	case a.Status == configv1.ConditionFalse:
+		healthy = condition(htyp, metav1.ConditionFalse, string(v1alpha1.ClusterOperatorHealthyReasonUnavailable), a.Message,
+			firstSet(a.LastTransitionTime.Time, changed))
+	case a.Status != configv1.ConditionTrue:
+		healthy = condition(htyp, metav1.ConditionUnknown, string(v1alpha1.ClusterOperatorHealthyReasonCannotDetermine),
+			encoding.EncodeReasonMessage(a.Reason, a.Message), firstSet(a.LastTransitionTime.Time, changed))
+	case d != nil && d.Status == configv1.ConditionTrue:
+		healthy = condition(htyp, metav1.ConditionFalse, string(v1alpha1.ClusterOperatorHealthyReasonDegraded), d.Message,
+			firstSet(d.LastTransitionTime.Time, changed))
+	default:
+		at := a.LastTransitionTime.Time
+		if d != nil {
+			at = latest(at, d.LastTransitionTime.Time)
+		}
+		healthy = condition(htyp, metav1.ConditionTrue, string(v1alpha1.ClusterOperatorHealthyReasonAsExpected), "", firstSet(at, changed))
+	}
+	return &v1alpha1.ClusterOperatorStatusInsight{
+		Name:       name,
+		Resource:   coRef(name),
+		Conditions: []metav1.Condition{updating, healthy},
+	}
+}
+
+// coHealth returns the health insights of rows 4 and 5 of insight-rules §7.2
+// and the next instant at which their presence or level changes by time
+// alone (zero when none).
+func coHealth(f *coFacts, now time.Time) ([]*healthItem, time.Time) {
+	var out []*healthItem
+	var next time.Time
+	name := f.co.Name
+	ref := coRef(name)
+	if a := f.available; a != nil && a.Status == configv1.ConditionFalse {
+		since := a.LastTransitionTime.Time
+		level, show, n := thresholdLevel(since, now, coUnavailableWarn, coUnavailableErr)
+		next = earliest(next, n)
+		if show {
+			desc := a.Message
+			if desc == "" {
+				desc = "<no message>"
+			}
+			if h := newHealth(encoding.HealthCOUnavailable, name, &ref, v1alpha1.ControlPlaneScope, since, level,
+				v1alpha1.ApiAvailabilityImpactType, fmt.Sprintf("Cluster Operator %s is unavailable (%s)", name, a.Reason),
+				desc, refCODown); h != nil {
+				h.acquired = f.changed
+				out = append(out, h)
+			}
+		}
+	}
+	if d := f.degraded; d != nil && d.Status == configv1.ConditionTrue {
+		since := d.LastTransitionTime.Time
+		level, show, n := thresholdLevel(since, now, coDegradedWarn, coDegradedErr)
+		next = earliest(next, n)
+		if show {
+			desc := d.Message
+			if desc == "" {
+				desc = "<no message>"
+			}
+			if h := newHealth(encoding.HealthCODegraded, name, &ref, v1alpha1.ControlPlaneScope, since, level,
+				v1alpha1.ApiAvailabilityImpactType, fmt.Sprintf("Cluster Operator %s is degraded (%s)", name, d.Reason),
+				desc, refCODeg); h != nil {
+				h.acquired = f.changed
+				out = append(out, h)
+			}
+		}
+	}
+	return out, next
+}
+
+// thresholdLevel applies oc's strict thresholds: shown once now is after
+// since+warn, an Error once after since+errAfter. next is the first instant
+// at which the answer changes, zero when it never will.
+func thresholdLevel(since, now time.Time, warn, errAfter time.Duration) (level v1alpha1.InsightImpactLevel, show bool, next time.Time) {
+	switch {
+	case now.After(since.Add(errAfter)):
+		return v1alpha1.ErrorImpactLevel, true, time.Time{}
+	case now.After(since.Add(warn)):
+		return v1alpha1.WarningImpactLevel, true, since.Add(errAfter).Add(time.Nanosecond)
+	default:
+		return v1alpha1.WarningImpactLevel, false, since.Add(warn).Add(time.Nanosecond)
+	}
+}
+
+// earliest returns the earlier of two instants, ignoring zero ones.
+func earliest(a, b time.Time) time.Time {
+	switch {
+	case a.IsZero():
+		return b
+	case b.IsZero():
+		return a
+	case b.Before(a):
+		return b
+	}
+	return a
+}
+
+// timewiseComplete maps the fraction of updated operators to the fraction
+// of the update's duration that has typically passed (insight-rules §3.6).
+func timewiseComplete(x float64) float64 {
+	x2, x3, x4 := x*x, x*x*x, x*x*x*x
+	switch {
+	case x < 0.25:
+		return -0.03078788 + 2.62886*x - 3.823954*x2
+	case x < 0.9:
+		return 0.1851215 + 1.64994*x - 4.676898*x2 + 5.451824*x3 - 2.125286*x4
+	default:
+		return 25053.32 - 107394.3*x + 172527.2*x2 - 123107*x3 + 32921.81*x4
+	}
+}
+
+// baselineDuration is the duration of the last completed update before the
+// current one (not counting the installation), or an hour.
+func baselineDuration(h []configv1.UpdateHistory) time.Duration {
+	if len(h) < 3 {
+		return time.Hour
+	}
+	for _, item := range h[1 : len(h)-1] {
+		if item.State == configv1.CompletedUpdate && item.CompletionTime != nil {
+			return item.CompletionTime.Time.Sub(item.StartedTime.Time)
+		}
+	}
+	return time.Hour
+}
+
+// projection computes the control plane's projected completion
+// (estimatedCompletedAt): the update's start plus its estimated total
+// duration, at whole seconds (insight-rules §3.5, §3.6).
+type projection struct {
+	started      time.Time
+	baseline     time.Duration
+	lastProgress time.Time // zero when oc would use "now"
+	x            float64
+}
+
+// at returns the projected completion when evaluated at now.
+func (p projection) at(now time.Time) time.Time {
+	last := p.lastProgress
+	if !last.After(p.started) {
+		last = now
+	}
+	toLast := last.Sub(p.started)
+	total := p.baseline.Seconds()
+	if tw := timewiseComplete(p.x); p.x > 0 && tw > 0 && toLast > trustProgressMin {
+		total = toLast.Seconds() / tw
+	}
+	const limit = 50 * 365 * 24 * 3600.0
+	total = math.Max(-limit, math.Min(limit, total))
+	return p.started.Add(time.Duration(total * float64(time.Second))).Round(time.Second)
+}
+
+// dependsOnNow reports whether at(now) changes with now (oc takes "now" as
+// the last progress when no operator progressed since the update started).
+func (p projection) dependsOnNow() bool { return !p.lastProgress.After(p.started) }
+
+// controlPlaneSignature is everything in the ClusterVersion insight that
+// depends on the clock.
+type controlPlaneSignature struct {
+	projected time.Time
+	negative  bool
+}
+
+// signature evaluates the time-dependent part of the control-plane verdict.
+func (p projection) signature(now time.Time, completedAt *time.Time) controlPlaneSignature {
+	projected := p.at(now)
+	ref := now
+	if completedAt != nil {
+		ref = *completedAt
+	}
+	return controlPlaneSignature{projected: projected, negative: encoding.Remaining(projected, ref) < 0}
+}
+
+// nextChange finds the first instant after now at which the signature
+// changes, zero when it never does.
+func (p projection) nextChange(now time.Time, completedAt *time.Time) time.Time {
+	cur := p.signature(now, completedAt)
+	var hints []time.Time
+	if !cur.negative {
+		// Remaining turns negative 1.2 s after the projection passes.
+		hints = append(hints, cur.projected.Add(1200*time.Millisecond))
+	}
+	if p.dependsOnNow() {
+		hints = append(hints, p.started.Add(trustProgressMin).Add(time.Nanosecond))
+		if tw := timewiseComplete(p.x); p.x > 0 && tw > 0 && now.Sub(p.started) > trustProgressMin {
+			// The projection moves by 1/tw per second; it next rounds to
+			// another second when it passes the next half second.
+			boundary := cur.projected.Add(500 * time.Millisecond)
+			hints = append(hints, p.started.Add(time.Duration(float64(boundary.Sub(p.started))*tw)))
+		}
+	}
+	var best time.Time
+	for _, h := range hints {
+		if t := refineChange(now, h, func(t time.Time) bool { return p.signature(t, completedAt) != cur }); !t.IsZero() {
+			best = earliest(best, t)
+		}
+	}
+	return best
+}
+
+// refineChange returns the first instant in (now, ...] at which changed
+// becomes true, searching from the hint: when the hint is too early it
+// doubles the distance (a few times), then it bisects to the nanosecond.
+// It returns zero when no change is found.
+func refineChange(now, hint time.Time, changed func(time.Time) bool) time.Time {
+	if !hint.After(now) {
+		hint = now.Add(time.Nanosecond)
+	}
+	hi := hint
+	for i := 0; !changed(hi); i++ {
+		if i == 8 {
+			return time.Time{}
+		}
+		hi = now.Add(2 * hi.Sub(now))
+	}
+	lo := now // changed(lo) is false
+	for hi.Sub(lo) > time.Nanosecond {
+		mid := lo.Add(hi.Sub(lo) / 2)
+		if changed(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}

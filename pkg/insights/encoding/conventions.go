@@ -1,0 +1,199 @@
+package encoding
+
+import (
+	"encoding/hex"
+	"math"
+	"strings"
+	"time"
+)
+
+// HealthKind names the rule that produced a Health insight. It is the prefix
+// of the insight's uid (the rest identifies the subject), so clients can
+// tell, for example, a degraded ClusterOperator from an unavailable one
+// without parsing the summary.
+type HealthKind string
+
+// Health insight kinds. The first nine are the rules of oc; the others are
+// this project's additions for inputs oc rejects or limits it does not have.
+const (
+	HealthNodeUnavailable HealthKind = "health-node-unavailable"
+	HealthNodeDegraded    HealthKind = "health-node-degraded"
+	HealthPoolPaused      HealthKind = "health-mcp-paused"
+	HealthAlert           HealthKind = "health-alert"
+	HealthCVNoFailing     HealthKind = "health-cv-nofailing"
+	HealthCVFailing       HealthKind = "health-cv-failing"
+	HealthCOUnavailable   HealthKind = "health-co-unavailable"
+	HealthCODegraded      HealthKind = "health-co-degraded"
+	HealthPreviousPartial HealthKind = "health-cv-previouspartial"
+
+	HealthCVMissing       HealthKind = "health-cv-missing"
+	HealthCVNoProgressing HealthKind = "health-cv-noprogressing"
+	HealthCVBadHistory    HealthKind = "health-cv-badhistory"
+	HealthCONone          HealthKind = "health-co-none"
+	HealthPoolBadSelector HealthKind = "health-mcp-selector"
+	HealthPoolMissing     HealthKind = "health-mcp-missing"
+	HealthUnrepresentable HealthKind = "health-unrepresentable"
+	HealthInsightsOmitted HealthKind = "health-omitted"
+	HealthPoolsOmitted    HealthKind = "health-pools-omitted"
+	// HealthUnknownKind is the kind of a uid no rule of this project produces.
+	HealthUnknownKind HealthKind = ""
+)
+
+var healthKinds = []HealthKind{
+	HealthNodeUnavailable, HealthNodeDegraded, HealthPoolPaused, HealthAlert, HealthCVNoFailing,
+	HealthCVFailing, HealthCOUnavailable, HealthCODegraded, HealthPreviousPartial, HealthCVMissing,
+	HealthCVNoProgressing, HealthCVBadHistory, HealthCONone, HealthPoolBadSelector, HealthPoolMissing,
+	HealthUnrepresentable, HealthInsightsOmitted, HealthPoolsOmitted,
+}
+
+// KindOf returns the kind of the Health insight with the given uid, or
+// HealthUnknownKind.
+func KindOf(uid string) HealthKind {
+	for _, k := range healthKinds {
+		if uid == string(k) || strings.HasPrefix(uid, string(k)+"-") {
+			return k
+		}
+	}
+	return HealthUnknownKind
+}
+
+// EncodeReasonMessage carries a source condition's reason inside a condition
+// message, for conditions whose own reason must come from the API's
+// vocabulary: "(Reason) message", or "(Reason)" when the message is empty. A
+// message without a reason is kept as is, unless it starts with "(", then it
+// gets an empty "() " prefix so that DecodeReasonMessage can never mistake
+// it. A ")" inside the reason becomes "]".
+func EncodeReasonMessage(reason, message string) string {
+	if reason == "" {
+		if strings.HasPrefix(message, "(") {
+			return "() " + message
+		}
+		return message
+	}
+	reason = "(" + strings.ReplaceAll(reason, ")", "]") + ")"
+	if message == "" {
+		return reason
+	}
+	return reason + " " + message
+}
+
+// DecodeReasonMessage splits what EncodeReasonMessage joined.
+func DecodeReasonMessage(s string) (reason, message string) {
+	if !strings.HasPrefix(s, "(") {
+		return "", s
+	}
+	if i := strings.Index(s, ") "); i >= 0 {
+		return s[1:i], s[i+2:]
+	}
+	if strings.HasSuffix(s, ")") {
+		return s[1 : len(s)-1], ""
+	}
+	return "", s
+}
+
+// Remaining is oc's "Est. Time Remaining" of a control plane that is
+// projected to complete at projected, evaluated at ref (the moment the
+// update completed, or now while it runs). The ClusterVersion insight's
+// estimatedCompletedAt is that projection: the update's start plus its
+// estimated total duration. oc pads the remaining time by 20 % (and shrinks
+// an overdue one by the same factor), truncates it to whole seconds and
+// rounds it to the minute when it exceeds ten minutes. A negative result
+// means the update is behind its projection: under -10m oc calls it
+// "Stalled", otherwise "Progressing - Slow".
+func Remaining(projected, ref time.Time) time.Duration {
+	rem := projected.Sub(ref).Seconds()
+	factor := 1.2
+	if rem < 0 {
+		factor = 1 / factor
+	}
+	secs := rem * factor
+	const limit = 100 * 365 * 24 * 3600 // keep the conversion far from overflow
+	secs = math.Max(-limit, math.Min(limit, secs))
+	e := time.Duration(secs) * time.Second
+	if e > 10*time.Minute {
+		return e.Round(time.Minute)
+	}
+	return e
+}
+
+// EncodeAlertName turns a Prometheus alert name into a valid resource name
+// (an RFC 1123 subdomain) that DecodeAlertName turns back: an UpperCamelCase
+// name becomes lower-case words joined by "-" ("PodDisruptionBudgetAtLimit"
+// -> "pod-disruption-budget-at-limit"); any other name becomes "0x" followed
+// by the hex of its bytes, split by "." into labels of at most 62
+// characters. Names too long for either form become "1x" followed by a
+// hash, which cannot be decoded.
+func EncodeAlertName(name string) string {
+	if k := kebab(name); k != "" && IsDNSLabel(k) && unkebab(k) == name {
+		return k
+	}
+	h := "0x" + hex.EncodeToString([]byte(name))
+	var b strings.Builder
+	for len(h) > 62 {
+		b.WriteString(h[:62])
+		b.WriteByte('.')
+		h = h[62:]
+	}
+	b.WriteString(h)
+	if b.Len() <= 253 {
+		return b.String()
+	}
+	return "1x" + Hash16(name)
+}
+
+// DecodeAlertName reverses EncodeAlertName.
+func DecodeAlertName(s string) string {
+	switch {
+	case strings.HasPrefix(s, "0x"):
+		if b, err := hex.DecodeString(strings.ReplaceAll(s[2:], ".", "")); err == nil {
+			return string(b)
+		}
+		return s
+	case strings.HasPrefix(s, "1x"):
+		return s
+	default:
+		return unkebab(s)
+	}
+}
+
+// kebab lower-cases an UpperCamelCase name, starting a new "-" word at every
+// capital letter; it returns "" for anything else.
+func kebab(name string) string {
+	if name == "" || name[0] < 'A' || name[0] > 'Z' {
+		return ""
+	}
+	var b strings.Builder
+	b.Grow(len(name) + 8)
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			if i > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteByte(c - 'A' + 'a')
+		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+			b.WriteByte(c)
+		default:
+			return ""
+		}
+	}
+	return b.String()
+}
+
+func unkebab(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, word := range strings.Split(s, "-") {
+		if word == "" {
+			continue
+		}
+		c := word[0]
+		if c >= 'a' && c <= 'z' {
+			c = c - 'a' + 'A'
+		}
+		b.WriteByte(c)
+		b.WriteString(word[1:])
+	}
+	return b.String()
+}

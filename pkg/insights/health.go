@@ -1,0 +1,98 @@
+package insights
+
+import (
+	"time"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/insights/encoding"
+)
+
+// Limits of the API (api-spec §3-§5) that the engine must respect.
+const (
+	maxConditionMessage     = 32768
+	maxSummary              = 256
+	maxDescription          = 4096
+	maxReference            = 512
+	maxNodeMessage          = 100
+	maxVersion              = 64
+	maxMetadataValue        = 32
+	maxNodeCount            = 4096
+	maxWorkerPools          = 32
+	maxControlPlaneInsights = 128
+	maxWorkerPoolInsights   = 1024
+	maxNodeName             = 253
+)
+
+// Remediation references oc uses (insight-rules §7.2).
+const (
+	refCODown   = "https://github.com/openshift/runbooks/blob/master/alerts/cluster-monitoring-operator/ClusterOperatorDown.md"
+	refCODeg    = "https://github.com/openshift/runbooks/blob/master/alerts/cluster-monitoring-operator/ClusterOperatorDegraded.md"
+	refHistory  = "https://docs.openshift.com/container-platform/latest/updating/troubleshooting_updates/gathering-data-cluster-update.html#gathering-clusterversion-history-cli_troubleshooting_updates"
+	refMCO      = "https://docs.openshift.com/container-platform/latest/post_installation_configuration/machine-configuration-tasks.html#understanding-the-machine-config-operator"
+	refPaused   = "https://docs.openshift.com/container-platform/latest/support/troubleshooting/troubleshooting-operator-issues.html#troubleshooting-disabling-autoreboot-mco_troubleshooting-operator-issues"
+	refAPIIntro = "https://github.com/openshift/enhancements/blob/master/enhancements/update/update-status-api.md"
+)
+
+// Resource references used in health scopes.
+var (
+	groupConfig = "config.openshift.io"
+	groupMCO    = "machineconfiguration.openshift.io"
+)
+
+func cvRef(name string) v1alpha1.ResourceRef {
+	return v1alpha1.ResourceRef{Group: groupConfig, Resource: "clusterversions", Name: name}
+}
+
+func coRef(name string) v1alpha1.ResourceRef {
+	return v1alpha1.ResourceRef{Group: groupConfig, Resource: "clusteroperators", Name: name}
+}
+
+func mcpRef(name string) v1alpha1.ResourceRef {
+	return v1alpha1.ResourceRef{Group: groupMCO, Resource: "machineconfigpools", Name: name}
+}
+
+func nodeRef(name string) v1alpha1.ResourceRef {
+	return v1alpha1.ResourceRef{Resource: "nodes", Name: name}
+}
+
+// healthItem is a Health insight on its way into the object, with what the
+// assembly needs to place and order it.
+type healthItem struct {
+	uid      string
+	acquired time.Time
+	insight  *v1alpha1.HealthInsight
+	// pool is the MachineConfigPool a pool-level insight belongs to.
+	pool string
+}
+
+// newHealth builds a Health insight. It returns nil when oc would drop the
+// insight as incomplete (empty summary, description or reference,
+// insight-rules §7.3). Texts are shortened to the API's limits.
+func newHealth(kind encoding.HealthKind, subject string, ref *v1alpha1.ResourceRef, scope v1alpha1.ScopeType,
+	started time.Time, level v1alpha1.InsightImpactLevel, impact v1alpha1.InsightImpactType,
+	summary, description, reference string) *healthItem {
+	if summary == "" || description == "" || reference == "" {
+		return nil
+	}
+	h := &v1alpha1.HealthInsight{
+		StartedAt: wire(started),
+		Scope:     v1alpha1.InsightScope{Type: scope},
+		Impact: v1alpha1.InsightImpact{
+			Level:       level,
+			Type:        impact,
+			Summary:     encoding.Truncate(summary, maxSummary),
+			Description: encoding.Truncate(description, maxDescription),
+		},
+		Remediation: v1alpha1.InsightRemediation{Reference: reference},
+	}
+	uid := string(kind)
+	if ref != nil {
+		if encoding.IsDNSSubdomain(ref.Name) {
+			h.Scope.Resources = []v1alpha1.ResourceRef{*ref}
+		}
+		uid = encoding.UID(string(kind), ref.Group, ref.Resource, ref.Namespace, ref.Name)
+	} else if subject != "" {
+		uid = encoding.UID(string(kind), "", "", "", subject)
+	}
+	return &healthItem{uid: uid, insight: h, acquired: started}
+}

@@ -1,0 +1,319 @@
+package insights
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/apis/update/validation"
+	"github.com/update-status/apiserver/pkg/insights/encoding"
+)
+
+// t0 is when the test update started; tests observe the cluster at now.
+var (
+	t0  = time.Date(2024, 6, 1, 10, 0, 0, 0, time.UTC)
+	now = t0.Add(30 * time.Minute)
+)
+
+const (
+	fromV = "4.15.0"
+	toV   = "4.16.0"
+)
+
+func mt(t time.Time) metav1.Time { return metav1.NewTime(t) }
+
+func ccond(typ configv1.ClusterStatusConditionType, status configv1.ConditionStatus, reason, msg string, at time.Time) configv1.ClusterOperatorStatusCondition {
+	return configv1.ClusterOperatorStatusCondition{Type: typ, Status: status, Reason: reason, Message: msg, LastTransitionTime: mt(at)}
+}
+
+// newCV is a ClusterVersion updating from fromV to toV since t0.
+func newCV() *configv1.ClusterVersion {
+	done := mt(t0.Add(-24 * time.Hour))
+	return &configv1.ClusterVersion{
+		ObjectMeta: metav1.ObjectMeta{Name: "version", UID: "cv", ResourceVersion: "1", CreationTimestamp: mt(t0.Add(-48 * time.Hour))},
+		Status: configv1.ClusterVersionStatus{
+			Desired: configv1.Release{Version: toV},
+			History: []configv1.UpdateHistory{
+				{State: configv1.PartialUpdate, Version: toV, Image: "img-new", StartedTime: mt(t0)},
+				{State: configv1.CompletedUpdate, Version: fromV, Image: "img-old", StartedTime: mt(t0.Add(-48 * time.Hour)), CompletionTime: &done},
+			},
+			Conditions: []configv1.ClusterOperatorStatusCondition{
+				ccond(configv1.OperatorProgressing, configv1.ConditionTrue, "", "Working towards "+toV, t0),
+				ccond(failingCondition, configv1.ConditionFalse, "", "", t0.Add(-time.Hour)),
+			},
+		},
+	}
+}
+
+// newCO is a healthy platform ClusterOperator at version, not progressing.
+func newCO(name, version string) *configv1.ClusterOperator {
+	return &configv1.ClusterOperator{
+		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("co-" + name), ResourceVersion: "1",
+			Annotations: map[string]string{"include.release.openshift.io/self-managed-high-availability": "true"}},
+		Status: configv1.ClusterOperatorStatus{
+			Versions: []configv1.OperandVersion{{Name: "operator", Version: version}},
+			Conditions: []configv1.ClusterOperatorStatusCondition{
+				ccond(configv1.OperatorAvailable, configv1.ConditionTrue, "AsExpected", "", t0.Add(-time.Hour)),
+				ccond(configv1.OperatorDegraded, configv1.ConditionFalse, "AsExpected", "", t0.Add(-time.Hour)),
+				ccond(configv1.OperatorProgressing, configv1.ConditionFalse, "AsExpected", "", t0.Add(time.Minute)),
+			},
+		},
+	}
+}
+
+func setCOCondition(co *configv1.ClusterOperator, c configv1.ClusterOperatorStatusCondition) {
+	for i := range co.Status.Conditions {
+		if co.Status.Conditions[i].Type == c.Type {
+			co.Status.Conditions[i] = c
+			return
+		}
+	}
+	co.Status.Conditions = append(co.Status.Conditions, c)
+}
+
+func removeCOCondition(co *configv1.ClusterOperator, typ configv1.ClusterStatusConditionType) {
+	out := co.Status.Conditions[:0]
+	for _, c := range co.Status.Conditions {
+		if c.Type != typ {
+			out = append(out, c)
+		}
+	}
+	co.Status.Conditions = out
+}
+
+// newPool selects nodes labelled node-role.kubernetes.io/<name> and targets
+// rendered-<name>-new.
+func newPool(name string) *mcfgv1.MachineConfigPool {
+	return &mcfgv1.MachineConfigPool{
+		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("mcp-" + name), ResourceVersion: "1", CreationTimestamp: mt(t0.Add(-48 * time.Hour))},
+		Spec: mcfgv1.MachineConfigPoolSpec{
+			NodeSelector:  &metav1.LabelSelector{MatchLabels: map[string]string{"node-role.kubernetes.io/" + name: ""}},
+			Configuration: mcfgv1.MachineConfigPoolStatusConfiguration{ObjectReference: corev1.ObjectReference{Name: "rendered-" + name + "-new"}},
+		},
+	}
+}
+
+// newNode is a ready node of pool that runs the old rendered config.
+func newNode(name, pool string) *corev1.Node {
+	old := "rendered-" + pool + "-old"
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, UID: types.UID("uid-" + name), ResourceVersion: "1",
+			Labels: map[string]string{"node-role.kubernetes.io/" + pool: ""},
+			Annotations: map[string]string{
+				annCurrentConfig: old, annDesiredConfig: old, annState: stateDone,
+				annDesiredDrain: "uncordon-" + old, annAppliedDrain: "uncordon-" + old,
+			},
+		},
+		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{
+			{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastTransitionTime: mt(t0.Add(-time.Hour))},
+			{Type: corev1.NodeDiskPressure, Status: corev1.ConditionFalse, LastTransitionTime: mt(t0.Add(-time.Hour))},
+		}},
+	}
+}
+
+// mcVersions knows the old and new rendered configs of the usual pools.
+func mcVersions() map[string]string {
+	m := map[string]string{}
+	for _, p := range []string{"master", "worker", "infra"} {
+		m["rendered-"+p+"-old"] = fromV
+		m["rendered-"+p+"-new"] = toV
+	}
+	return m
+}
+
+// cluster is a small cluster in the middle of an update: two operators done,
+// machine-config progressing, three masters and two workers pending.
+func cluster() *Sources {
+	mco := newCO("machine-config", fromV)
+	setCOCondition(mco, ccond(configv1.OperatorProgressing, configv1.ConditionTrue, "", "Working towards "+toV, t0.Add(20*time.Minute)))
+	return &Sources{
+		ClusterVersion:        newCV(),
+		ClusterOperators:      []*configv1.ClusterOperator{newCO("etcd", toV), newCO("kube-apiserver", toV), mco},
+		MachineConfigPools:    []*mcfgv1.MachineConfigPool{newPool("master"), newPool("worker")},
+		MachineConfigVersions: mcVersions(),
+		Nodes: []*corev1.Node{
+			newNode("master-0", "master"), newNode("master-1", "master"), newNode("master-2", "master"),
+			newNode("worker-0", "worker"), newNode("worker-1", "worker"),
+		},
+	}
+}
+
+// object wraps a status into a served object.
+func object(st v1alpha1.UpdateStatusStatus) *v1alpha1.UpdateStatus {
+	return &v1alpha1.UpdateStatus{
+		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "UpdateStatus"},
+		ObjectMeta: metav1.ObjectMeta{Name: validation.ObjectName},
+		Status:     st,
+	}
+}
+
+// mustValid fails the test when the status is not a valid object.
+func mustValid(t testing.TB, res Result) {
+	t.Helper()
+	if errs := validation.ValidateUpdateStatus(object(res.Status)); len(errs) > 0 {
+		t.Fatalf("invalid object: %v", errs.ToAggregate())
+	}
+}
+
+func mustJSON(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// insights lists every insight of a status with its uid.
+type found struct {
+	uid   string
+	where string
+	cv    *v1alpha1.ClusterVersionStatusInsight
+	co    *v1alpha1.ClusterOperatorStatusInsight
+	mcp   *v1alpha1.MachineConfigPoolStatusInsight
+	node  *v1alpha1.NodeStatusInsight
+	h     *v1alpha1.HealthInsight
+}
+
+func all(st *v1alpha1.UpdateStatusStatus) []found {
+	var out []found
+	if cp := st.ControlPlane; cp != nil {
+		for _, inf := range cp.Informers {
+			for _, in := range inf.Insights {
+				u := in.Insight
+				out = append(out, found{uid: in.UID, where: "controlPlane/" + inf.Name, cv: u.ClusterVersionStatusInsight,
+					co: u.ClusterOperatorStatusInsight, mcp: u.MachineConfigPoolStatusInsight, node: u.NodeStatusInsight, h: u.HealthInsight})
+			}
+		}
+	}
+	for _, p := range st.WorkerPools {
+		for _, inf := range p.Informers {
+			for _, in := range inf.Insights {
+				u := in.Insight
+				out = append(out, found{uid: in.UID, where: "workerPools/" + p.Name + "/" + inf.Name,
+					mcp: u.MachineConfigPoolStatusInsight, node: u.NodeStatusInsight, h: u.HealthInsight})
+			}
+		}
+	}
+	return out
+}
+
+func cvOf(t testing.TB, res Result) *v1alpha1.ClusterVersionStatusInsight {
+	t.Helper()
+	for _, f := range all(&res.Status) {
+		if f.cv != nil {
+			return f.cv
+		}
+	}
+	return nil
+}
+
+func coOf(res Result, name string) *v1alpha1.ClusterOperatorStatusInsight {
+	for _, f := range all(&res.Status) {
+		if f.co != nil && f.co.Name == name {
+			return f.co
+		}
+	}
+	return nil
+}
+
+func nodeOf(res Result, name string) *v1alpha1.NodeStatusInsight {
+	for _, f := range all(&res.Status) {
+		if f.node != nil && f.node.Name == name {
+			return f.node
+		}
+	}
+	return nil
+}
+
+func mcpOf(res Result, name string) *v1alpha1.MachineConfigPoolStatusInsight {
+	for _, f := range all(&res.Status) {
+		if f.mcp != nil && f.mcp.Name == name {
+			return f.mcp
+		}
+	}
+	return nil
+}
+
+// healthOf returns the health insights of a kind (all when kind is empty),
+// each uid once.
+func healthOf(res Result, kind encoding.HealthKind) []found {
+	var out []found
+	seen := map[string]bool{}
+	for _, f := range all(&res.Status) {
+		if f.h == nil || seen[f.uid] || (kind != "" && encoding.KindOf(f.uid) != kind) {
+			continue
+		}
+		seen[f.uid] = true
+		out = append(out, f)
+	}
+	return out
+}
+
+func cond(conds []metav1.Condition, typ string) metav1.Condition {
+	for _, c := range conds {
+		if c.Type == typ {
+			return c
+		}
+	}
+	return metav1.Condition{}
+}
+
+func summary(m *v1alpha1.MachineConfigPoolStatusInsight, typ v1alpha1.NodeSummaryType) int32 {
+	for _, s := range m.Summaries {
+		if s.Type == typ {
+			return s.Count
+		}
+	}
+	return -1
+}
+
+// setNodeCondition replaces or adds a node condition.
+func setNodeCondition(n *corev1.Node, c corev1.NodeCondition) {
+	for i := range n.Status.Conditions {
+		if n.Status.Conditions[i].Type == c.Type {
+			n.Status.Conditions[i] = c
+			return
+		}
+	}
+	n.Status.Conditions = append(n.Status.Conditions, c)
+}
+
+// updating makes a node updating to the new config in the given daemon state.
+func updating(n *corev1.Node, state string) *corev1.Node {
+	pool := strings.TrimPrefix(strings.TrimSuffix(n.Annotations[annCurrentConfig], "-old"), "rendered-")
+	n.Annotations[annDesiredConfig] = "rendered-" + pool + "-new"
+	n.Annotations[annState] = state
+	return n
+}
+
+// updated makes a node run the new config.
+func updated(n *corev1.Node) *corev1.Node {
+	pool := strings.TrimPrefix(strings.TrimSuffix(n.Annotations[annCurrentConfig], "-old"), "rendered-")
+	n.Annotations[annCurrentConfig] = "rendered-" + pool + "-new"
+	n.Annotations[annDesiredConfig] = "rendered-" + pool + "-new"
+	return n
+}
+
+// healthJSON encodes the health insights (with their uids) of a list.
+func healthJSON(t testing.TB, fs []found) string {
+	t.Helper()
+	type entry struct {
+		UID    string
+		Health *v1alpha1.HealthInsight
+	}
+	out := make([]entry, len(fs))
+	for i, f := range fs {
+		out[i] = entry{f.uid, f.h}
+	}
+	return mustJSON(t, out)
+}

@@ -1,0 +1,516 @@
+package insights
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/insights/encoding"
+)
+
+// Annotations the machine-config daemon keeps on nodes (insight-rules §1.5).
+const (
+	annCurrentConfig = "machineconfiguration.openshift.io/currentConfig"
+	annDesiredConfig = "machineconfiguration.openshift.io/desiredConfig"
+	annState         = "machineconfiguration.openshift.io/state"
+	annReason        = "machineconfiguration.openshift.io/reason"
+	annDesiredDrain  = "machineconfiguration.openshift.io/desiredDrain"
+	annAppliedDrain  = "machineconfiguration.openshift.io/lastAppliedDrain"
+	annDesiredImage  = "machineconfiguration.openshift.io/desiredImage"
+	annCurrentImage  = "machineconfiguration.openshift.io/currentImage"
+
+	stateDone           = "Done"
+	stateWorking        = "Working"
+	stateRebooting      = "Rebooting"
+	stateDegraded       = "Degraded"
+	stateUnreconcilable = "Unreconcilable"
+)
+
+// Reasons a node is unavailable (the MCO's own notion, insight-rules §6.4).
+const (
+	reasonNotReady      = "Not ready"
+	reasonDiskPressure  = "Disk pressure"
+	reasonNetwork       = "Network unavailable"
+	reasonUnschedulable = "Node is marked unschedulable"
+	reasonMCDWorking    = "Machine Config Daemon is processing the node"
+	notReadySerious     = 5 * time.Minute
+	pressureSerious     = time.Minute
+	estimateDraining    = 10 * time.Minute
+	estimateUpdating    = 5 * time.Minute
+)
+
+// Reasons of the Node Available condition that the project constants lack.
+const (
+	NodeAvailableReasonDiskPressure       = "DiskPressure"
+	NodeAvailableReasonNetworkUnavailable = "NetworkUnavailable"
+	NodeAvailableReasonMCDProcessing      = "MachineConfigDaemonProcessing"
+)
+
+// nodePhase is a node's update phase; the order is oc's sort order.
+type nodePhase int
+
+const (
+	phaseDraining nodePhase = iota
+	phaseUpdating
+	phaseRebooting
+	phasePaused
+	phasePending
+	phaseUpdated
+)
+
+// updatingReason is the reason of the node's Updating condition for a phase.
+var updatingReason = [...]v1alpha1.NodeUpdatingReason{
+	phaseDraining:  v1alpha1.NodeDraining,
+	phaseUpdating:  v1alpha1.NodeUpdating,
+	phaseRebooting: v1alpha1.NodeRebooting,
+	phasePaused:    v1alpha1.NodePaused,
+	phasePending:   v1alpha1.NodeUpdatePending,
+	phaseUpdated:   v1alpha1.NodeCompleted,
+}
+
+var updatingMessage = [...]string{
+	phaseDraining:  "The node is draining",
+	phaseUpdating:  "The node is updating",
+	phaseRebooting: "The node is rebooting",
+	phasePaused:    "The update of the node is paused",
+	phasePending:   "The update of the node is pending",
+	phaseUpdated:   "The node is updated",
+}
+
+// badCondition is one reason why a node is unavailable.
+type badCondition struct {
+	reason, message string
+	since           time.Time
+}
+
+// nodeFacts is everything the engine concludes about one node that does not
+// depend on the clock. It is computed once per node version and reused.
+type nodeFacts struct {
+	name       string
+	uid        string
+	changed    time.Time
+	acquiredAt metav1.Time
+
+	isUpdated, isUpdating, isUnavailable, isDegraded bool
+	phase                                            nodePhase
+	// bad are the unavailability reasons when isUnavailable.
+	bad []badCondition
+	// rank orders nodes by importance when an informer must be truncated.
+	rank int
+
+	// insight is nil when the node cannot be represented (invalid name).
+	insight *v1alpha1.NodeStatusInsight
+	// unavailable is the row-7 insight, shown only while the node is
+	// seriously unavailable (which depends on the clock); nil when the node
+	// is not unavailable, is updating, or the insight would be incomplete.
+	unavailable *healthItem
+	// degraded is the row-8 insight, nil unless shown.
+	degraded *healthItem
+	// unrepresentable explains why insight is nil.
+	unrepresentable *healthItem
+}
+
+// poolInfo is a MachineConfigPool as the node rules see it.
+type poolInfo struct {
+	name     string
+	master   bool
+	paused   bool
+	config   string
+	layered  bool
+	osImage  string
+	selector selector
+	changed  time.Time
+	gen      uint64
+}
+
+// nodeInputs are the inputs shared by every node's facts.
+type nodeInputs struct {
+	// mcVersions maps a MachineConfig name to its release version.
+	mcVersions map[string]string
+	// versionOK says which of those versions the API can carry.
+	versionOK map[string]bool
+	// latest is history[0].version.
+	latest    string
+	multiArch bool
+}
+
+// evaluateNode applies insight-rules §6 to one node of pool.
+func evaluateNode(n *corev1.Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
+	mcVersions, latestVersion, multiArchInProgress := in.mcVersions, in.latest, in.multiArch
+	ann := n.Annotations
+	f := &nodeFacts{name: n.Name, changed: nodeChangeTime(n)}
+	f.acquiredAt = wire(f.changed)
+	f.uid = encoding.UID("node", "", "nodes", "", n.Name)
+
+	current := ann[annCurrentConfig]
+	desired, desiredSet := ann[annDesiredConfig]
+	currentVersion, foundCurrent := mcVersion(mcVersions, current)
+	desiredVersion, foundDesired := mcVersion(mcVersions, desired)
+
+	matched := current == desired
+	desiredIsTarget := desired == pool.config
+	f.isUpdated = foundCurrent && latestVersion != "" && currentVersion == latestVersion &&
+		(!multiArchInProgress || !desiredSet || (matched && desiredIsTarget))
+	f.isUpdating = !f.isUpdated && foundCurrent && foundDesired && latestVersion != "" && desiredVersion == latestVersion &&
+		!matched && desiredIsTarget
+
+	state := ann[annState]
+	switch {
+	case f.isUpdating && isDraining(ann, f.isUpdating):
+		f.phase = phaseDraining
+	case f.isUpdating:
+		switch state {
+		case stateRebooting:
+			f.phase = phaseRebooting
+		case stateDone:
+			f.phase = phaseUpdated
+		default:
+			f.phase = phaseUpdating
+		}
+	case f.isUpdated:
+		f.phase = phaseUpdated
+	case pool.paused:
+		f.phase = phasePaused
+	default:
+		f.phase = phasePending
+	}
+
+	f.bad, f.isUnavailable = unavailability(n, pool)
+	f.isDegraded = desired != "" && (state == stateDegraded || state == stateUnreconcilable)
+	mcReason := ann[annReason]
+
+	// EST (insight-rules §6.6): none is "?", zero is "-".
+	var est *time.Duration
+	switch f.phase {
+	case phaseDraining:
+		d := estimateDraining
+		est = &d
+	case phaseUpdating, phaseRebooting:
+		d := estimateUpdating
+		est = &d
+	case phasePaused, phaseUpdated:
+		d := time.Duration(0)
+		est = &d
+	}
+	var message string
+	if f.isUnavailable && !f.isUpdating {
+		message = reasonList(f.bad)
+		est = nil
+		if f.isUpdated {
+			d := time.Duration(0)
+			est = &d
+		}
+	}
+	if f.isDegraded {
+		message = mcReason
+		est = nil
+		if f.isUpdated {
+			d := time.Duration(0)
+			est = &d
+		}
+	}
+
+	switch {
+	case f.isDegraded:
+		f.rank = 0
+	case f.isUnavailable && !f.isUpdating:
+		f.rank = 1
+	case f.phase == phaseUpdating:
+		f.rank = 2
+	case f.phase == phaseDraining || f.phase == phaseRebooting:
+		f.rank = 3
+	case f.phase == phasePaused:
+		f.rank = 4
+	case f.phase == phasePending:
+		f.rank = 5
+	default:
+		f.rank = 6
+	}
+
+	scope := v1alpha1.WorkerPoolScope
+	if pool.master {
+		scope = v1alpha1.ControlPlaneScope
+	}
+	ref := nodeRef(n.Name)
+	if !encoding.IsDNSSubdomain(n.Name) {
+		f.unrepresentable = newHealth(encoding.HealthUnrepresentable, n.Name, nil, scope, time.Time{},
+			v1alpha1.InfoImpactLevel, v1alpha1.UnknownImpactType,
+			"A node has a name the API cannot carry, it is left out",
+			fmt.Sprintf("Node %q is not a valid resource name, so no insight describes it.", encoding.Short(n.Name, 300)),
+			refAPIIntro)
+		if f.unrepresentable != nil {
+			f.unrepresentable.acquired = f.changed
+		}
+		return f
+	}
+
+	if f.isUnavailable && !f.isUpdating {
+		desc := unavailableDescription(f.bad)
+		if f.isDegraded {
+			desc = mcReason
+		}
+		f.unavailable = newHealth(encoding.HealthNodeUnavailable, n.Name, &ref, scope, unavailableSince(f.bad),
+			v1alpha1.WarningImpactLevel, v1alpha1.UpdateSpeedImpactType, unavailableSummary(n.Name, f.bad), desc, refMCO)
+		if f.unavailable != nil {
+			f.unavailable.acquired = f.changed
+		}
+	}
+	if f.isDegraded {
+		f.degraded = newHealth(encoding.HealthNodeDegraded, n.Name, &ref, scope, time.Time{},
+			v1alpha1.ErrorImpactLevel, v1alpha1.UpdateStalledImpactType, fmt.Sprintf("Node %s is degraded", n.Name), mcReason, refMCO)
+		if f.degraded != nil {
+			f.degraded.acquired = f.changed
+		}
+	}
+
+	ni := &v1alpha1.NodeStatusInsight{
+		Name:         n.Name,
+		Resource:     ref,
+		PoolResource: v1alpha1.PoolResourceRef{ResourceRef: mcpRef(pool.name)},
+		Scope:        scope,
+		Message:      encoding.Short(message, maxNodeMessage),
+	}
+	if ok, known := in.versionOK[currentVersion]; (known && ok) || (!known && isVersion(currentVersion)) {
+		ni.Version = currentVersion
+	}
+	if est != nil {
+		ni.EstimatedToComplete = &metav1.Duration{Duration: *est}
+	}
+	updStatus := metav1.ConditionFalse
+	if f.isUpdating {
+		updStatus = metav1.ConditionTrue
+	}
+	updMsg := updatingMessage[f.phase]
+	if f.isUpdating && f.phase == phaseUpdated {
+		updMsg = "The node is about to update: its desired configuration is the target, but the machine-config daemon still reports Done"
+	}
+	ni.Conditions = []metav1.Condition{
+		condition(string(v1alpha1.NodeStatusInsightUpdating), updStatus, string(updatingReason[f.phase]), updMsg, f.changed),
+		availableCondition(n, f),
+		degradedCondition(f, mcReason),
+	}
+	f.insight = ni
+	return f
+}
+
+// availableCondition carries the MCO's notion of availability. Its message
+// is oc's reason list, the text of the node table.
+func availableCondition(n *corev1.Node, f *nodeFacts) metav1.Condition {
+	typ := string(v1alpha1.NodeStatusInsightAvailable)
+	if !f.isUnavailable {
+		at := f.changed
+		for i := range n.Status.Conditions {
+			if c := &n.Status.Conditions[i]; c.Type == corev1.NodeReady && !c.LastTransitionTime.IsZero() {
+				at = c.LastTransitionTime.Time
+			}
+		}
+		return condition(typ, metav1.ConditionTrue, v1alpha1.NodeAvailableReasonAsExpected, "The node is available", at)
+	}
+	reason := v1alpha1.NodeAvailableReasonCannotDetermine
+	if len(f.bad) > 0 {
+		switch f.bad[0].reason {
+		case reasonNotReady:
+			reason = v1alpha1.NodeAvailableReasonNotReady
+		case reasonDiskPressure:
+			reason = NodeAvailableReasonDiskPressure
+		case reasonNetwork:
+			reason = NodeAvailableReasonNetworkUnavailable
+		case reasonUnschedulable:
+			reason = v1alpha1.NodeAvailableReasonUnschedulable
+		case reasonMCDWorking:
+			reason = NodeAvailableReasonMCDProcessing
+		}
+	}
+	return condition(typ, metav1.ConditionFalse, reason, reasonList(f.bad), firstSet(unavailableSince(f.bad), f.changed))
+}
+
+// degradedCondition carries the full machine-config daemon reason; the
+// node's 100-character message holds only its first line.
+func degradedCondition(f *nodeFacts, mcReason string) metav1.Condition {
+	typ := string(v1alpha1.NodeStatusInsightDegraded)
+	if f.isDegraded {
+		return condition(typ, metav1.ConditionTrue, v1alpha1.NodeDegradedReasonDegraded, mcReason, f.changed)
+	}
+	return condition(typ, metav1.ConditionFalse, v1alpha1.NodeDegradedReasonAsExpected, "The node is not degraded", f.changed)
+}
+
+// nodeChangeTime is the latest change a node records outside its heartbeats.
+func nodeChangeTime(n *corev1.Node) time.Time {
+	t := metaChangeTime(&n.ObjectMeta)
+	for i := range n.Status.Conditions {
+		if lt := n.Status.Conditions[i].LastTransitionTime.Time; lt.After(t) {
+			t = lt
+		}
+	}
+	return t
+}
+
+// mcVersion is the release version of a rendered MachineConfig (§6.1).
+func mcVersion(versions map[string]string, name string) (string, bool) {
+	if name == "" {
+		return "", false
+	}
+	v, ok := versions[name]
+	return v, ok && v != ""
+}
+
+// isDraining applies the draining rule of insight-rules §6.3.
+func isDraining(ann map[string]string, isUpdating bool) bool {
+	desired, applied := ann[annDesiredDrain], ann[annAppliedDrain]
+	if desired == "" || applied == "" {
+		return false
+	}
+	if desired != applied {
+		verb, _, _ := strings.Cut(desired, "-")
+		if verb == "drain" {
+			return true
+		}
+	}
+	return isUpdating && ann[annState] == stateDone
+}
+
+// unavailability applies insight-rules §6.4: the reasons a node is
+// unavailable and whether it is.
+func unavailability(n *corev1.Node, pool *poolInfo) ([]badCondition, bool) {
+	var bad []badCondition
+	for i := range n.Status.Conditions {
+		c := &n.Status.Conditions[i]
+		b := badCondition{message: c.Message, since: c.LastTransitionTime.Time}
+		switch {
+		case c.Type == corev1.NodeReady && c.Status != corev1.ConditionTrue:
+			b.reason = reasonNotReady
+		case c.Type == corev1.NodeDiskPressure && c.Status != corev1.ConditionFalse:
+			b.reason = reasonDiskPressure
+		case c.Type == corev1.NodeNetworkUnavailable && c.Status != corev1.ConditionFalse:
+			b.reason = reasonNetwork
+		default:
+			continue
+		}
+		bad = append(bad, b)
+	}
+	if n.Spec.Unschedulable {
+		bad = append(bad, badCondition{reason: reasonUnschedulable})
+	}
+	ann := n.Annotations
+	if len(bad) == 0 {
+		if isNodeDone(ann) {
+			return nil, false
+		}
+		if s := ann[annState]; s == stateDegraded || s == stateUnreconcilable {
+			return nil, false
+		}
+		bad = append(bad, badCondition{reason: reasonMCDWorking})
+	}
+	// The pool image check: a layered pool expects its image, any other
+	// pool none.
+	desiredImage := ann[annDesiredImage]
+	if pool.layered && pool.osImage != "" {
+		if desiredImage != pool.osImage {
+			return nil, false
+		}
+	} else if desiredImage != "" {
+		return nil, false
+	}
+	return bad, true
+}
+
+// isNodeDone reports whether the daemon finished: configs set and equal,
+// image annotations absent or equal, state Done.
+func isNodeDone(ann map[string]string) bool {
+	c, d := ann[annCurrentConfig], ann[annDesiredConfig]
+	if c == "" || d == "" || c != d {
+		return false
+	}
+	di, dok := ann[annDesiredImage]
+	ci, cok := ann[annCurrentImage]
+	if dok || cok {
+		if di == "" || ci == "" || di != ci {
+			return false
+		}
+	}
+	return ann[annState] == stateDone
+}
+
+func reasonList(bad []badCondition) string {
+	parts := make([]string, len(bad))
+	for i, b := range bad {
+		parts[i] = b.reason
+	}
+	return strings.Join(parts, " | ")
+}
+
+func unavailableSummary(name string, bad []badCondition) string {
+	parts := make([]string, len(bad))
+	for i, b := range bad {
+		switch b.reason {
+		case reasonNotReady:
+			parts[i] = fmt.Sprintf("Node %s is not ready", name)
+		case reasonDiskPressure:
+			parts[i] = fmt.Sprintf("Node %s has disk pressure", name)
+		case reasonNetwork:
+			parts[i] = fmt.Sprintf("Node %s has unavailable network", name)
+		default:
+			parts[i] = b.reason
+		}
+	}
+	return strings.Join(parts, " | ")
+}
+
+func unavailableDescription(bad []badCondition) string {
+	parts := make([]string, len(bad))
+	for i, b := range bad {
+		switch b.reason {
+		case reasonNotReady:
+			parts[i] = fmt.Sprintf("Node has a Ready!=True condition with Reason %q and message %q", b.reason, b.message)
+		case reasonDiskPressure:
+			parts[i] = fmt.Sprintf("Node has a DiskPressure!=False condition with Reason %q and message %q", b.reason, b.message)
+		case reasonNetwork:
+			parts[i] = fmt.Sprintf("Node has a NetworkUnavailable!=False condition with Reason %q and message %q", b.reason, b.message)
+		default:
+			parts[i] = b.reason
+		}
+	}
+	return strings.Join(parts, " | ")
+}
+
+func unavailableSince(bad []badCondition) time.Time {
+	var out time.Time
+	for _, b := range bad {
+		if b.since.IsZero() {
+			continue
+		}
+		if out.IsZero() || b.since.Before(out) {
+			out = b.since
+		}
+	}
+	return out
+}
+
+// seriouslyUnavailable applies the age rule of insight-rules §6.4 at now and
+// returns the next instant at which the answer changes (zero if never).
+func seriouslyUnavailable(bad []badCondition, now time.Time) (bool, time.Time) {
+	var next time.Time
+	for _, b := range bad {
+		var after time.Duration
+		switch b.reason {
+		case reasonUnschedulable, reasonMCDWorking:
+			continue
+		case reasonNotReady:
+			after = notReadySerious
+		case reasonDiskPressure, reasonNetwork:
+			after = pressureSerious
+		default:
+			return true, time.Time{}
+		}
+		at := b.since.Add(after)
+		if !now.Before(at) {
+			return true, time.Time{}
+		}
+		next = earliest(next, at)
+	}
+	return false, next
+}

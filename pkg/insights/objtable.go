@@ -1,0 +1,95 @@
+package insights
+
+import (
+	"unsafe"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// objectTable maps Node objects, by pointer, to their memory: an
+// open-addressing hash table with linear probing. It changes only when an
+// object changes, so a recomputation reads it once per node and writes
+// nothing, which is cheaper than a Go map lookup and keeps the garbage
+// collector's write barriers out of the hot loop.
+type objectTable struct {
+	keys []*corev1.Node
+	vals []*nodeEntry
+	n    int
+}
+
+func (t *objectTable) slot(n *corev1.Node) int {
+	h := uint64(uintptr(unsafe.Pointer(n))) * 0x9E3779B97F4A7C15
+	return int(h>>32) & (len(t.keys) - 1)
+}
+
+// get returns the entry stored for n, or nil.
+func (t *objectTable) get(n *corev1.Node) *nodeEntry {
+	if len(t.keys) == 0 {
+		return nil
+	}
+	mask := len(t.keys) - 1
+	for i := t.slot(n); ; i = (i + 1) & mask {
+		switch t.keys[i] {
+		case n:
+			return t.vals[i]
+		case nil:
+			return nil
+		}
+	}
+}
+
+// put stores ent for n.
+func (t *objectTable) put(n *corev1.Node, ent *nodeEntry) {
+	if 2*(t.n+1) > len(t.keys) {
+		t.grow()
+	}
+	mask := len(t.keys) - 1
+	for i := t.slot(n); ; i = (i + 1) & mask {
+		switch t.keys[i] {
+		case n:
+			t.vals[i] = ent
+			return
+		case nil:
+			t.keys[i], t.vals[i] = n, ent
+			t.n++
+			return
+		}
+	}
+}
+
+// del removes n, shifting later entries of its probe run back so that no
+// lookup stops early.
+func (t *objectTable) del(n *corev1.Node) {
+	if len(t.keys) == 0 {
+		return
+	}
+	mask := len(t.keys) - 1
+	i := t.slot(n)
+	for t.keys[i] != n {
+		if t.keys[i] == nil {
+			return
+		}
+		i = (i + 1) & mask
+	}
+	for j := (i + 1) & mask; t.keys[j] != nil; j = (j + 1) & mask {
+		// Move the entry at j into the hole at i unless its home slot lies
+		// cyclically in (i, j].
+		if home := t.slot(t.keys[j]); (j-home)&mask >= (j-i)&mask {
+			t.keys[i], t.vals[i] = t.keys[j], t.vals[j]
+			i = j
+		}
+	}
+	t.keys[i], t.vals[i] = nil, nil
+	t.n--
+}
+
+func (t *objectTable) grow() {
+	keys, vals := t.keys, t.vals
+	size := max(16, 2*len(keys))
+	t.keys, t.vals, t.n = make([]*corev1.Node, size), make([]*nodeEntry, size), 0
+	for i, k := range keys {
+		if k != nil {
+			t.put(k, vals[i])
+		}
+	}
+}

@@ -1,0 +1,41 @@
+package insights
+
+import (
+	"math/rand"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// TestObjectTable checks the table against a Go map over random operations.
+func TestObjectTable(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	objects := make([]*corev1.Node, 300)
+	for i := range objects {
+		objects[i] = &corev1.Node{}
+	}
+	var table objectTable
+	want := map[*corev1.Node]*nodeEntry{}
+	for step := 0; step < 20000; step++ {
+		n := objects[rng.Intn(len(objects))]
+		switch rng.Intn(3) {
+		case 0, 1:
+			ent := &nodeEntry{}
+			table.put(n, ent)
+			want[n] = ent
+		default:
+			table.del(n)
+			delete(want, n)
+		}
+		if table.n != len(want) {
+			t.Fatalf("step %d: %d entries, want %d", step, table.n, len(want))
+		}
+		if step%97 == 0 {
+			for _, o := range objects {
+				if got := table.get(o); got != want[o] {
+					t.Fatalf("step %d: get returned %p, want %p", step, got, want[o])
+				}
+			}
+		}
+	}
+}

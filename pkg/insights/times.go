@@ -1,0 +1,117 @@
+package insights
+
+import (
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/update-status/apiserver/pkg/insights/encoding"
+)
+
+// The API serializes instants with whole seconds, so every instant the
+// engine writes is truncated to the second first: an object then equals its
+// own JSON round trip, and recomputation from the same sources is
+// byte-identical.
+
+// wire returns t at second precision, or encoding.UnknownTime when t is zero.
+func wire(t time.Time) metav1.Time {
+	if t.IsZero() || encoding.IsUnknownTime(t) {
+		return metav1.Time{Time: encoding.UnknownTime}
+	}
+	return metav1.Time{Time: t.UTC().Truncate(time.Second)}
+}
+
+// wireCeil is wire rounding up to the next whole second, for instants with a
+// fraction (alert activeAt): a "since" computed from it never overstates.
+func wireCeil(t time.Time) metav1.Time {
+	if t.IsZero() || encoding.IsUnknownTime(t) {
+		return metav1.Time{Time: encoding.UnknownTime}
+	}
+	s := t.UTC().Truncate(time.Second)
+	if s.Before(t) {
+		s = s.Add(time.Second)
+	}
+	return metav1.Time{Time: s}
+}
+
+// latest returns the latest of the instants.
+func latest(ts ...time.Time) time.Time {
+	var out time.Time
+	for _, t := range ts {
+		if t.After(out) {
+			out = t
+		}
+	}
+	return out
+}
+
+// firstSet returns the first non-zero instant, or zero.
+func firstSet(ts ...time.Time) time.Time {
+	for _, t := range ts {
+		if !t.IsZero() {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+// metaChangeTime is the latest change an object's metadata records: its
+// creation and the times of the managedFields entries of the main resource.
+// Entries of subresources (status) are ignored: a kubelet heartbeat would
+// otherwise move it every few seconds.
+func metaChangeTime(m *metav1.ObjectMeta) time.Time {
+	t := m.CreationTimestamp.Time
+	for i := range m.ManagedFields {
+		f := &m.ManagedFields[i]
+		if f.Subresource == "" && f.Time != nil && f.Time.After(t) {
+			t = f.Time.Time
+		}
+	}
+	return t
+}
+
+// clusterConditionsChangeTime is the latest transition among conditions of a
+// ClusterVersion or ClusterOperator.
+func clusterConditionsChangeTime(conds []configv1.ClusterOperatorStatusCondition) time.Time {
+	var t time.Time
+	for i := range conds {
+		if lt := conds[i].LastTransitionTime.Time; lt.After(t) {
+			t = lt
+		}
+	}
+	return t
+}
+
+// findClusterCondition returns the first condition of the given type, or nil.
+func findClusterCondition(conds []configv1.ClusterOperatorStatusCondition, typ configv1.ClusterStatusConditionType) *configv1.ClusterOperatorStatusCondition {
+	for i := range conds {
+		if conds[i].Type == typ {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+// condition builds a metav1.Condition at wire precision.
+func condition(typ string, status metav1.ConditionStatus, reason, message string, at time.Time) metav1.Condition {
+	return metav1.Condition{
+		Type:               typ,
+		Status:             status,
+		Reason:             reason,
+		Message:            encoding.Truncate(message, maxConditionMessage),
+		LastTransitionTime: wire(at),
+	}
+}
+
+// conditionStatus maps a source condition status onto a metav1 one.
+func conditionStatus(s configv1.ConditionStatus) metav1.ConditionStatus {
+	switch s {
+	case configv1.ConditionTrue:
+		return metav1.ConditionTrue
+	case configv1.ConditionFalse:
+		return metav1.ConditionFalse
+	default:
+		return metav1.ConditionUnknown
+	}
+}

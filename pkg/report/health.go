@@ -1,0 +1,263 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/insights/encoding"
+)
+
+// healthRow is one Health insight as the report shows it.
+type healthRow struct {
+	since, level, impact, message, description, reference string
+	resources                                             []v1alpha1.ResourceRef
+}
+
+// collectionKey orders Health insights the way oc collects them (nodes and
+// pools per pool, alerts, the ClusterVersion, the ClusterOperators, the
+// previous-update insight), which decides the order of insights that tie on
+// start time and level. The kind comes from the uid (encoding.HealthKind).
+type collectionKey struct {
+	rank     int
+	pool     int
+	poolName string
+	name     string
+	sub      int
+	summary  string
+	uid      string
+}
+
+func (a collectionKey) less(b collectionKey) bool {
+	switch {
+	case a.rank != b.rank:
+		return a.rank < b.rank
+	case a.pool != b.pool:
+		return a.pool < b.pool
+	case a.poolName != b.poolName:
+		return a.poolName < b.poolName
+	case a.name != b.name:
+		return a.name < b.name
+	case a.sub != b.sub:
+		return a.sub < b.sub
+	case a.summary != b.summary:
+		return a.summary < b.summary
+	}
+	return a.uid < b.uid
+}
+
+func (r *renderer) collectionKey(e healthEntry) collectionKey {
+	k := collectionKey{rank: 5, uid: e.uid}
+	subject := ""
+	if rs := e.insight.Scope.Resources; len(rs) > 0 {
+		subject = rs[0].Name
+	}
+	switch encoding.KindOf(e.uid) {
+	case encoding.HealthNodeUnavailable, encoding.HealthNodeDegraded:
+		pool := r.v.nodePool[subject]
+		k.rank, k.pool, k.poolName, k.name = 0, poolRank(pool), pool, subject
+		if encoding.KindOf(e.uid) == encoding.HealthNodeDegraded {
+			k.sub = 1
+		}
+	case encoding.HealthPoolPaused:
+		k.rank, k.pool, k.poolName, k.name, k.sub = 0, poolRank(subject), subject, "\xff", 2
+	case encoding.HealthAlert:
+		k.rank, k.summary = 1, e.insight.Impact.Summary
+	case encoding.HealthCVNoFailing, encoding.HealthCVFailing:
+		k.rank = 2
+	case encoding.HealthCOUnavailable:
+		k.rank, k.name = 3, subject
+	case encoding.HealthCODegraded:
+		k.rank, k.name, k.sub = 3, subject, 1
+	case encoding.HealthPreviousPartial:
+		k.rank = 4
+	}
+	return k
+}
+
+func levelRank(l v1alpha1.InsightImpactLevel) int {
+	switch l {
+	case v1alpha1.CriticalInfoLevel:
+		return 4
+	case v1alpha1.ErrorImpactLevel:
+		return 3
+	case v1alpha1.WarningImpactLevel:
+		return 2
+	case v1alpha1.InfoImpactLevel:
+		return 1
+	}
+	return 0
+}
+
+// sortedHealth orders the Health insights as oc does: newest first, then
+// by level, ties in collection order.
+func (r *renderer) sortedHealth() []healthEntry {
+	entries := append([]healthEntry(nil), r.v.health...)
+	keys := make(map[string]collectionKey, len(entries))
+	for _, e := range entries {
+		keys[e.uid] = r.collectionKey(e)
+	}
+	sort.SliceStable(entries, func(i, j int) bool { return keys[entries[i].uid].less(keys[entries[j].uid]) })
+	started := func(e healthEntry) time.Time {
+		if t := e.insight.StartedAt.Time; !encoding.IsUnknownTime(t) {
+			return t
+		}
+		return time.Time{}
+	}
+	sort.SliceStable(entries, func(i, j int) bool { return started(entries[i]).After(started(entries[j])) })
+	sort.SliceStable(entries, func(i, j int) bool {
+		return levelRank(entries[i].insight.Impact.Level) > levelRank(entries[j].insight.Impact.Level)
+	})
+	return entries
+}
+
+func (r *renderer) since(t metav1.Time) string {
+	if encoding.IsUnknownTime(t.Time) {
+		return "-"
+	}
+	return shortDuration(r.now.Sub(t.Time).Truncate(time.Second))
+}
+
+// health writes the "Update Health" section.
+func (r *renderer) health() {
+	r.printf("= Update Health =\n")
+	entries := r.sortedHealth()
+	if len(entries) == 0 {
+		started := time.Time{}
+		if cv := r.v.cv; cv != nil {
+			started = cv.StartedAt.Time
+		} else if c := r.v.cpUpdating; c != nil {
+			started = c.LastTransitionTime.Time
+		}
+		r.table([]healthRow{{
+			since:   shortDuration(r.now.Sub(started).Round(time.Second)),
+			level:   string(v1alpha1.InfoImpactLevel),
+			impact:  string(v1alpha1.NoneImpactType),
+			message: "Update is proceeding well",
+		}})
+		return
+	}
+	rows := make([]healthRow, len(entries))
+	for i, e := range entries {
+		h := e.insight
+		rows[i] = healthRow{
+			since:       r.since(h.StartedAt),
+			level:       string(h.Impact.Level),
+			impact:      string(h.Impact.Type),
+			message:     h.Impact.Summary,
+			description: r.fullDescription(e),
+			reference:   encoding.ReferenceText(h.Remediation.Reference),
+			resources:   h.Scope.Resources,
+		}
+	}
+	if r.details.enabled(DetailsHealth) {
+		r.detailed(rows)
+		return
+	}
+	r.table(rows)
+}
+
+func (r *renderer) table(rows []healthRow) {
+	tw := tabwriter.NewWriter(r.w, 0, 0, 3, ' ', 0)
+	_, _ = io.WriteString(tw, "SINCE\tLEVEL\tIMPACT\tMESSAGE\n")
+	for _, row := range rows {
+		_, _ = io.WriteString(tw, row.since+"\t"+row.level+"\t"+row.impact+"\t"+row.message+"\n")
+	}
+	_ = tw.Flush()
+	if len(rows) > 1 || rows[0].level != string(v1alpha1.InfoImpactLevel) {
+		r.printf("\nRun with --details=health for additional description and links to related online documentation\n")
+	}
+}
+
+func (r *renderer) detailed(rows []healthRow) {
+	const pad = len("Description: ")
+	for i, row := range rows {
+		r.printf("Message: %s\n", row.message)
+		r.printf("  %-*s%s\n", pad, "Since:", row.since)
+		r.printf("  %-*s%s\n", pad, "Level:", row.level)
+		r.printf("  %-*s%s\n", pad, "Impact:", row.impact)
+		r.printf("  %-*s%s\n", pad, "Reference:", row.reference)
+		if len(row.resources) > 0 {
+			byKind := map[string][]string{}
+			var kinds []string
+			width := 0
+			for _, res := range row.resources {
+				kind := res.Resource
+				if res.Group != "" {
+					kind += "." + res.Group
+				}
+				kind += ": "
+				if _, ok := byKind[kind]; !ok {
+					kinds = append(kinds, kind)
+				}
+				name := res.Name
+				if res.Resource == "alerts" {
+					name = encoding.DecodeAlertName(name)
+				}
+				if res.Namespace != "" {
+					name = res.Namespace + "/" + name
+				}
+				byKind[kind] = append(byKind[kind], name)
+				width = max(width, len(kind))
+			}
+			sort.Strings(kinds)
+			r.printf("  Resources:\n")
+			for _, kind := range kinds {
+				names := byKind[kind]
+				sort.Strings(names)
+				r.printf("    %-*s%s\n", width, kind, strings.Join(names, ", "))
+			}
+		}
+		desc := strings.ReplaceAll(row.description, "\n", fmt.Sprintf("\n%s, ", strings.Repeat(" ", pad+2)))
+		r.printf("  %-*s%s\n", pad, "Description:", desc)
+		if i+1 < len(rows) {
+			r.printf("\n")
+		}
+	}
+}
+
+// fullDescription returns an insight's description; when the engine had to
+// shorten it (encoding.TruncationMarker), the full text is taken from the
+// status insight condition that carries it, if the object has one.
+func (r *renderer) fullDescription(e healthEntry) string {
+	d := e.insight.Impact.Description
+	if !encoding.IsTruncated(d) || len(e.insight.Scope.Resources) == 0 {
+		return d
+	}
+	prefix := encoding.TruncatedPrefix(d)
+	subject := e.insight.Scope.Resources[0].Name
+	var full string
+	switch encoding.KindOf(e.uid) {
+	case encoding.HealthCOUnavailable, encoding.HealthCODegraded:
+		for _, co := range r.v.operators {
+			if co.Name == subject {
+				if c := findCondition(co.Conditions, string(v1alpha1.ClusterOperatorStatusInsightHealthy)); c != nil {
+					full = c.Message
+				}
+			}
+		}
+	case encoding.HealthNodeDegraded, encoding.HealthNodeUnavailable:
+		for _, p := range append([]*poolView{r.v.master}, r.v.workers...) {
+			if p == nil {
+				continue
+			}
+			for _, n := range p.nodes {
+				if n.Name == subject {
+					if c := findCondition(n.Conditions, string(v1alpha1.NodeStatusInsightDegraded)); c != nil && c.Status == metav1.ConditionTrue {
+						full = c.Message
+					}
+				}
+			}
+		}
+	}
+	if full != "" && !encoding.IsTruncated(full) && strings.HasPrefix(full, prefix) {
+		return full
+	}
+	return d
+}

@@ -1,0 +1,294 @@
+// Package report prints the human-readable update report of
+// `oc adm upgrade status` from an UpdateStatus object and a clock reading.
+//
+// It reads nothing but the object: every line is derived from the insights,
+// following the conventions of package encoding. That the fixtures of oc
+// come out byte for byte identical is the proof that the API carries
+// everything the report needs.
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/insights/encoding"
+)
+
+// Details selects the optional sections of the report.
+type Details string
+
+// The values of --details.
+const (
+	DetailsNone      Details = "none"
+	DetailsAll       Details = "all"
+	DetailsNodes     Details = "nodes"
+	DetailsHealth    Details = "health"
+	DetailsOperators Details = "operators"
+)
+
+// AllDetails lists the accepted values, in oc's order.
+var AllDetails = []Details{DetailsNone, DetailsAll, DetailsNodes, DetailsHealth, DetailsOperators}
+
+// ParseDetails checks a --details value.
+func ParseDetails(s string) (Details, error) {
+	for _, d := range AllDetails {
+		if string(d) == s {
+			return d, nil
+		}
+	}
+	names := make([]string, len(AllDetails))
+	for i, d := range AllDetails {
+		names[i] = string(d)
+	}
+	return "", fmt.Errorf("invalid value for --details: %s (must be one of %s)", s, strings.Join(names, ", "))
+}
+
+func (d Details) enabled(what Details) bool { return d == DetailsAll || d == what }
+
+// Render writes the report for obj as seen at now.
+func Render(w io.Writer, obj *v1alpha1.UpdateStatus, now time.Time, details Details) error {
+	if obj == nil {
+		return fmt.Errorf("no UpdateStatus to report on")
+	}
+	bw := bufio.NewWriter(w)
+	r := &renderer{w: bw, now: now, details: details, v: newView(&obj.Status)}
+	r.render()
+	return bw.Flush()
+}
+
+type renderer struct {
+	w       io.Writer
+	now     time.Time
+	details Details
+	v       *view
+}
+
+func (r *renderer) printf(format string, args ...any) { _, _ = fmt.Fprintf(r.w, format, args...) }
+
+func (r *renderer) render() {
+	if !r.v.updating() {
+		r.printf("The cluster is not updating.\n")
+		return
+	}
+	r.controlPlane()
+	if m := r.v.master; m != nil {
+		r.nodes(m, true)
+	}
+	workerUpgrade := false
+	for _, p := range r.v.workers {
+		if len(p.nodes) > 0 {
+			workerUpgrade = true
+			break
+		}
+	}
+	if workerUpgrade {
+		r.printf("\n= Worker Upgrade =\n")
+		r.pools()
+		for _, p := range r.v.workers {
+			r.nodes(p, false)
+		}
+	}
+	r.printf("\n")
+	r.health()
+}
+
+// operatorState is the control plane's operator counts.
+type operatorState struct {
+	total, updated, waiting, unavailable, degraded int
+	updating                                       []*v1alpha1.ClusterOperatorStatusInsight
+}
+
+func (r *renderer) operatorState() operatorState {
+	var s operatorState
+	for _, co := range r.v.operators {
+		s.total++
+		if u := findCondition(co.Conditions, string(v1alpha1.ClusterOperatorStatusInsightUpdating)); u != nil {
+			switch {
+			case u.Status == metav1.ConditionTrue:
+				s.updating = append(s.updating, co)
+			case u.Reason == string(v1alpha1.ClusterOperatorUpdatingReasonUpdated):
+				s.updated++
+			case u.Reason == string(v1alpha1.ClusterOperatorUpdatingReasonPending):
+				s.waiting++
+			}
+		}
+		h := findCondition(co.Conditions, string(v1alpha1.ClusterOperatorStatusInsightHealthy))
+		switch {
+		case h != nil && h.Status == metav1.ConditionTrue:
+		case h != nil && h.Status == metav1.ConditionFalse && h.Reason == string(v1alpha1.ClusterOperatorHealthyReasonDegraded):
+			s.degraded++
+		default:
+			// Unavailable, and oc counts Available=Unknown (and a missing
+			// Available condition) as unavailable too.
+			s.unavailable++
+		}
+	}
+	return s
+}
+
+// reference is the instant the control plane's duration and estimate are
+// measured to: its completion, or now while it runs.
+func (r *renderer) reference() time.Time {
+	if cv := r.v.cv; cv != nil && cv.CompletedAt != nil {
+		return cv.CompletedAt.Time
+	}
+	return r.now
+}
+
+func (r *renderer) controlPlane() {
+	cv := r.v.cv
+	ops := r.operatorState()
+	if cv != nil && cv.Assessment == v1alpha1.ControlPlaneAssessmentCompleted {
+		ref := r.reference()
+		r.printf("= Control Plane =\nUpdate to %s successfully completed at %s (duration: %s)\n",
+			cv.Versions.Target.Version, ref.UTC().Format(time.RFC3339), shortDuration(roundedDuration(ref.Sub(cv.StartedAt.Time))))
+		return
+	}
+	assessment, target := "Unknown", "unknown (from unknown)"
+	var duration, estimate time.Duration
+	multiArch := false
+	if cv != nil {
+		target = versionText(&cv.Versions)
+		multiArch = hasMetadata(cv.Versions.Target.Metadata, v1alpha1.ArchitectureMetadata)
+		duration = r.reference().Sub(cv.StartedAt.Time)
+		if cv.EstimatedCompletedAt != nil {
+			estimate = encoding.Remaining(cv.EstimatedCompletedAt.Time, r.reference())
+		}
+		if cv.Assessment != v1alpha1.ControlPlaneAssessmentUnknown {
+			switch {
+			case estimate < -10*time.Minute:
+				assessment = "Stalled"
+			case estimate < 0:
+				assessment = "Progressing - Slow"
+			default:
+				assessment = "Progressing"
+			}
+		}
+	}
+	r.printf("= Control Plane =\nAssessment:      %s\nTarget Version:  %s\n", assessment, target)
+	if len(ops.updating) > 0 {
+		names := make([]string, len(ops.updating))
+		for i, co := range ops.updating {
+			names[i] = co.Name
+		}
+		r.printf("Updating:        %s\n", strings.Join(names, ", "))
+	}
+	var completion int32
+	switch {
+	case cv != nil:
+		completion = cv.Completion
+	case ops.total > 0:
+		completion = int32(math.RoundToEven(float64(ops.updated) / float64(ops.total) * 100))
+	}
+	r.printf("Completion:      %d%% (%d operators updated, %d updating, %d waiting)\n", completion, ops.updated, len(ops.updating), ops.waiting)
+	r.printf("Duration:        %s", shortDuration(roundedDuration(duration)))
+	if estimate != 0 {
+		var text string
+		switch {
+		case multiArch:
+			text = "N/A for Multi-Architecture Migration"
+		case estimate < -10*time.Minute:
+			text = "N/A; estimate duration was " + shortDuration((duration + estimate).Truncate(time.Minute))
+		case estimate < 10*time.Minute:
+			text = "<10m"
+		default:
+			text = shortDuration(estimate)
+		}
+		r.printf(" (Est. Time Remaining: %s)", text)
+	}
+	health := []string{fmt.Sprintf("%d Healthy", ops.total-ops.unavailable-ops.degraded)}
+	if ops.unavailable > 0 {
+		health = append(health, fmt.Sprintf("%d Unavailable", ops.unavailable))
+	}
+	if ops.degraded > 0 {
+		health = append(health, fmt.Sprintf("%d Available but degraded", ops.degraded))
+	}
+	r.printf("\nOperator Health: %s\n", strings.Join(health, ", "))
+
+	if r.details.enabled(DetailsOperators) && len(ops.updating) > 0 {
+		r.printf("\nUpdating Cluster Operators")
+		tw := tabwriter.NewWriter(r.w, 0, 0, 3, ' ', 0)
+		_, _ = io.WriteString(tw, "\nNAME\tSINCE\tREASON\tMESSAGE\n")
+		for _, co := range ops.updating {
+			u := findCondition(co.Conditions, string(v1alpha1.ClusterOperatorStatusInsightUpdating))
+			reason, message := encoding.DecodeReasonMessage(u.Message)
+			if reason == "" {
+				reason = "-"
+			}
+			_, _ = io.WriteString(tw, co.Name+"\t"+shortDuration(r.now.Sub(u.LastTransitionTime.Time))+"\t"+ellipsis(reason, 20)+"\t")
+			for i, line := range strings.Split(message, "\n") {
+				if i > 0 {
+					_, _ = io.WriteString(tw, "\t\t\t")
+				}
+				_, _ = io.WriteString(tw, line+"\n")
+			}
+		}
+		_ = tw.Flush()
+	}
+}
+
+// versionText is oc's "Target Version" text.
+func versionText(v *v1alpha1.ControlPlaneUpdateVersions) string {
+	switch {
+	case hasMetadata(v.Previous.Metadata, v1alpha1.InstallationMetadata):
+		return v.Target.Version + " (a new install)"
+	case hasMetadata(v.Previous.Metadata, v1alpha1.PartialMetadata):
+		return v.Target.Version + " (from incomplete " + v.Previous.Version + ")"
+	case hasMetadata(v.Target.Metadata, v1alpha1.ArchitectureMetadata):
+		return v.Target.Version + " to Multi-Architecture"
+	}
+	return v.Target.Version + " (from " + v.Previous.Version + ")"
+}
+
+func hasMetadata(md []v1alpha1.VersionMetadata, key v1alpha1.VersionMetadataKey) bool {
+	for _, m := range md {
+		if m.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// ellipsis cuts s to maxLen runes, the last three being "...".
+func ellipsis(s string, maxLen int) string {
+	runes := []rune(s)
+	if len(runes) <= maxLen {
+		return s
+	}
+	return string(runes[:maxLen-3]) + "..."
+}
+
+// pools writes the worker pool table.
+func (r *renderer) pools() {
+	tw := tabwriter.NewWriter(r.w, 0, 0, 3, ' ', 0)
+	_, _ = io.WriteString(tw, "\nWORKER POOL\tASSESSMENT\tCOMPLETION\tSTATUS\n")
+	for _, p := range r.v.workers {
+		if p.mcp == nil {
+			continue
+		}
+		total := p.total()
+		if total == 0 {
+			_, _ = fmt.Fprintf(tw, "%s\tEmpty\t\t%d Total\n", p.name, total)
+			continue
+		}
+		status := fmt.Sprintf("%d Available, %d Progressing, %d Draining", p.summary(v1alpha1.NodesAvailable),
+			p.summary(v1alpha1.NodesProgressing), p.summary(v1alpha1.NodesDraining))
+		if n := p.summary(v1alpha1.NodesExcluded); n > 0 {
+			status += fmt.Sprintf(", %d Excluded", n)
+		}
+		if n := p.summary(v1alpha1.NodesDegraded); n > 0 {
+			status += fmt.Sprintf(", %d Degraded", n)
+		}
+		_, _ = fmt.Fprintf(tw, "%s\t%s\t%d%% (%d/%d)\t%s\n", p.name, p.mcp.Assessment, p.mcp.Completion,
+			total-p.summary(v1alpha1.NodesOutdated), total, status)
+	}
+	_ = tw.Flush()
+}

@@ -1,0 +1,223 @@
+package report
+
+import (
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+)
+
+// view is an UpdateStatus regrouped the way the report reads it. It holds
+// nothing that is not in the object.
+type view struct {
+	cv *v1alpha1.ClusterVersionStatusInsight
+	// cpUpdating is status.controlPlane.conditions[Updating].
+	cpUpdating *metav1.Condition
+	// operators are the ClusterOperator insights by name.
+	operators []*v1alpha1.ClusterOperatorStatusInsight
+	// master is the control-plane pool, nil when the object has none.
+	master *poolView
+	// workers are the other pools, "worker" first, then by name.
+	workers []*poolView
+	// health are the Health insights of every scope, each uid once.
+	health []healthEntry
+	// nodePool maps a node name to its pool name.
+	nodePool map[string]string
+}
+
+type poolView struct {
+	name  string
+	mcp   *v1alpha1.MachineConfigPoolStatusInsight
+	nodes []*v1alpha1.NodeStatusInsight
+}
+
+type healthEntry struct {
+	uid     string
+	insight *v1alpha1.HealthInsight
+}
+
+// summary returns the count of a node summary type.
+func (p *poolView) summary(t v1alpha1.NodeSummaryType) int {
+	if p.mcp == nil {
+		return 0
+	}
+	for _, s := range p.mcp.Summaries {
+		if s.Type == t {
+			return int(s.Count)
+		}
+	}
+	return 0
+}
+
+// total is the pool's node count.
+func (p *poolView) total() int {
+	if p.mcp == nil {
+		return len(p.nodes)
+	}
+	return p.summary(v1alpha1.NodesTotal)
+}
+
+func findCondition(conds []metav1.Condition, typ string) *metav1.Condition {
+	for i := range conds {
+		if conds[i].Type == typ {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+// newView regroups st.
+func newView(st *v1alpha1.UpdateStatusStatus) *view {
+	v := &view{nodePool: map[string]string{}}
+	pools := map[string]*poolView{}
+	pool := func(name string) *poolView {
+		p := pools[name]
+		if p == nil {
+			p = &poolView{name: name}
+			pools[name] = p
+		}
+		return p
+	}
+	seen := map[string]bool{}
+	addHealth := func(uid string, h *v1alpha1.HealthInsight) {
+		if h == nil || seen[uid] {
+			return
+		}
+		seen[uid] = true
+		v.health = append(v.health, healthEntry{uid: uid, insight: h})
+	}
+	masterName := ""
+	addNode := func(n *v1alpha1.NodeStatusInsight) {
+		if n == nil {
+			return
+		}
+		p := pool(n.PoolResource.Name)
+		p.nodes = append(p.nodes, n)
+		v.nodePool[n.Name] = n.PoolResource.Name
+		if n.Scope == v1alpha1.ControlPlaneScope {
+			masterName = n.PoolResource.Name
+		}
+	}
+	addPool := func(m *v1alpha1.MachineConfigPoolStatusInsight) {
+		if m == nil {
+			return
+		}
+		pool(m.Name).mcp = m
+		if m.Scope == v1alpha1.ControlPlaneScope {
+			masterName = m.Name
+		}
+	}
+	if cp := st.ControlPlane; cp != nil {
+		v.cpUpdating = findCondition(cp.Conditions, string(v1alpha1.ControlPlaneUpdating))
+		if cp.PoolResource != nil {
+			masterName = cp.PoolResource.Name
+			pool(masterName)
+		}
+		for _, inf := range cp.Informers {
+			for i := range inf.Insights {
+				in := &inf.Insights[i].Insight
+				switch {
+				case in.ClusterVersionStatusInsight != nil:
+					if v.cv == nil {
+						v.cv = in.ClusterVersionStatusInsight
+					}
+				case in.ClusterOperatorStatusInsight != nil:
+					v.operators = append(v.operators, in.ClusterOperatorStatusInsight)
+				case in.MachineConfigPoolStatusInsight != nil:
+					addPool(in.MachineConfigPoolStatusInsight)
+				case in.NodeStatusInsight != nil:
+					addNode(in.NodeStatusInsight)
+				case in.HealthInsight != nil:
+					addHealth(inf.Insights[i].UID, in.HealthInsight)
+				}
+			}
+		}
+	}
+	for _, wp := range st.WorkerPools {
+		pool(wp.Name)
+		for _, inf := range wp.Informers {
+			for i := range inf.Insights {
+				in := &inf.Insights[i].Insight
+				switch {
+				case in.MachineConfigPoolStatusInsight != nil:
+					addPool(in.MachineConfigPoolStatusInsight)
+				case in.NodeStatusInsight != nil:
+					addNode(in.NodeStatusInsight)
+				case in.HealthInsight != nil:
+					addHealth(inf.Insights[i].UID, in.HealthInsight)
+				}
+			}
+		}
+	}
+	sort.SliceStable(v.operators, func(i, j int) bool { return v.operators[i].Name < v.operators[j].Name })
+	if masterName != "" {
+		v.master = pools[masterName]
+	}
+	for name, p := range pools {
+		if p != v.master && name != "" {
+			v.workers = append(v.workers, p)
+		}
+	}
+	sort.Slice(v.workers, func(i, j int) bool { return poolLess(v.workers[i].name, v.workers[j].name) })
+	return v
+}
+
+// poolLess is the order in which the report lists pools: the control-plane
+// pool, the default "worker" pool, then custom pools by name. (oc follows the
+// API's list order; this order reproduces every fixture and does not depend
+// on how a client happened to receive the pools.)
+func poolLess(a, b string) bool {
+	ra, rb := poolRank(a), poolRank(b)
+	if ra != rb {
+		return ra < rb
+	}
+	return a < b
+}
+
+func poolRank(name string) int {
+	switch name {
+	case "master":
+		return 0
+	case "worker":
+		return 1
+	}
+	return 2
+}
+
+// updating reports whether the cluster is updating (insight-rules §2.2
+// step 4): the control plane says so, or a worker pool with nodes is not
+// completely updated.
+func (v *view) updating() bool {
+	cond := v.cpUpdating
+	if v.cv != nil {
+		if c := findCondition(v.cv.Conditions, string(v1alpha1.ClusterVersionStatusInsightUpdating)); c != nil {
+			cond = c
+		}
+	}
+	if cond != nil && cond.Status == metav1.ConditionTrue {
+		return true
+	}
+	if v.cv == nil && (cond == nil || cond.Status == metav1.ConditionUnknown) {
+		// Without a ClusterVersion insight nothing says the cluster is
+		// not updating: show what is known, with the health insights that
+		// explain the gap (oc stops with an error here).
+		return true
+	}
+	for _, p := range v.workers {
+		if p.mcp != nil && p.total() > 0 && p.summary(v1alpha1.NodesOutdated) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// ellipsizeNames replaces a long node name inside its own message, as oc's
+// node table does.
+func ellipsizeNames(message, name string) string {
+	if len(name) < 8 {
+		return message
+	}
+	return strings.ReplaceAll(message, name, "<node>")
+}

@@ -1,0 +1,54 @@
+// Package app is the command of update-status-apiserver.
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	cliflag "k8s.io/component-base/cli/flag"
+	"k8s.io/component-base/term"
+
+	"github.com/update-status/apiserver/cmd/apiserver/app/options"
+	"github.com/update-status/apiserver/pkg/apiserver"
+)
+
+// NewCommand returns the server command; it runs until ctx is done.
+func NewCommand(ctx context.Context) *cobra.Command {
+	o := options.NewOptions()
+	cmd := &cobra.Command{
+		Use:   apiserver.Name,
+		Short: "Aggregated API server of update.openshift.io: how is the cluster update going?",
+		Long: "update-status-apiserver serves update.openshift.io/v1alpha1 UpdateStatus, a read-only, " +
+			"cluster-scoped singleton named \"cluster\", computed from informer caches of the ClusterVersion, " +
+			"ClusterOperators, MachineConfigPools, MachineConfigs and Nodes. Nothing is stored.",
+		SilenceUsage: true,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("%q takes no arguments, got %q", cmd.CommandPath(), args)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if err := o.ApplyLogging(); err != nil {
+				return err
+			}
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	cmd.SetContext(ctx)
+
+	fss := o.Flags()
+	for _, fs := range fss.FlagSets {
+		cmd.Flags().AddFlagSet(fs)
+	}
+	cols, _, _ := term.TerminalSize(cmd.OutOrStdout())
+	cliflag.SetUsageAndHelpFunc(cmd, fss, cols)
+	return cmd
+}

@@ -1,0 +1,289 @@
+// Package options holds the command-line options of update-status-apiserver
+// and turns them into the server's configuration.
+package options
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	mcfgclient "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
+	genericfeatures "k8s.io/apiserver/pkg/features"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	genericoptions "k8s.io/apiserver/pkg/server/options"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	cliflag "k8s.io/component-base/cli/flag"
+	"k8s.io/component-base/logs"
+	logsapi "k8s.io/component-base/logs/api/v1"
+	"k8s.io/utils/clock"
+	netutils "k8s.io/utils/net"
+
+	"github.com/update-status/apiserver/pkg/apiserver"
+	"github.com/update-status/apiserver/pkg/registry/updatestatus"
+	"github.com/update-status/apiserver/pkg/sources"
+	"github.com/update-status/apiserver/pkg/view"
+)
+
+// Defaults that differ from the generic apiserver's.
+const (
+	// defaultSecurePort is unprivileged, so the server runs as non-root.
+	defaultSecurePort = 8443
+	// Clients of the sources: a cluster of 5,000 nodes relists quickly.
+	clientQPS   = 50
+	clientBurst = 100
+)
+
+// Options are every flag of the server.
+type Options struct {
+	SecureServing  *genericoptions.SecureServingOptionsWithLoopback
+	Authentication *genericoptions.DelegatingAuthenticationOptions
+	Authorization  *genericoptions.DelegatingAuthorizationOptions
+	Audit          *genericoptions.AuditOptions
+	Features       *genericoptions.FeatureOptions
+	Logging        *logs.Options
+
+	// Kubeconfig points the source informers at the cluster; in-cluster
+	// configuration when empty.
+	Kubeconfig string
+	// FoldDelay, DiscoveryInterval and the Watch* fields tune the view, the
+	// sources and the watch fan-out.
+	FoldDelay         time.Duration
+	DiscoveryInterval time.Duration
+	WatchBuffer       int
+	WatchHistory      int
+	WatchHistoryBytes int64
+	BookmarkInterval  time.Duration
+}
+
+var overrideGates sync.Once
+
+// NewOptions returns the options with their defaults.
+func NewOptions() *Options {
+	// Serve sendInitialEvents (WatchList) unless --feature-gates turns it off:
+	// client-go's informers use it by default.
+	overrideGates.Do(func() {
+		_ = utilfeature.DefaultMutableFeatureGate.OverrideDefault(genericfeatures.WatchList, true)
+	})
+
+	o := &Options{
+		SecureServing:  genericoptions.NewSecureServingOptions().WithLoopback(),
+		Authentication: genericoptions.NewDelegatingAuthenticationOptions(),
+		Authorization:  genericoptions.NewDelegatingAuthorizationOptions(),
+		Audit:          genericoptions.NewAuditOptions(),
+		Features:       genericoptions.NewFeatureOptions(),
+		Logging:        logs.NewOptions(),
+
+		FoldDelay:         view.DefaultFoldDelay,
+		DiscoveryInterval: sources.DefaultDiscoveryInterval,
+		WatchBuffer:       updatestatus.DefaultWatcherBuffer,
+		WatchHistory:      updatestatus.DefaultHistoryLength,
+		WatchHistoryBytes: updatestatus.DefaultHistoryBytes,
+		BookmarkInterval:  updatestatus.DefaultBookmarkInterval,
+	}
+	o.SecureServing.BindPort = defaultSecurePort
+	// Without --tls-cert-file the self-signed certificate stays in memory, so
+	// the server also runs on a read-only root filesystem.
+	o.SecureServing.ServerCert.CertDirectory = ""
+	// No priority-and-fairness: this server has no FlowSchemas of its own.
+	o.Features.EnablePriorityAndFairness = false
+	return o
+}
+
+// Flags returns the flags in named sections, for --help.
+func (o *Options) Flags() cliflag.NamedFlagSets {
+	var fss cliflag.NamedFlagSets
+	fs := fss.FlagSet("update status")
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig,
+		"Path to the kubeconfig of the cluster whose update is reported (ClusterVersion, ClusterOperators, MachineConfigPools, MachineConfigs, Nodes). In-cluster configuration when empty.")
+	fs.DurationVar(&o.FoldDelay, "fold-delay", o.FoldDelay,
+		fmt.Sprintf("How long to gather source changes before recomputing the status (at most %v).", view.MaxFoldDelay))
+	fs.DurationVar(&o.DiscoveryInterval, "source-discovery-interval", o.DiscoveryInterval,
+		"How often to look for source APIs that are not served (e.g. MachineConfigPool) or stopped being served.")
+	fs.IntVar(&o.WatchBuffer, "watch-buffer", o.WatchBuffer,
+		"Events a watcher may have queued before it is closed for falling behind.")
+	fs.IntVar(&o.WatchHistory, "watch-history", o.WatchHistory,
+		"Past resourceVersions from which a watch can resume; older ones get 410 Expired.")
+	fs.Int64Var(&o.WatchHistoryBytes, "watch-history-bytes", o.WatchHistoryBytes,
+		"Memory budget, in bytes of JSON, of the past objects kept to replay to resuming watchers.")
+	fs.DurationVar(&o.BookmarkInterval, "watch-bookmark-interval", o.BookmarkInterval,
+		"Period of the bookmarks sent to watchers that allow them.")
+	utilfeature.DefaultMutableFeatureGate.AddFlag(fs)
+
+	o.SecureServing.AddFlags(fss.FlagSet("secure serving"))
+	o.Authentication.AddFlags(fss.FlagSet("authentication"))
+	o.Authorization.AddFlags(fss.FlagSet("authorization"))
+	o.Audit.AddFlags(fss.FlagSet("audit"))
+	o.Features.AddFlags(fss.FlagSet("features"))
+	logsapi.AddFlags(o.Logging, fss.FlagSet("logging"))
+	return fss
+}
+
+// Complete fills in what depends on other options: a self-signed serving
+// certificate when none is given.
+func (o *Options) Complete() error {
+	if err := o.SecureServing.MaybeDefaultWithSelfSignedCerts("localhost", nil, []net.IP{netutils.ParseIPSloppy("127.0.0.1")}); err != nil {
+		return fmt.Errorf("creating a self-signed certificate: %w", err)
+	}
+	return nil
+}
+
+// Validate returns every problem with the options, aggregated.
+func (o *Options) Validate() error {
+	var errs []error
+	errs = append(errs, o.SecureServing.Validate()...)
+	errs = append(errs, o.Authentication.Validate()...)
+	errs = append(errs, o.Authorization.Validate()...)
+	errs = append(errs, o.Audit.Validate()...)
+	errs = append(errs, o.Features.Validate()...)
+	if o.Features.EnablePriorityAndFairness {
+		errs = append(errs, errors.New("--enable-priority-and-fairness is not supported: this server has no flow-control configuration"))
+	}
+	if o.FoldDelay < 0 || o.FoldDelay > view.MaxFoldDelay {
+		errs = append(errs, fmt.Errorf("--fold-delay must be within [0, %v], got %v", view.MaxFoldDelay, o.FoldDelay))
+	}
+	if o.DiscoveryInterval <= 0 {
+		errs = append(errs, fmt.Errorf("--source-discovery-interval must be positive, got %v", o.DiscoveryInterval))
+	}
+	if o.WatchBuffer < 1 {
+		errs = append(errs, fmt.Errorf("--watch-buffer must be at least 1, got %d", o.WatchBuffer))
+	}
+	if o.WatchHistory < 1 {
+		errs = append(errs, fmt.Errorf("--watch-history must be at least 1, got %d", o.WatchHistory))
+	}
+	if o.WatchHistoryBytes < 1 {
+		errs = append(errs, fmt.Errorf("--watch-history-bytes must be at least 1, got %d", o.WatchHistoryBytes))
+	}
+	if o.BookmarkInterval <= 0 {
+		errs = append(errs, fmt.Errorf("--watch-bookmark-interval must be positive, got %v", o.BookmarkInterval))
+	}
+	if err := logsapi.Validate(o.Logging, nil, nil).ToAggregate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// ApplyLogging configures logging from the logging flags. Call it once per
+// process, after Validate and before anything worth logging.
+func (o *Options) ApplyLogging() error {
+	return logsapi.ValidateAndApply(o.Logging, nil)
+}
+
+// Config builds the server configuration: the generic apiserver part from
+// the serving, authentication, authorization, audit and feature options, and
+// the sources from the kubeconfig.
+func (o *Options) Config() (*apiserver.Config, error) {
+	generic, err := o.ApiserverConfig()
+	if err != nil {
+		return nil, err
+	}
+	restConfig, err := o.restConfig()
+	if err != nil {
+		return nil, err
+	}
+	clients, err := newClients(restConfig)
+	if err != nil {
+		return nil, err
+	}
+	clk := clock.RealClock{}
+	srcs, err := sources.New(clients, sources.Options{Clock: clk, DiscoveryInterval: o.DiscoveryInterval})
+	if err != nil {
+		return nil, err
+	}
+	return &apiserver.Config{
+		GenericConfig: generic,
+		ExtraConfig: apiserver.ExtraConfig{
+			Sources:   srcs,
+			Clock:     clk,
+			FoldDelay: o.FoldDelay,
+			Watch: updatestatus.HubConfig{
+				WatcherBuffer:    o.WatchBuffer,
+				HistoryLength:    o.WatchHistory,
+				HistoryBytes:     o.WatchHistoryBytes,
+				BookmarkInterval: o.BookmarkInterval,
+			},
+		},
+	}, nil
+}
+
+// ApiserverConfig builds the generic apiserver configuration.
+func (o *Options) ApiserverConfig() (*genericapiserver.Config, error) {
+	cfg := apiserver.NewGenericConfig()
+	if err := o.SecureServing.ApplyTo(&cfg.SecureServing, &cfg.LoopbackClientConfig); err != nil {
+		return nil, err
+	}
+	if err := o.Authentication.ApplyTo(&cfg.Authentication, cfg.SecureServing, cfg.OpenAPIConfig); err != nil {
+		return nil, err
+	}
+	// Anonymous requests only for the kubelet's probes; 401 elsewhere.
+	cfg.Authentication.Authenticator = apiserver.RestrictAnonymous(cfg.Authentication.Authenticator, apiserver.HealthPaths...)
+	cfg.Authentication.Authenticator = withoutAnonymous(cfg.Authentication.Authenticator)
+	if err := o.Authorization.ApplyTo(&cfg.Authorization); err != nil {
+		return nil, err
+	}
+	if err := o.Audit.ApplyTo(cfg); err != nil {
+		return nil, err
+	}
+	if err := o.Features.ApplyTo(cfg, nil, nil); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// restConfig is the client configuration of the sources.
+func (o *Options) restConfig() (*rest.Config, error) {
+	var cfg *rest.Config
+	var err error
+	if o.Kubeconfig != "" {
+		loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+			&clientcmd.ClientConfigLoadingRules{ExplicitPath: o.Kubeconfig}, &clientcmd.ConfigOverrides{})
+		cfg, err = loader.ClientConfig()
+	} else {
+		cfg, err = rest.InClusterConfig()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("building the client configuration of the sources: %w", err)
+	}
+	cfg.QPS, cfg.Burst = clientQPS, clientBurst
+	return rest.AddUserAgent(cfg, apiserver.Name), nil
+}
+
+// newClients returns the clients of the sources. Core types travel as
+// protobuf; the OpenShift types are CRDs and speak JSON only.
+func newClients(cfg *rest.Config) (sources.Clients, error) {
+	kubeCfg := rest.CopyConfig(cfg)
+	kubeCfg.ContentType = "application/vnd.kubernetes.protobuf"
+	kubeCfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	kube, err := kubernetes.NewForConfig(kubeCfg)
+	if err != nil {
+		return sources.Clients{}, err
+	}
+	config, err := configclient.NewForConfig(cfg)
+	if err != nil {
+		return sources.Clients{}, err
+	}
+	mcfg, err := mcfgclient.NewForConfig(cfg)
+	if err != nil {
+		return sources.Clients{}, err
+	}
+	return sources.Clients{Kube: kube, Config: config, MachineConfiguration: mcfg}, nil
+}
+
+// Run builds the server and serves until ctx is done.
+func (o *Options) Run(ctx context.Context) error {
+	cfg, err := o.Config()
+	if err != nil {
+		return err
+	}
+	srv, err := cfg.Complete().New()
+	if err != nil {
+		return err
+	}
+	return srv.Run(ctx)
+}

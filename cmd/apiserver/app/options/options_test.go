@@ -1,0 +1,183 @@
+package options
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// kubeconfig writes a kubeconfig for a server that is never dialled.
+func kubeconfig(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	content := `apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}
+users:
+- name: u
+  user: {token: t}
+contexts:
+- name: c
+  context: {cluster: c, user: u}
+current-context: c
+`
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// parse returns options after parsing args like the command does.
+func parse(t *testing.T, args ...string) *Options {
+	t.Helper()
+	o := NewOptions()
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	for _, f := range o.Flags().FlagSets {
+		fs.AddFlagSet(f)
+	}
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func TestFlagsTheHarnessUses(t *testing.T) {
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	for _, f := range NewOptions().Flags().FlagSets {
+		fs.AddFlagSet(f)
+	}
+	for _, name := range []string{
+		"secure-port", "bind-address", "tls-cert-file", "tls-private-key-file", "cert-dir",
+		"kubeconfig", "authentication-kubeconfig", "authorization-kubeconfig", "authentication-skip-lookup",
+		"audit-log-path", "audit-policy-file", "v", "logging-format", "feature-gates",
+		"fold-delay", "source-discovery-interval", "watch-buffer", "watch-history", "watch-history-bytes", "watch-bookmark-interval",
+	} {
+		if fs.Lookup(name) == nil {
+			t.Errorf("no --%s flag", name)
+		}
+	}
+	for _, name := range []string{"etcd-servers", "admission-control-config-file", "enable-admission-plugins"} {
+		if fs.Lookup(name) != nil {
+			t.Errorf("unexpected --%s flag: the server has no etcd and no admission", name)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr []string
+	}{
+		{name: "defaults"},
+		{name: "fold delay too long", args: []string{"--fold-delay=1s"}, wantErr: []string{"--fold-delay"}},
+		{name: "priority and fairness", args: []string{"--enable-priority-and-fairness=true"}, wantErr: []string{"priority-and-fairness"}},
+		{name: "every error at once", args: []string{"--watch-buffer=0", "--watch-history=0", "--watch-bookmark-interval=0", "--source-discovery-interval=0", "--watch-history-bytes=0"},
+			wantErr: []string{"--watch-buffer", "--watch-history ", "--watch-bookmark-interval", "--source-discovery-interval", "--watch-history-bytes"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := parse(t, tt.args...).Validate()
+			if len(tt.wantErr) == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tt.wantErr {
+				if !strings.Contains(err.Error()+" ", w) {
+					t.Errorf("%q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	o := NewOptions()
+	if o.SecureServing.BindPort != 8443 || o.SecureServing.ServerCert.CertDirectory != "" || o.Features.EnablePriorityAndFairness {
+		t.Errorf("port %d, cert dir %q, P&F %v", o.SecureServing.BindPort, o.SecureServing.ServerCert.CertDirectory, o.Features.EnablePriorityAndFairness)
+	}
+	if o.FoldDelay != 150*time.Millisecond {
+		t.Errorf("fold delay %v", o.FoldDelay)
+	}
+}
+
+func TestCompleteGeneratesACertificateOnlyWhenNoneIsGiven(t *testing.T) {
+	o := parse(t, "--secure-port=0")
+	o.SecureServing.BindPort = 18443 // not listened on; only used for the certificate
+	if err := o.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	if o.SecureServing.ServerCert.GeneratedCert == nil {
+		t.Error("no self-signed certificate without --tls-cert-file")
+	}
+
+	o = parse(t, "--tls-cert-file=/x/tls.crt", "--tls-private-key-file=/x/tls.key")
+	if err := o.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	if o.SecureServing.ServerCert.GeneratedCert != nil {
+		t.Error("a certificate was generated although files were given")
+	}
+}
+
+// TestConfigBuildsTheServer runs options -> config -> completed config ->
+// server offline: nothing is dialled until the server runs.
+func TestConfigBuildsTheServer(t *testing.T) {
+	kc := kubeconfig(t)
+	o := parse(t, "--bind-address=127.0.0.1", "--secure-port=0", "--kubeconfig="+kc,
+		"--authentication-kubeconfig="+kc, "--authorization-kubeconfig="+kc, "--authentication-skip-lookup")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	o.SecureServing.Listener = ln
+	if err := o.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := o.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := cfg.GenericConfig
+	if g.FlowControl != nil || g.AdmissionControl != nil || g.OpenAPIConfig == nil || g.OpenAPIV3Config == nil || g.EffectiveVersion == nil {
+		t.Errorf("flow control %v, admission %v, openapi %v/%v, version %v",
+			g.FlowControl, g.AdmissionControl, g.OpenAPIConfig != nil, g.OpenAPIV3Config != nil, g.EffectiveVersion)
+	}
+	if g.Authentication.Authenticator == nil || g.Authorization.Authorizer == nil {
+		t.Error("delegated authentication or authorization is missing")
+	}
+	if cfg.ExtraConfig.Sources == nil || cfg.ExtraConfig.Watch.WatcherBuffer != 100 {
+		t.Errorf("extra config = %+v", cfg.ExtraConfig)
+	}
+	if g.SecureServing == nil || g.LoopbackClientConfig == nil {
+		t.Fatal("no secure serving")
+	}
+	if _, err := cfg.Complete().New(); err != nil {
+		t.Fatalf("New: %v", err)
+	}
+}
+
+func TestConfigNeedsAClusterConfiguration(t *testing.T) {
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	o := parse(t, "--secure-port=0", "--authentication-skip-lookup",
+		"--authentication-kubeconfig="+kubeconfig(t), "--authorization-kubeconfig="+kubeconfig(t))
+	if _, err := o.Config(); err == nil || !strings.Contains(err.Error(), "sources") {
+		t.Fatalf("error = %v", err)
+	}
+}

@@ -1,0 +1,201 @@
+// Package apiserver assembles the aggregated API server of update.openshift.io:
+// the scheme and codecs, the generic apiserver configuration (OpenAPI v2 and
+// v3, effective version), and the server that wires the sources, the live
+// view and the REST storage together.
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/registry/rest"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/apiserver/pkg/server/healthz"
+	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/registry/updatestatus"
+	"github.com/update-status/apiserver/pkg/view"
+)
+
+// Sources is what the server needs from its sources; *sources.Set
+// implements it.
+type Sources interface {
+	view.Source
+	// AddListener registers a function called on every source change.
+	AddListener(func())
+	// Run runs the informers until ctx is done.
+	Run(ctx context.Context)
+	// SyncCheck returns nil once the initial sync is done.
+	SyncCheck() error
+}
+
+// ExtraConfig holds the dependencies and tuning of this server.
+type ExtraConfig struct {
+	// Sources provides the snapshots. Required.
+	Sources Sources
+	// Computer computes the status; insights.NewEngine() when nil.
+	Computer view.Computer
+	// Clock is the time source of everything; the real clock when nil.
+	Clock clock.WithTicker
+	// FoldDelay is the view's fold delay (view.Config.FoldDelay).
+	FoldDelay time.Duration
+	// Watch tunes the watch fan-out; its Clock is set from Clock.
+	Watch updatestatus.HubConfig
+}
+
+// Config is the configuration of the server.
+type Config struct {
+	GenericConfig *genericapiserver.Config
+	ExtraConfig   ExtraConfig
+}
+
+type completedConfig struct {
+	GenericConfig genericapiserver.CompletedConfig
+	ExtraConfig   *ExtraConfig
+}
+
+// CompletedConfig is a Config after Complete; only it can build a server.
+type CompletedConfig struct {
+	*completedConfig
+}
+
+// Complete fills in defaults and installs this server's handler filters.
+func (c *Config) Complete() CompletedConfig {
+	if c.ExtraConfig.Computer == nil {
+		c.ExtraConfig.Computer = insights.NewEngine()
+	}
+	if c.ExtraConfig.Clock == nil {
+		c.ExtraConfig.Clock = clock.RealClock{}
+	}
+	c.ExtraConfig.Watch.Clock = c.ExtraConfig.Clock
+
+	build := c.GenericConfig.BuildHandlerChainFunc
+	if build == nil {
+		build = genericapiserver.DefaultBuildHandlerChain
+	}
+	serializer := c.GenericConfig.Serializer
+	c.GenericConfig.BuildHandlerChainFunc = func(apiHandler http.Handler, gc *genericapiserver.Config) http.Handler {
+		return build(withReadOnly(apiHandler, serializer), gc)
+	}
+	return CompletedConfig{&completedConfig{
+		GenericConfig: c.GenericConfig.Complete(nil),
+		ExtraConfig:   &c.ExtraConfig,
+	}}
+}
+
+// UpdateStatusServer is the aggregated API server. Its background loops (the
+// sources, the view and the watch hub) start in a post-start hook and stop
+// with the server.
+type UpdateStatusServer struct {
+	GenericAPIServer *genericapiserver.GenericAPIServer
+
+	sources Sources
+	view    *view.View
+	hub     *updatestatus.Hub
+}
+
+// New builds the server and installs the update.openshift.io API group.
+func (c CompletedConfig) New() (*UpdateStatusServer, error) {
+	extra := c.ExtraConfig
+	if extra.Sources == nil {
+		return nil, errors.New("apiserver: ExtraConfig.Sources is required")
+	}
+	registerMetrics()
+
+	generic, err := c.GenericConfig.New(Name, genericapiserver.NewEmptyDelegate())
+	if err != nil {
+		return nil, err
+	}
+	hub, err := updatestatus.NewHub(extra.Watch)
+	if err != nil {
+		return nil, err
+	}
+	v, err := view.New(view.Config{
+		Source:    extra.Sources,
+		Computer:  extra.Computer,
+		Clock:     extra.Clock,
+		FoldDelay: extra.FoldDelay,
+		Publish:   hub.Publish,
+	})
+	if err != nil {
+		return nil, err
+	}
+	extra.Sources.AddListener(v.Trigger)
+	s := &UpdateStatusServer{GenericAPIServer: generic, sources: extra.Sources, view: v, hub: hub}
+
+	group := genericapiserver.NewDefaultAPIGroupInfo(update.GroupName, Scheme, metav1.ParameterCodec, Codecs)
+	group.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = map[string]rest.Storage{
+		updatestatus.Resource:             updatestatus.NewREST(hub, extra.Clock),
+		updatestatus.Resource + "/status": updatestatus.NewStatusREST(hub, extra.Clock),
+	}
+	if err := generic.InstallAPIGroup(&group); err != nil {
+		return nil, fmt.Errorf("installing the %s API group: %w", update.GroupName, err)
+	}
+
+	if err := generic.AddPostStartHook("start-update-status-view", func(ctx genericapiserver.PostStartHookContext) error {
+		s.Start(ctx)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := generic.AddReadyzChecks(
+		check("update-status-sources-synced", extra.Sources.SyncCheck),
+		check("update-status-computed", hub.CheckReady),
+	); err != nil {
+		return nil, err
+	}
+	// healthz, livez and readyz.
+	if err := generic.AddHealthChecks(check("update-status-view", v.CheckLive)); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Start runs the sources, the view and the watch hub until ctx is done. The
+// post-start hook calls it; tests that drive the handler directly may too.
+func (s *UpdateStatusServer) Start(ctx context.Context) {
+	go s.sources.Run(ctx)
+	go s.view.Run(ctx)
+	go s.hub.Run(ctx)
+}
+
+// Run serves until ctx is done.
+func (s *UpdateStatusServer) Run(ctx context.Context) error {
+	return s.GenericAPIServer.PrepareRun().RunWithContext(ctx)
+}
+
+// check is a named health check that logs why it fails.
+func check(name string, f func() error) healthz.HealthChecker {
+	return healthz.NamedCheck(name, func(*http.Request) error {
+		err := f()
+		if err != nil {
+			klog.V(1).InfoS("Health check failed", "check", name, "reason", err.Error())
+		}
+		return err
+	})
+}
+
+var registerOnce sync.Once
+
+// registerMetrics registers this server's metrics with the legacy registry,
+// which /metrics serves together with the apiserver's own.
+func registerMetrics() {
+	registerOnce.Do(func() {
+		if err := view.RegisterMetrics(legacyregistry.Register); err != nil {
+			klog.ErrorS(err, "Cannot register the view metrics")
+		}
+		if err := updatestatus.RegisterMetrics(legacyregistry.Register); err != nil {
+			klog.ErrorS(err, "Cannot register the watch metrics")
+		}
+	})
+}

@@ -1,0 +1,47 @@
+package apiserver
+
+import (
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
+	"k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/registry/updatestatus"
+)
+
+// writeVerbs are the verbs UpdateStatus refuses.
+var writeVerbs = map[string]bool{
+	"create":           true,
+	"update":           true,
+	"patch":            true,
+	"delete":           true,
+	"deletecollection": true,
+}
+
+// withReadOnly answers every write to updatestatuses (and its status
+// subresource) with 405 MethodNotSupported as a Status object. The storage
+// implements no write interface, so the installer registers no write routes;
+// without this filter go-restful would answer those requests with a plain
+// text 405 that clients cannot decode. It runs after authentication and
+// authorization, like the routes it stands in for.
+func withReadOnly(handler http.Handler, codecs runtime.NegotiatedSerializer) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		info, ok := request.RequestInfoFrom(req.Context())
+		if ok && info.IsResourceRequest && writeVerbs[info.Verb] &&
+			info.APIGroup == update.GroupName && info.APIVersion == v1alpha1.SchemeGroupVersion.Version &&
+			info.Resource == updatestatus.Resource {
+			resource := update.Resource(info.Resource)
+			if info.Subresource != "" {
+				resource.Resource += "/" + info.Subresource
+			}
+			err := apierrors.NewMethodNotSupported(resource, info.Verb)
+			responsewriters.ErrorNegotiated(err, codecs, v1alpha1.SchemeGroupVersion, w, req)
+			return
+		}
+		handler.ServeHTTP(w, req)
+	})
+}

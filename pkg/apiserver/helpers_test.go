@@ -1,0 +1,130 @@
+package apiserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	genericfeatures "k8s.io/apiserver/pkg/features"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/rest"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/utils/clock"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/apiserver"
+	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/registry/updatestatus"
+	"github.com/update-status/apiserver/pkg/view"
+	"github.com/update-status/apiserver/pkg/view/viewtest"
+)
+
+const (
+	base    = "/apis/update.openshift.io/v1alpha1"
+	objPath = base + "/updatestatuses/cluster"
+)
+
+// testServer is the real generic apiserver handler chain around the
+// UpdateStatus storage, without authentication, authorization or TLS.
+type testServer struct {
+	srv     *apiserver.UpdateStatusServer
+	handler http.Handler
+}
+
+type serverOptions struct {
+	sources   apiserver.Sources
+	computer  view.Computer
+	clock     clock.WithTicker
+	foldDelay time.Duration
+	watch     updatestatus.HubConfig
+}
+
+// newTestServer builds and starts a server. Without sources it uses a
+// viewtest.Source that is synced at input resourceVersion 100; without a
+// computer one that returns a small synthetic status.
+func newTestServer(tb testing.TB, o serverOptions) *testServer {
+	tb.Helper()
+	featuregatetesting.SetFeatureGateDuringTest(tb, utilfeature.DefaultFeatureGate, genericfeatures.WatchList, true)
+	if o.sources == nil {
+		o.sources = viewtest.NewSource(100)
+	}
+	if o.computer == nil {
+		status := viewtest.Synthetic(3, 1)
+		o.computer = view.ComputerFunc(func(*insights.Sources, time.Time) insights.Result {
+			return insights.Result{Status: status}
+		})
+	}
+	gc := apiserver.NewGenericConfig()
+	gc.LoopbackClientConfig = &rest.Config{Host: "https://127.0.0.1:1"}
+	gc.ExternalAddress = "127.0.0.1:443"
+	cfg := &apiserver.Config{
+		GenericConfig: gc,
+		ExtraConfig: apiserver.ExtraConfig{Sources: o.sources, Computer: o.computer, Clock: o.clock,
+			FoldDelay: o.foldDelay, Watch: o.watch},
+	}
+	srv, err := cfg.Complete().New()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv.GenericAPIServer.PrepareRun()
+	ctx, cancel := context.WithCancel(context.Background())
+	srv.GenericAPIServer.RunPostStartHooks(ctx)
+	tb.Cleanup(func() {
+		cancel()
+		srv.GenericAPIServer.Destroy()
+	})
+	return &testServer{srv: srv, handler: srv.GenericAPIServer.Handler}
+}
+
+// do sends one request through the handler chain.
+func (s *testServer) do(tb testing.TB, method, path, body string, header map[string]string) *httptest.ResponseRecorder {
+	tb.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, path, r)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	s.handler.ServeHTTP(rec, req)
+	return rec
+}
+
+// waitReady waits until GET of the object stops answering 429.
+func (s *testServer) waitReady(tb testing.TB) {
+	tb.Helper()
+	eventually(tb, "the server to be ready", func() bool {
+		return s.do(tb, http.MethodGet, objPath, "", nil).Code == http.StatusOK
+	})
+}
+
+func eventually(tb testing.TB, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func decode[T any](tb testing.TB, rec *httptest.ResponseRecorder) T {
+	tb.Helper()
+	var out T
+	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+		tb.Fatalf("decoding %q: %v", rec.Body.String(), err)
+	}
+	return out
+}
+
+func target(us *v1alpha1.UpdateStatus) string {
+	return us.Status.ControlPlane.Informers[0].Insights[0].Insight.ClusterVersionStatusInsight.Versions.Target.Version
+}

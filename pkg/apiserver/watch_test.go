@@ -1,0 +1,313 @@
+package apiserver_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientfeatures "k8s.io/client-go/features"
+	clientfeaturestesting "k8s.io/client-go/features/testing"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	versioned "github.com/update-status/apiserver/pkg/generated/clientset/versioned"
+	informers "github.com/update-status/apiserver/pkg/generated/informers/externalversions"
+	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/view"
+	"github.com/update-status/apiserver/pkg/view/viewtest"
+)
+
+// versionedComputer returns a synthetic status whose target version the
+// test sets.
+type versionedComputer struct {
+	mu     sync.Mutex
+	target string
+}
+
+func (c *versionedComputer) set(target string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.target = target
+}
+
+func (c *versionedComputer) Compute(*insights.Sources, time.Time) insights.Result {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	status := viewtest.Synthetic(3, 1)
+	status.ControlPlane.Informers[0].Insights[0].Insight.ClusterVersionStatusInsight.Versions.Target.Version = c.target
+	return insights.Result{Status: status}
+}
+
+// change makes the view publish a new revision with the given target at a
+// newer input resourceVersion.
+func change(src *viewtest.Source, comp *versionedComputer, target string, inputRV uint64) {
+	comp.set(target)
+	src.Update(func(s *view.Snapshot) { s.MaxResourceVersion = inputRV })
+}
+
+// wireEvent is a watch event as it travels; Object is decoded from Raw for
+// object events.
+type wireEvent struct {
+	Type   string          `json:"type"`
+	Raw    json.RawMessage `json:"object"`
+	Object v1alpha1.UpdateStatus
+	Status metav1.Status
+}
+
+// streamEvents reads watch events from a real HTTP stream.
+func streamEvents(t *testing.T, url string) (<-chan wireEvent, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("watch: %d", resp.StatusCode)
+	}
+	ch := make(chan wireEvent, 16)
+	go func() {
+		defer close(ch)
+		defer resp.Body.Close()
+		dec := json.NewDecoder(bufio.NewReader(resp.Body))
+		for {
+			var ev wireEvent
+			if err := dec.Decode(&ev); err != nil {
+				return
+			}
+			target := any(&ev.Object)
+			if ev.Type == "ERROR" {
+				target = &ev.Status
+			}
+			if err := json.Unmarshal(ev.Raw, target); err != nil {
+				t.Errorf("decoding a %s event: %v", ev.Type, err)
+				return
+			}
+			ch <- ev
+		}
+	}()
+	return ch, cancel
+}
+
+func next(t *testing.T, ch <-chan wireEvent) wireEvent {
+	t.Helper()
+	select {
+	case ev, ok := <-ch:
+		if !ok {
+			t.Fatal("the stream ended")
+		}
+		return ev
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event")
+	}
+	return wireEvent{}
+}
+
+func TestWatchOverHTTP(t *testing.T) {
+	src, comp := viewtest.NewSource(100), &versionedComputer{target: "4.17.5"}
+	s := newTestServer(t, serverOptions{sources: src, computer: comp})
+	s.waitReady(t)
+	hs := httptest.NewServer(s.handler)
+	defer hs.Close()
+
+	first := decode[v1alpha1.UpdateStatus](t, s.do(t, http.MethodGet, objPath, "", nil))
+
+	// The watch-list stream client-go's WatchListClient opens.
+	ch, stop := streamEvents(t, hs.URL+base+"/updatestatuses?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true")
+	defer stop()
+	if ev := next(t, ch); ev.Type != "ADDED" || ev.Object.ResourceVersion != first.ResourceVersion || target(&ev.Object) != "4.17.5" {
+		t.Fatalf("first event %s at %s", ev.Type, ev.Object.ResourceVersion)
+	}
+	if ev := next(t, ch); ev.Type != "BOOKMARK" || ev.Object.Annotations[metav1.InitialEventsAnnotationKey] != "true" ||
+		ev.Object.ResourceVersion != first.ResourceVersion {
+		t.Fatalf("second event %s %+v", ev.Type, ev.Object.ObjectMeta)
+	}
+	// A named watch from the current version.
+	named, stopNamed := streamEvents(t, hs.URL+base+"/updatestatuses?watch=1&fieldSelector=metadata.name%3Dcluster&resourceVersion="+first.ResourceVersion)
+	defer stopNamed()
+
+	change(src, comp, "4.17.6", 200)
+	for _, c := range []<-chan wireEvent{ch, named} {
+		ev := next(t, c)
+		if ev.Type != "MODIFIED" || target(&ev.Object) != "4.17.6" || ev.Object.ResourceVersion <= first.ResourceVersion {
+			t.Fatalf("change event %s %s at %s", ev.Type, target(&ev.Object), ev.Object.ResourceVersion)
+		}
+	}
+
+	// A resourceVersion older than the history: an ERROR event with 410.
+	old, stopOld := streamEvents(t, hs.URL+base+"/updatestatuses?watch=1&resourceVersion=1")
+	defer stopOld()
+	ev := next(t, old)
+	if ev.Type != "ERROR" || ev.Status.Code != http.StatusGone || ev.Status.Reason != metav1.StatusReasonExpired {
+		t.Fatalf("old resourceVersion: %s %+v", ev.Type, ev.Status)
+	}
+}
+
+func TestInformerFollowsChanges(t *testing.T) {
+	for _, watchList := range []bool{false, true} {
+		t.Run(fmt.Sprintf("WatchListClient=%v", watchList), func(t *testing.T) {
+			clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, watchList)
+			src, comp := viewtest.NewSource(100), &versionedComputer{target: "4.17.5"}
+			s := newTestServer(t, serverOptions{sources: src, computer: comp})
+			s.waitReady(t)
+			var reqMu sync.Mutex
+			var lists, watchLists int
+			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				q := r.URL.Query()
+				reqMu.Lock()
+				switch {
+				case q.Get("watch") == "true" && q.Get("sendInitialEvents") == "true":
+					watchLists++
+				case q.Get("watch") == "":
+					lists++
+				}
+				reqMu.Unlock()
+				s.handler.ServeHTTP(w, r)
+			}))
+			defer hs.Close()
+
+			client, err := versioned.NewForConfig(&rest.Config{Host: hs.URL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			factory := informers.NewSharedInformerFactory(client, 0)
+			inf := factory.Update().V1alpha1().UpdateStatuses()
+			var mu sync.Mutex
+			var seen []string
+			if _, err := inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+				AddFunc: func(obj interface{}) {
+					mu.Lock()
+					defer mu.Unlock()
+					seen = append(seen, "add "+target(obj.(*v1alpha1.UpdateStatus)))
+				},
+				UpdateFunc: func(_, obj interface{}) {
+					mu.Lock()
+					defer mu.Unlock()
+					seen = append(seen, "update "+target(obj.(*v1alpha1.UpdateStatus)))
+				},
+			}); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			factory.Start(ctx.Done())
+			defer func() {
+				cancel()
+				factory.Shutdown()
+			}()
+			syncCtx, syncCancel := context.WithTimeout(ctx, 10*time.Second)
+			defer syncCancel()
+			if !cache.WaitForCacheSync(syncCtx.Done(), inf.Informer().HasSynced) {
+				t.Fatal("the informer did not sync")
+			}
+			got, err := inf.Lister().Get("cluster")
+			if err != nil || target(got) != "4.17.5" {
+				t.Fatalf("lister: %v, %v", got, err)
+			}
+
+			change(src, comp, "4.17.6", 200)
+			eventually(t, "the informer to follow", func() bool {
+				got, err := inf.Lister().Get("cluster")
+				return err == nil && target(got) == "4.17.6"
+			})
+			mu.Lock()
+			saw := fmt.Sprint(seen)
+			mu.Unlock()
+			if saw != "[add 4.17.5 update 4.17.6]" {
+				t.Errorf("handler saw %v", saw)
+			}
+			// The informer really used the protocol under test.
+			reqMu.Lock()
+			defer reqMu.Unlock()
+			if watchList && (watchLists == 0 || lists != 0) || !watchList && (watchLists != 0 || lists == 0) {
+				t.Errorf("WatchListClient=%v: %d watch-list requests, %d lists", watchList, watchLists, lists)
+			}
+		})
+	}
+}
+
+// TestWatchSeesTimeOnlyChangesAndFoldedBursts drives the clock: a change by
+// time alone and a burst of source events each reach a watcher as exactly
+// one event.
+func TestWatchSeesTimeOnlyChangesAndFoldedBursts(t *testing.T) {
+	t0 := time.Date(2025, 3, 12, 10, 0, 0, 0, time.UTC)
+	clk := clocktesting.NewFakeClock(t0)
+	threshold := t0.Add(10 * time.Minute)
+	var mu sync.Mutex
+	computations := 0
+	inputs := 0
+	comp := view.ComputerFunc(func(_ *insights.Sources, now time.Time) insights.Result {
+		mu.Lock()
+		defer mu.Unlock()
+		computations++
+		status := viewtest.Synthetic(3, 1)
+		cv := status.ControlPlane.Informers[0].Insights[0].Insight.ClusterVersionStatusInsight
+		cv.Versions.Target.Version = fmt.Sprintf("4.17.%d", inputs)
+		if now.Before(threshold) {
+			return insights.Result{Status: status, NextChange: threshold}
+		}
+		cv.Assessment = "Degraded" // too slow: a verdict that only time changes
+		return insights.Result{Status: status}
+	})
+	src := viewtest.NewSource(100)
+	s := newTestServer(t, serverOptions{sources: src, computer: comp, clock: clk, foldDelay: 200 * time.Millisecond})
+	s.waitReady(t)
+	hs := httptest.NewServer(s.handler)
+	defer hs.Close()
+	first := decode[v1alpha1.UpdateStatus](t, s.do(t, http.MethodGet, objPath, "", nil))
+	events, stop := streamEvents(t, hs.URL+base+"/updatestatuses?watch=1&resourceVersion="+first.ResourceVersion)
+	defer stop()
+	// The stream is registered once the server counts a watcher; the view
+	// waits on its time-based timer.
+	eventually(t, "the watch to open and the view to wait", func() bool { return clk.Waiters() >= 2 })
+
+	// Time alone: the verdict changes at the threshold.
+	clk.Step(10 * time.Minute)
+	ev := next(t, events)
+	cv := ev.Object.Status.ControlPlane.Informers[0].Insights[0].Insight.ClusterVersionStatusInsight
+	if ev.Type != "MODIFIED" || cv.Assessment != "Degraded" || ev.Object.ResourceVersion <= first.ResourceVersion {
+		t.Fatalf("time-only change: %s %s at %s (was %s)", ev.Type, cv.Assessment, ev.Object.ResourceVersion, first.ResourceVersion)
+	}
+	afterTime := ev.Object.ResourceVersion
+
+	// A burst of 20 source events within the fold delay: one computation,
+	// one event.
+	mu.Lock()
+	before := computations
+	mu.Unlock()
+	waiters := clk.Waiters()
+	for i := 1; i <= 20; i++ {
+		mu.Lock()
+		inputs = i
+		mu.Unlock()
+		src.Update(func(s *view.Snapshot) { s.MaxResourceVersion = uint64(100 + i) })
+	}
+	eventually(t, "the fold timer", func() bool { return clk.Waiters() > waiters })
+	clk.Step(200 * time.Millisecond)
+	ev = next(t, events)
+	if got := target(&ev.Object); ev.Type != "MODIFIED" || got != "4.17.20" || ev.Object.ResourceVersion <= afterTime {
+		t.Fatalf("burst: %s %s at %s", ev.Type, got, ev.Object.ResourceVersion)
+	}
+	select {
+	case ev := <-events:
+		t.Fatalf("a second event for one burst: %s %s", ev.Type, target(&ev.Object))
+	case <-time.After(100 * time.Millisecond):
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n := computations - before; n != 1 {
+		t.Errorf("%d computations for one burst", n)
+	}
+}

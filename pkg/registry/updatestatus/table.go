@@ -1,0 +1,264 @@
+package updatestatus
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/utils/clock"
+
+	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+)
+
+const unknown = "<unknown>"
+
+// columns of the table; priority 1 columns show only with -o wide.
+var columns = []metav1.TableColumnDefinition{
+	{Name: "Name", Type: "string", Format: "name", Description: "Name of the UpdateStatus (always cluster)."},
+	{Name: "Control Plane", Type: "string", Description: "Assessment and completion of the control-plane update."},
+	{Name: "Target", Type: "string", Description: "Version the cluster is updating (or was updated) to."},
+	{Name: "Worker Pools", Type: "string", Description: "Worker pools whose update completed / all worker pools."},
+	{Name: "Health", Type: "string", Description: "Health insights by impact level."},
+	{Name: "Update Age", Type: "string", Description: "Time since the current (or last) update started."},
+	{Name: "Previous", Type: "string", Priority: 1, Description: "Version the cluster updated from."},
+	{Name: "Operators", Type: "string", Priority: 1, Description: "Cluster operators updated / all cluster operators."},
+	{Name: "Worker Nodes", Type: "string", Priority: 1, Description: "Worker nodes updated / all worker nodes."},
+	{Name: "Est. Remaining", Type: "string", Priority: 1, Description: "Estimated time until the control plane completes."},
+	{Name: "Available", Type: "string", Priority: 1, Description: "Outer Available condition: can the content be trusted."},
+}
+
+// levelOrder is the order of the impact levels in the Health column.
+var levelOrder = []string{
+	string(v1alpha1.CriticalInfoLevel),
+	string(v1alpha1.ErrorImpactLevel),
+	string(v1alpha1.WarningImpactLevel),
+	string(v1alpha1.InfoImpactLevel),
+	string(v1alpha1.UnknownImpactLevel),
+}
+
+// tableConvertor renders UpdateStatus for kubectl.
+type tableConvertor struct {
+	clock clock.PassiveClock
+}
+
+// ConvertToTable implements rest.TableConvertor. It takes an UpdateStatus or
+// an UpdateStatusList, wrapped or not, and returns an empty table for
+// anything else. A nearly empty object (a bookmark) gives a row of unknowns.
+func (c tableConvertor) ConvertToTable(_ context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
+	table := &metav1.Table{}
+	if opts, ok := tableOptions.(*metav1.TableOptions); !ok || !opts.NoHeaders {
+		table.ColumnDefinitions = columns
+	}
+	now := c.clock.Now()
+	switch obj := unwrap(object).(type) {
+	case *update.UpdateStatus:
+		table.ResourceVersion = obj.ResourceVersion
+		table.Rows = []metav1.TableRow{row(obj, now)}
+	case *update.UpdateStatusList:
+		table.ResourceVersion = obj.ResourceVersion
+		table.Continue = obj.Continue
+		table.RemainingItemCount = obj.RemainingItemCount
+		table.Rows = make([]metav1.TableRow, 0, len(obj.Items))
+		for i := range obj.Items {
+			table.Rows = append(table.Rows, row(&obj.Items[i], now))
+		}
+	}
+	return table, nil
+}
+
+func row(obj *update.UpdateStatus, now time.Time) metav1.TableRow {
+	s := summarize(obj)
+	return metav1.TableRow{
+		Cells: []interface{}{
+			obj.Name,
+			s.controlPlane(),
+			orUnknown(s.target),
+			s.pools(),
+			s.health(),
+			s.age(now),
+			orUnknown(s.previous),
+			s.operators(),
+			s.nodes(),
+			s.remaining(now),
+			s.available,
+		},
+		Object: runtime.RawExtension{Object: obj},
+	}
+}
+
+// summary is what the table shows, gathered in one pass over the insights.
+type summary struct {
+	hasCV              bool
+	assessment         string
+	completion         int32
+	target, previous   string
+	startedAt          time.Time
+	completedAt        *metav1.Time
+	estimatedAt        *metav1.Time
+	operatorsUpdated   int
+	operatorsTotal     int
+	poolsTotal         int
+	poolsCompleted     int
+	nodesTotal         int32
+	nodesOutdated      int32
+	healthByLevel      map[string]int
+	available          string
+	seenHealthInsights map[string]bool
+}
+
+func summarize(obj *update.UpdateStatus) *summary {
+	s := &summary{available: unknown}
+	for _, c := range obj.Status.Conditions {
+		if c.Type == v1alpha1.UpdateStatusAvailable {
+			s.available = fmt.Sprintf("%s/%s", c.Status, c.Reason)
+		}
+	}
+	if cp := obj.Status.ControlPlane; cp != nil {
+		for i := range cp.Informers {
+			for j := range cp.Informers[i].Insights {
+				s.addControlPlane(&cp.Informers[i].Insights[j].Insight)
+			}
+		}
+	}
+	s.poolsTotal = len(obj.Status.WorkerPools)
+	for i := range obj.Status.WorkerPools {
+		pool := &obj.Status.WorkerPools[i]
+		for j := range pool.Informers {
+			for k := range pool.Informers[j].Insights {
+				s.addWorkerPool(&pool.Informers[j].Insights[k])
+			}
+		}
+	}
+	return s
+}
+
+func (s *summary) addControlPlane(in *update.ControlPlaneInsightUnion) {
+	switch {
+	case in.ClusterVersionStatusInsight != nil:
+		cv := in.ClusterVersionStatusInsight
+		s.hasCV = true
+		s.assessment = string(cv.Assessment)
+		s.completion = cv.Completion
+		s.target = cv.Versions.Target.Version
+		s.previous = cv.Versions.Previous.Version
+		for _, m := range cv.Versions.Previous.Metadata {
+			if string(m.Key) == string(v1alpha1.PartialMetadata) {
+				s.previous += " (partial)"
+			}
+		}
+		s.startedAt = cv.StartedAt.Time
+		s.completedAt = cv.CompletedAt
+		s.estimatedAt = cv.EstimatedCompletedAt
+	case in.ClusterOperatorStatusInsight != nil:
+		s.operatorsTotal++
+		for _, c := range in.ClusterOperatorStatusInsight.Conditions {
+			if c.Type == string(v1alpha1.ClusterOperatorStatusInsightUpdating) &&
+				c.Status == metav1.ConditionFalse && c.Reason == string(v1alpha1.ClusterOperatorUpdatingReasonUpdated) {
+				s.operatorsUpdated++
+			}
+		}
+	case in.HealthInsight != nil:
+		s.addHealth(in.HealthInsight)
+	}
+}
+
+func (s *summary) addWorkerPool(insight *update.WorkerPoolInsight) {
+	in := &insight.Insight
+	switch {
+	case in.MachineConfigPoolStatusInsight != nil:
+		mcp := in.MachineConfigPoolStatusInsight
+		if string(mcp.Assessment) == string(v1alpha1.PoolCompleted) {
+			s.poolsCompleted++
+		}
+		for _, sum := range mcp.Summaries {
+			switch string(sum.Type) {
+			case string(v1alpha1.NodesTotal):
+				s.nodesTotal += sum.Count
+			case string(v1alpha1.NodesOutdated):
+				s.nodesOutdated += sum.Count
+			}
+		}
+	case in.HealthInsight != nil:
+		// A Health insight about several pools appears under each of them
+		// with the same uid; count it once.
+		if s.seenHealthInsights == nil {
+			s.seenHealthInsights = map[string]bool{}
+		}
+		if s.seenHealthInsights[insight.UID] {
+			return
+		}
+		s.seenHealthInsights[insight.UID] = true
+		s.addHealth(in.HealthInsight)
+	}
+}
+
+func (s *summary) addHealth(h *update.HealthInsight) {
+	if s.healthByLevel == nil {
+		s.healthByLevel = map[string]int{}
+	}
+	s.healthByLevel[string(h.Impact.Level)]++
+}
+
+func (s *summary) controlPlane() string {
+	if !s.hasCV {
+		return unknown
+	}
+	return fmt.Sprintf("%s %d%%", orUnknown(s.assessment), s.completion)
+}
+
+func (s *summary) pools() string { return fmt.Sprintf("%d/%d", s.poolsCompleted, s.poolsTotal) }
+
+func (s *summary) operators() string {
+	return fmt.Sprintf("%d/%d", s.operatorsUpdated, s.operatorsTotal)
+}
+
+func (s *summary) nodes() string {
+	return fmt.Sprintf("%d/%d", s.nodesTotal-s.nodesOutdated, s.nodesTotal)
+}
+
+func (s *summary) health() string {
+	if len(s.healthByLevel) == 0 {
+		return "None"
+	}
+	parts := make([]string, 0, len(s.healthByLevel))
+	for _, level := range levelOrder {
+		if n := s.healthByLevel[level]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, level))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (s *summary) age(now time.Time) string {
+	if !s.hasCV || s.startedAt.IsZero() {
+		return unknown
+	}
+	return duration.HumanDuration(now.Sub(s.startedAt))
+}
+
+func (s *summary) remaining(now time.Time) string {
+	switch {
+	case !s.hasCV:
+		return unknown
+	case s.completedAt != nil:
+		return "0s"
+	case s.estimatedAt == nil:
+		return unknown
+	case !s.estimatedAt.After(now):
+		return "overdue"
+	default:
+		return "~" + duration.HumanDuration(s.estimatedAt.Sub(now))
+	}
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return unknown
+	}
+	return s
+}

@@ -1,0 +1,95 @@
+package updatestatus
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/view/viewtest"
+)
+
+func TestConvertToTable(t *testing.T) {
+	// The synthetic cluster started updating at 09:14:03; now is 10:00.
+	now := t0
+	synthetic := revisionOf(rv1, viewtest.Synthetic(2500, 1)).Object
+	completed := revisionOf(rv2, viewtest.Synthetic(3, 1)).Object
+	cv := completed.Status.ControlPlane.Informers[0].Insights[0].Insight.ClusterVersionStatusInsight
+	cv.Assessment, cv.Completion = "Completed", 100
+	done := metav1.NewTime(now.Add(-time.Minute))
+	cv.CompletedAt = &done
+	cv.Versions.Previous.Metadata = []update.VersionMetadata{{Key: update.VersionMetadataKey(v1alpha1.PartialMetadata)}}
+	bookmark := &update.UpdateStatus{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "7"}}
+
+	syntheticRow := []interface{}{"cluster", "Progressing 94%", "4.17.5", "0/3", "1 Warning", "45m", "4.16.21", "29/30", "792/2500", "~35m", "True/AsExpected"}
+	tests := []struct {
+		name     string
+		obj      runtime.Object
+		opts     runtime.Object
+		wantRows [][]interface{}
+		wantRV   string
+		noHeader bool
+	}{
+		{name: "object", obj: synthetic, wantRows: [][]interface{}{syntheticRow}, wantRV: "1000001"},
+		{name: "wrapped object", obj: newCachedObject(synthetic), wantRows: [][]interface{}{syntheticRow}, wantRV: "1000001"},
+		{name: "list", obj: &update.UpdateStatusList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}, Items: []update.UpdateStatus{*synthetic}},
+			wantRows: [][]interface{}{syntheticRow}, wantRV: "9"},
+		{name: "empty list", obj: &update.UpdateStatusList{}, wantRows: [][]interface{}{}},
+		{name: "completed update", obj: completed, wantRows: [][]interface{}{
+			{"cluster", "Completed 100%", "4.17.5", "0/1", "1 Warning", "45m", "4.16.21 (partial)", "29/30", "1/3", "0s", "True/AsExpected"}}, wantRV: "2000001"},
+		{name: "bookmark", obj: bookmark, wantRows: [][]interface{}{
+			{"", unknown, unknown, "0/0", "None", unknown, unknown, "0/0", "0/0", unknown, unknown}}, wantRV: "7"},
+		{name: "no headers", obj: bookmark, opts: &metav1.TableOptions{NoHeaders: true}, noHeader: true, wantRows: [][]interface{}{
+			{"", unknown, unknown, "0/0", "None", unknown, unknown, "0/0", "0/0", unknown, unknown}}, wantRV: "7"},
+		{name: "anything else", obj: &metav1.Status{}, wantRows: nil},
+	}
+	conv := tableConvertor{clock: clocktesting.NewFakePassiveClock(now)}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			table, err := conv.ConvertToTable(context.Background(), tt.obj, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.noHeader != (len(table.ColumnDefinitions) == 0) {
+				t.Errorf("%d column definitions", len(table.ColumnDefinitions))
+			}
+			var rows [][]interface{}
+			if table.Rows != nil {
+				rows = [][]interface{}{}
+			}
+			for _, r := range table.Rows {
+				if len(r.Cells) != len(columns) {
+					t.Fatalf("%d cells for %d columns", len(r.Cells), len(columns))
+				}
+				if _, ok := r.Object.Object.(*update.UpdateStatus); !ok {
+					t.Errorf("row object %T", r.Object.Object)
+				}
+				rows = append(rows, r.Cells)
+			}
+			if !reflect.DeepEqual(rows, tt.wantRows) {
+				t.Errorf("rows\n got %v\nwant %v", rows, tt.wantRows)
+			}
+			if table.ResourceVersion != tt.wantRV {
+				t.Errorf("resourceVersion %q, want %q", table.ResourceVersion, tt.wantRV)
+			}
+		})
+	}
+}
+
+func TestWideColumnsArePriorityOne(t *testing.T) {
+	normal := 0
+	for _, c := range columns {
+		if c.Priority == 0 {
+			normal++
+		}
+	}
+	if normal != 6 || columns[0].Format != "name" {
+		t.Errorf("%d default columns, first %+v", normal, columns[0])
+	}
+}

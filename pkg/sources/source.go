@@ -1,0 +1,134 @@
+package sources
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+)
+
+// state is where a source is in its life.
+type state int
+
+const (
+	// stateUnknown: discovery has not answered yet.
+	stateUnknown state = iota
+	// stateUnavailable: the API is not served.
+	stateUnavailable
+	// stateRunning: the informer runs (synced or not).
+	stateRunning
+)
+
+// source is one informer-backed input of the engine, started when its API is
+// served and stopped when it stops being served.
+type source struct {
+	// name is the resource's name for people, e.g. "nodes" or
+	// "machineconfigpools.machineconfiguration.openshift.io".
+	name string
+	gvr  schema.GroupVersionResource
+	// alwaysServed marks core APIs that need no discovery.
+	alwaysServed bool
+	newInformer  func() cache.SharedIndexInformer
+	transform    cache.TransformFunc
+
+	mu       sync.Mutex
+	state    state
+	informer cache.SharedIndexInformer
+	cancel   context.CancelFunc
+	lastErr  error
+	synced   atomic.Bool
+}
+
+// snapshotState is the part of the source the snapshot needs.
+func (s *source) snapshotState() (state, cache.SharedIndexInformer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state, s.informer
+}
+
+// start creates and runs the informer. onChange is called on every event and
+// once the cache has synced; onDelete sees every deleted object.
+func (s *source) start(ctx context.Context, onChange func(), onDelete func(obj interface{})) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == stateRunning {
+		return
+	}
+	inf := s.newInformer()
+	if err := inf.SetTransform(s.transform); err != nil {
+		klog.ErrorS(err, "Cannot set the informer transform", "source", s.name)
+	}
+	if err := inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
+		s.mu.Lock()
+		s.lastErr = err
+		s.mu.Unlock()
+		cache.DefaultWatchErrorHandler(ctx, r, err)
+	}); err != nil {
+		klog.ErrorS(err, "Cannot set the watch error handler", "source", s.name)
+	}
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(interface{}) { onChange() },
+		UpdateFunc: func(_, _ interface{}) { onChange() },
+		DeleteFunc: func(obj interface{}) { onDelete(obj); onChange() },
+	}); err != nil {
+		klog.ErrorS(err, "Cannot add the event handler", "source", s.name)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	s.informer, s.cancel, s.state = inf, cancel, stateRunning
+	s.synced.Store(false)
+	s.lastErr = nil
+	klog.InfoS("Starting source informer", "source", s.name)
+	go inf.RunWithContext(ctx)
+	go func() {
+		if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+			return
+		}
+		s.mu.Lock()
+		current := s.informer == inf
+		if current {
+			s.lastErr = nil
+		}
+		s.mu.Unlock()
+		if current {
+			s.synced.Store(true)
+			klog.InfoS("Source cache synced", "source", s.name)
+			onChange()
+		}
+	}()
+}
+
+// stop stops the informer and drops its cache; the source becomes
+// unavailable. reason is logged.
+func (s *source) stop(reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+	if s.state == stateRunning {
+		klog.InfoS("Stopping source informer", "source", s.name, "reason", reason)
+	}
+	s.informer, s.cancel, s.state = nil, nil, stateUnavailable
+	s.synced.Store(false)
+}
+
+// markUnavailable records that the API is not served.
+func (s *source) markUnavailable() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == stateUnknown {
+		klog.InfoS("Source API is not served; it will be picked up once it is", "source", s.name)
+		s.state = stateUnavailable
+	}
+}
+
+// status returns the state, whether the cache synced and the last list/watch
+// error since the informer started.
+func (s *source) status() (state, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state, s.synced.Load(), s.lastErr
+}

@@ -1,0 +1,56 @@
+package view_test
+
+import (
+	"testing"
+	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/view"
+	"github.com/update-status/apiserver/pkg/view/viewtest"
+)
+
+// BenchmarkRecompute measures what the view adds to the engine at 5,000
+// worker nodes: snapshot, object, fingerprint, and, when the content
+// changed, the private copy and the new revision.
+//
+//	go test -run XXX -bench BenchmarkRecompute -benchtime 20x ./pkg/view/
+func BenchmarkRecompute(b *testing.B) {
+	statuses := []v1alpha1.UpdateStatusStatus{viewtest.Synthetic(5000, 1), viewtest.Synthetic(5000, 2)}
+	for _, tc := range []struct {
+		name    string
+		changed bool
+	}{{"unchanged", false}, {"changed", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			i := 0
+			var published int
+			v, err := view.New(view.Config{
+				Source: viewtest.NewSource(100),
+				Clock:  clocktesting.NewFakeClock(time.Date(2025, 3, 12, 10, 0, 0, 0, time.UTC)),
+				Computer: view.ComputerFunc(func(*insights.Sources, time.Time) insights.Result {
+					if tc.changed {
+						i++
+					}
+					return insights.Result{Status: statuses[i%2]}
+				}),
+				Publish: func(*view.Revision) { published++ },
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			v.Recompute()
+			published = 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for n := 0; n < b.N; n++ {
+				v.Recompute()
+			}
+			b.StopTimer()
+			if want := map[bool]int{false: 0, true: b.N}[tc.changed]; published != want {
+				b.Fatalf("%d revisions published, want %d", published, want)
+			}
+		})
+	}
+}

@@ -1,0 +1,80 @@
+package view
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	configv1 "github.com/openshift/api/config/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+)
+
+// ObjectName is the name of the only UpdateStatus that exists.
+const ObjectName = "cluster"
+
+// uidNamespace is the namespace of the name-based (version 5) UUIDs this
+// server derives from the ClusterVersion's uid.
+var uidNamespace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://update.openshift.io/v1alpha1/updatestatuses/cluster"))
+
+// objectMeta returns the metadata every replica computes alike for the
+// ClusterVersion cv (nil when unknown): the name, a name-based UUID of the
+// ClusterVersion's uid and its creationTimestamp. The resourceVersion is set
+// later.
+func objectMeta(cv *configv1.ClusterVersion) metav1.ObjectMeta {
+	meta := metav1.ObjectMeta{Name: ObjectName}
+	if cv != nil && cv.UID != "" {
+		meta.UID = types.UID(uuid.NewSHA1(uidNamespace, []byte(cv.UID)).String())
+		meta.CreationTimestamp = cv.CreationTimestamp
+	}
+	return meta
+}
+
+// availableCondition returns the outer Available condition (api-spec §8) for
+// a computation over snap that failed with computeErr (nil on success). The
+// lastTransitionTime of prev is kept while the status does not change.
+func availableCondition(snap Snapshot, computeErr error, prev *metav1.Condition, now time.Time) metav1.Condition {
+	cond := metav1.Condition{Type: v1alpha1.UpdateStatusAvailable}
+	switch {
+	case computeErr != nil:
+		cond.Status = metav1.ConditionUnknown
+		cond.Reason = v1alpha1.AvailableReasonCannotDetermine
+		cond.Message = fmt.Sprintf("The status could not be computed: %v. The insights shown are from the last successful computation.", computeErr)
+	case len(snap.Unsynced) > 0:
+		cond.Status = metav1.ConditionFalse
+		cond.Reason = v1alpha1.AvailableReasonCachesNotSynced
+		cond.Message = fmt.Sprintf("Caches not synced yet: %s. The content may be partial or missing.", strings.Join(snap.Unsynced, ", "))
+		if len(snap.Unavailable) > 0 {
+			cond.Message += fmt.Sprintf(" Source APIs not served: %s.", strings.Join(snap.Unavailable, ", "))
+		}
+	case len(snap.Unavailable) > 0:
+		cond.Status = metav1.ConditionFalse
+		cond.Reason = v1alpha1.AvailableReasonSourceUnavailable
+		cond.Message = fmt.Sprintf("Source APIs not served: %s. The insights that depend on them are omitted.", strings.Join(snap.Unavailable, ", "))
+	default:
+		cond.Status = metav1.ConditionTrue
+		cond.Reason = v1alpha1.AvailableReasonAsExpected
+		cond.Message = "All source caches are synced and the last computation succeeded."
+	}
+	cond.LastTransitionTime = metav1.NewTime(now.Truncate(time.Second))
+	if prev != nil && prev.Status == cond.Status {
+		cond.LastTransitionTime = prev.LastTransitionTime
+	}
+	return cond
+}
+
+// buildObject assembles the served object from the engine's status. status
+// is converted without copying (the caller passes a private copy).
+func buildObject(meta metav1.ObjectMeta, status *v1alpha1.UpdateStatusStatus, available metav1.Condition) (*update.UpdateStatus, error) {
+	obj := &update.UpdateStatus{ObjectMeta: meta}
+	if err := v1alpha1.Convert_v1alpha1_UpdateStatusStatus_To_update_UpdateStatusStatus(status, &obj.Status, nil); err != nil {
+		return nil, err
+	}
+	// The engine does not set outer conditions; replace any it might have set.
+	obj.Status.Conditions = []metav1.Condition{available}
+	return obj, nil
+}

@@ -1,0 +1,288 @@
+package view
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/insights"
+)
+
+// Defaults of Config.
+const (
+	DefaultFoldDelay  = 150 * time.Millisecond
+	DefaultStuckAfter = 2 * time.Minute
+	// MaxFoldDelay bounds FoldDelay: a change must show within this time.
+	MaxFoldDelay = 250 * time.Millisecond
+)
+
+// Revision is one published state of the UpdateStatus. It is immutable.
+type Revision struct {
+	// ResourceVersion is the parsed metadata.resourceVersion of Object.
+	ResourceVersion uint64
+	// Object is the served object, resourceVersion set. Never modify it.
+	Object *update.UpdateStatus
+	// Synced says the revision was computed after the initial sync of the
+	// sources, so it may be served.
+	Synced bool
+	// Size is the size in bytes of the JSON encoding of the status layers.
+	Size int
+}
+
+// Config configures a View.
+type Config struct {
+	// Source provides the snapshots. Required.
+	Source Source
+	// Computer computes the status. Required; *insights.Engine in production.
+	Computer Computer
+	// Clock is the time source. Required.
+	Clock clock.Clock
+	// FoldDelay is how long the view waits after the first of a burst of
+	// source events before it computes; every event in that window is folded
+	// into one computation. 0 computes at once. At most MaxFoldDelay.
+	FoldDelay time.Duration
+	// StuckAfter is how long one computation may run before the liveness
+	// check fails. 0 means DefaultStuckAfter.
+	StuckAfter time.Duration
+	// Publish is called with each new revision, in order, from the view's
+	// goroutine. It must not block for long. Optional.
+	Publish func(*Revision)
+}
+
+// View computes and holds the current UpdateStatus. Create it with New and
+// start it with Run.
+type View struct {
+	cfg     Config
+	trigger chan struct{}
+	current atomic.Pointer[Revision]
+
+	started        atomic.Bool
+	running        atomic.Bool
+	computingSince atomic.Int64 // unix nanoseconds; 0 when idle
+
+	// Owned by the Run goroutine.
+	last          *Revision
+	lastFP        fingerprint
+	nextChange    time.Time
+	initialSynced bool
+}
+
+// New validates cfg and returns a View.
+func New(cfg Config) (*View, error) {
+	var errs []error
+	if cfg.Source == nil {
+		errs = append(errs, errors.New("view: Source is required"))
+	}
+	if cfg.Computer == nil {
+		errs = append(errs, errors.New("view: Computer is required"))
+	}
+	if cfg.Clock == nil {
+		errs = append(errs, errors.New("view: Clock is required"))
+	}
+	if cfg.FoldDelay < 0 || cfg.FoldDelay > MaxFoldDelay {
+		errs = append(errs, fmt.Errorf("view: FoldDelay %v is outside [0, %v]", cfg.FoldDelay, MaxFoldDelay))
+	}
+	if cfg.StuckAfter < 0 {
+		errs = append(errs, fmt.Errorf("view: StuckAfter %v is negative", cfg.StuckAfter))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if cfg.StuckAfter == 0 {
+		cfg.StuckAfter = DefaultStuckAfter
+	}
+	return &View{cfg: cfg, trigger: make(chan struct{}, 1)}, nil
+}
+
+// Trigger tells the view that a source changed. It never blocks; triggers
+// that arrive while one is pending are folded into it.
+func (v *View) Trigger() {
+	select {
+	case v.trigger <- struct{}{}:
+	default:
+	}
+}
+
+// Current returns the newest revision, or nil before the first computation.
+// It does no work and copies nothing.
+func (v *View) Current() *Revision { return v.current.Load() }
+
+// Run computes once, then on every trigger (after the fold delay) and at the
+// engine's next-change moments, until ctx is done.
+func (v *View) Run(ctx context.Context) {
+	v.started.Store(true)
+	v.running.Store(true)
+	defer v.running.Store(false)
+	klog.InfoS("Starting the UpdateStatus view", "foldDelay", v.cfg.FoldDelay)
+	defer klog.InfoS("Stopped the UpdateStatus view")
+
+	var timer clock.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	v.recompute(triggerStart)
+	for {
+		if timer != nil {
+			timer.Stop()
+			timer = nil
+		}
+		var timeC <-chan time.Time
+		if !v.nextChange.IsZero() {
+			d := v.nextChange.Sub(v.cfg.Clock.Now())
+			if d < v.cfg.FoldDelay {
+				// A moment already past (or about to pass) is re-evaluated
+				// soon, but never in a busy loop.
+				d = max(v.cfg.FoldDelay, time.Millisecond)
+			}
+			timer = v.cfg.Clock.NewTimer(d)
+			timeC = timer.C()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-v.trigger:
+			if !v.fold(ctx) {
+				return
+			}
+			v.recompute(triggerSources)
+		case <-timeC:
+			v.recompute(triggerTime)
+		}
+	}
+}
+
+// fold waits for the fold delay; it returns false when ctx ends first.
+func (v *View) fold(ctx context.Context) bool {
+	if v.cfg.FoldDelay == 0 {
+		return true
+	}
+	t := v.cfg.Clock.NewTimer(v.cfg.FoldDelay)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C():
+		return true
+	}
+}
+
+// CheckLive returns an error when the computation loop has stopped or one
+// computation has been running for longer than StuckAfter.
+func (v *View) CheckLive() error {
+	if v.started.Load() && !v.running.Load() {
+		return errors.New("the UpdateStatus view loop is not running")
+	}
+	if since := v.computingSince.Load(); since != 0 {
+		if d := v.cfg.Clock.Since(time.Unix(0, since)); d > v.cfg.StuckAfter {
+			return fmt.Errorf("an UpdateStatus computation has been running for %v", d.Round(time.Second))
+		}
+	}
+	return nil
+}
+
+// recompute takes a snapshot, computes and publishes a revision when the
+// content changed.
+func (v *View) recompute(trigger string) {
+	// Triggers that arrived before the snapshot are covered by it.
+	select {
+	case <-v.trigger:
+	default:
+	}
+	start := v.cfg.Clock.Now()
+	v.computingSince.Store(start.UnixNano())
+	defer v.computingSince.Store(0)
+
+	snap := v.cfg.Source.Snapshot()
+	if snap.Inputs == nil {
+		snap.Inputs = &insights.Sources{}
+	}
+	now := v.cfg.Clock.Now()
+	res, computeErr := v.compute(snap.Inputs, now)
+	computeDuration.Observe(v.cfg.Clock.Since(start).Seconds())
+
+	var status *v1alpha1.UpdateStatusStatus
+	switch {
+	case computeErr == nil:
+		status = &res.Status
+		v.nextChange = res.NextChange
+	case v.last != nil:
+		// Keep the layers of the last good computation.
+		status = &v1alpha1.UpdateStatusStatus{}
+		if err := v1alpha1.Convert_update_UpdateStatusStatus_To_v1alpha1_UpdateStatusStatus(&v.last.Object.Status, status, nil); err != nil {
+			computeErr = errors.Join(computeErr, err)
+		}
+		v.nextChange = time.Time{}
+	default:
+		status = &v1alpha1.UpdateStatusStatus{}
+		v.nextChange = time.Time{}
+	}
+
+	var prevAvailable *metav1.Condition
+	if v.last != nil && len(v.last.Object.Status.Conditions) > 0 {
+		prevAvailable = &v.last.Object.Status.Conditions[0]
+	}
+	available := availableCondition(snap, computeErr, prevAvailable, now)
+	obj, err := buildObject(objectMeta(snap.Inputs.ClusterVersion), status, available)
+	if err != nil {
+		klog.ErrorS(err, "Cannot build the UpdateStatus object")
+		recomputations.WithLabelValues(trigger, resultFailed).Inc()
+		return
+	}
+	fp, err := fingerprintOf(obj)
+	if err != nil {
+		klog.ErrorS(err, "Cannot fingerprint the UpdateStatus object")
+		recomputations.WithLabelValues(trigger, resultFailed).Inc()
+		return
+	}
+	synced := snap.InitialSyncDone
+	if v.last != nil && fp.sum == v.lastFP.sum && (v.last.Synced || !synced) {
+		recomputations.WithLabelValues(trigger, resultUnchanged).Inc()
+		klog.V(4).InfoS("UpdateStatus unchanged", "trigger", trigger, "resourceVersion", v.last.ResourceVersion)
+		return
+	}
+
+	// The engine may reuse its memory between computations: publish a private
+	// copy, made only when the content changed.
+	obj = obj.DeepCopy()
+	var prevRV uint64
+	if v.last != nil {
+		prevRV = v.last.ResourceVersion
+	}
+	rv := nextResourceVersion(prevRV, snap.MaxResourceVersion, fp.digest())
+	obj.ResourceVersion = strconv.FormatUint(rv, 10)
+	rev := &Revision{ResourceVersion: rv, Object: obj, Synced: synced, Size: fp.size}
+	v.last, v.lastFP = rev, fp
+	v.current.Store(rev)
+	if computeErr != nil {
+		recomputations.WithLabelValues(trigger, resultFailed).Inc()
+	} else {
+		recomputations.WithLabelValues(trigger, resultChanged).Inc()
+	}
+	klog.V(2).InfoS("UpdateStatus changed", "trigger", trigger, "resourceVersion", rv,
+		"maxInputResourceVersion", snap.MaxResourceVersion, "available", available.Reason, "bytes", fp.size)
+	if v.cfg.Publish != nil {
+		v.cfg.Publish(rev)
+	}
+}
+
+// compute runs the engine and turns a panic into an error.
+func (v *View) compute(src *insights.Sources, now time.Time) (res insights.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			klog.ErrorS(nil, "The insight engine panicked", "panic", r)
+			err = fmt.Errorf("the insight engine failed: %v", r)
+		}
+	}()
+	return v.cfg.Computer.Compute(src, now), nil
+}

@@ -1,0 +1,336 @@
+package view_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/view"
+	"github.com/update-status/apiserver/pkg/view/viewtest"
+)
+
+var t0 = time.Date(2025, 3, 12, 10, 0, 0, 0, time.UTC)
+
+// recorder collects published revisions.
+type recorder struct {
+	mu   sync.Mutex
+	revs []*view.Revision
+}
+
+func (r *recorder) publish(rev *view.Revision) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.revs = append(r.revs, rev)
+}
+
+func (r *recorder) all() []*view.Revision {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*view.Revision(nil), r.revs...)
+}
+
+func (r *recorder) count() int { return len(r.all()) }
+
+type harness struct {
+	view     *view.View
+	clock    *clocktesting.FakeClock
+	source   *viewtest.Source
+	computer *viewtest.Computer
+	rec      *recorder
+}
+
+// start runs a view with a fake clock, a fake source at input resourceVersion
+// 100 and a computer that returns status(now) (empty when nil).
+func start(t *testing.T, foldDelay time.Duration, compute func(*insights.Sources, time.Time) insights.Result) *harness {
+	t.Helper()
+	h := &harness{
+		clock:    clocktesting.NewFakeClock(t0),
+		source:   viewtest.NewSource(100),
+		computer: &viewtest.Computer{Func: compute},
+		rec:      &recorder{},
+	}
+	v, err := view.New(view.Config{
+		Source: h.source, Computer: h.computer, Clock: h.clock,
+		FoldDelay: foldDelay, Publish: h.rec.publish,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.view = v
+	h.source.AddListener(v.Trigger)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { v.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	eventually(t, "first revision", func() bool { return h.rec.count() == 1 })
+	return h
+}
+
+// eventually polls cond for up to 5 s of real time.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// stepWhenWaiting advances the fake clock by d once n timers wait on it.
+func (h *harness) stepWhenWaiting(t *testing.T, n int, d time.Duration) {
+	t.Helper()
+	eventually(t, fmt.Sprintf("%d clock waiters", n), func() bool { return h.clock.Waiters() >= n })
+	h.clock.Step(d)
+}
+
+func targetStatus(version string) v1alpha1.UpdateStatusStatus {
+	return v1alpha1.UpdateStatusStatus{ControlPlane: &v1alpha1.ControlPlane{
+		Informers: []v1alpha1.ControlPlaneInformer{{Name: "cpi", Insights: []v1alpha1.ControlPlaneInsight{{
+			UID: "cv-version", AcquiredAt: metav1.NewTime(t0),
+			Insight: v1alpha1.ControlPlaneInsightUnion{Type: v1alpha1.ClusterVersionStatusInsightType,
+				ClusterVersionStatusInsight: &v1alpha1.ClusterVersionStatusInsight{Versions: v1alpha1.ControlPlaneUpdateVersions{Target: v1alpha1.Version{Version: version}}}},
+		}}}},
+	}}
+}
+
+func TestFirstRevision(t *testing.T) {
+	h := start(t, 0, nil)
+	rev := h.view.Current()
+	if rev == nil || rev != h.rec.all()[0] {
+		t.Fatalf("Current() = %v, want the published revision", rev)
+	}
+	if got, want := rev.ResourceVersion/1_000_000, uint64(100); got != want {
+		t.Errorf("resourceVersion %d does not derive from input 100", rev.ResourceVersion)
+	}
+	if rev.Object.ResourceVersion != fmt.Sprint(rev.ResourceVersion) || rev.Object.Name != "cluster" || !rev.Synced {
+		t.Errorf("object meta = %+v, synced %v", rev.Object.ObjectMeta, rev.Synced)
+	}
+	conds := rev.Object.Status.Conditions
+	if len(conds) != 1 || conds[0].Reason != v1alpha1.AvailableReasonAsExpected {
+		t.Errorf("conditions = %+v", conds)
+	}
+}
+
+func TestChangesOnlyWhenContentChanges(t *testing.T) {
+	var mu sync.Mutex
+	version := "4.17.5"
+	h := start(t, 0, func(*insights.Sources, time.Time) insights.Result {
+		mu.Lock()
+		defer mu.Unlock()
+		return insights.Result{Status: targetStatus(version)}
+	})
+	first := h.view.Current()
+
+	// Inputs move on but the content stays: no new revision, same object.
+	h.source.Update(func(s *view.Snapshot) { s.MaxResourceVersion = 200 })
+	eventually(t, "recomputation", func() bool { return h.computer.Calls() >= 2 })
+	if h.rec.count() != 1 || h.view.Current() != first {
+		t.Fatalf("unchanged content published %d revisions", h.rec.count())
+	}
+
+	// Content changes: a new revision with a larger resourceVersion from input 300.
+	mu.Lock()
+	version = "4.17.6"
+	mu.Unlock()
+	h.source.Update(func(s *view.Snapshot) { s.MaxResourceVersion = 300 })
+	eventually(t, "second revision", func() bool { return h.rec.count() == 2 })
+	second := h.view.Current()
+	if second.ResourceVersion <= first.ResourceVersion || second.ResourceVersion/1_000_000 != 300 {
+		t.Errorf("resourceVersions %d then %d", first.ResourceVersion, second.ResourceVersion)
+	}
+	if got := second.Object.Status.ControlPlane.Informers[0].Insights[0].Insight.ClusterVersionStatusInsight.Versions.Target.Version; got != "4.17.6" {
+		t.Errorf("target = %q", got)
+	}
+	// The first revision is untouched.
+	if got := first.Object.Status.ControlPlane.Informers[0].Insights[0].Insight.ClusterVersionStatusInsight.Versions.Target.Version; got != "4.17.5" {
+		t.Errorf("the first revision changed: %q", got)
+	}
+}
+
+func TestBurstsFoldIntoOneComputation(t *testing.T) {
+	var mu sync.Mutex
+	n := 0
+	h := start(t, 200*time.Millisecond, func(*insights.Sources, time.Time) insights.Result {
+		mu.Lock()
+		defer mu.Unlock()
+		return insights.Result{Status: targetStatus(fmt.Sprintf("4.17.%d", n))}
+	})
+	before := h.computer.Calls()
+	for i := 1; i <= 50; i++ {
+		mu.Lock()
+		n = i
+		mu.Unlock()
+		h.source.Update(func(s *view.Snapshot) { s.MaxResourceVersion = uint64(100 + i) })
+	}
+	h.stepWhenWaiting(t, 1, 200*time.Millisecond)
+	eventually(t, "folded revision", func() bool { return h.rec.count() == 2 })
+	// Let any stray trigger run its course, then check the count.
+	time.Sleep(50 * time.Millisecond)
+	if got := h.computer.Calls() - before; got != 1 {
+		t.Errorf("%d computations for a burst of 50 events, want 1", got)
+	}
+	if h.rec.count() != 2 {
+		t.Errorf("%d revisions, want 2", h.rec.count())
+	}
+	if rv := h.view.Current().ResourceVersion; rv/1_000_000 != 150 {
+		t.Errorf("resourceVersion %d does not reflect the last input 150", rv)
+	}
+}
+
+func TestTimeOnlyChange(t *testing.T) {
+	threshold := t0.Add(10 * time.Minute)
+	h := start(t, 0, func(_ *insights.Sources, now time.Time) insights.Result {
+		if now.Before(threshold) {
+			return insights.Result{Status: targetStatus("4.17.5"), NextChange: threshold}
+		}
+		return insights.Result{Status: targetStatus("4.17.5-overdue")}
+	})
+	first := h.view.Current()
+	h.stepWhenWaiting(t, 1, 10*time.Minute)
+	eventually(t, "time-based revision", func() bool { return h.rec.count() == 2 })
+	second := h.view.Current()
+	// Same inputs, newer version: the step part grows.
+	if second.ResourceVersion <= first.ResourceVersion || second.ResourceVersion/1_000_000 != first.ResourceVersion/1_000_000 {
+		t.Errorf("resourceVersions %d then %d", first.ResourceVersion, second.ResourceVersion)
+	}
+	if step := second.ResourceVersion % 1_000_000 / 1000; step != 1 {
+		t.Errorf("step = %d, want 1", step)
+	}
+}
+
+func TestEnginePanicKeepsTheLastLayers(t *testing.T) {
+	var mu sync.Mutex
+	fail := false
+	h := start(t, 0, func(*insights.Sources, time.Time) insights.Result {
+		mu.Lock()
+		defer mu.Unlock()
+		if fail {
+			panic("engine bug")
+		}
+		return insights.Result{Status: targetStatus("4.17.5")}
+	})
+	mu.Lock()
+	fail = true
+	mu.Unlock()
+	h.view.Trigger()
+	eventually(t, "revision after the panic", func() bool { return h.rec.count() == 2 })
+	obj := h.view.Current().Object
+	if c := obj.Status.Conditions[0]; c.Status != metav1.ConditionUnknown || c.Reason != v1alpha1.AvailableReasonCannotDetermine || !strings.Contains(c.Message, "engine bug") {
+		t.Errorf("condition = %+v", c)
+	}
+	if obj.Status.ControlPlane == nil || len(obj.Status.ControlPlane.Informers) != 1 {
+		t.Errorf("layers of the last good computation are gone: %+v", obj.Status.ControlPlane)
+	}
+}
+
+func TestSyncProgress(t *testing.T) {
+	h := &harness{clock: clocktesting.NewFakeClock(t0), source: viewtest.NewSource(5), computer: &viewtest.Computer{}, rec: &recorder{}}
+	h.source.Set(view.Snapshot{Unsynced: []string{"nodes"}, Unavailable: []string{"machineconfigpools.machineconfiguration.openshift.io"}})
+	v, err := view.New(view.Config{Source: h.source, Computer: h.computer, Clock: h.clock, Publish: h.rec.publish})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.source.AddListener(v.Trigger)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go v.Run(ctx)
+	eventually(t, "first revision", func() bool { return h.rec.count() == 1 })
+	first := h.rec.all()[0]
+	if first.Synced || first.Object.Status.Conditions[0].Reason != v1alpha1.AvailableReasonCachesNotSynced {
+		t.Fatalf("first revision: synced %v, condition %+v", first.Synced, first.Object.Status.Conditions[0])
+	}
+	h.source.Set(view.Snapshot{Unavailable: []string{"machineconfigpools.machineconfiguration.openshift.io"}, InitialSyncDone: true, MaxResourceVersion: 5})
+	eventually(t, "synced revision", func() bool { return h.rec.count() == 2 })
+	second := h.rec.all()[1]
+	if !second.Synced || second.Object.Status.Conditions[0].Reason != v1alpha1.AvailableReasonSourceUnavailable {
+		t.Fatalf("second revision: synced %v, condition %+v", second.Synced, second.Object.Status.Conditions[0])
+	}
+}
+
+func TestMetadataFromClusterVersion(t *testing.T) {
+	h := start(t, 0, nil)
+	created := metav1.NewTime(t0.Add(-24 * time.Hour))
+	h.source.Update(func(s *view.Snapshot) {
+		s.Inputs = &insights.Sources{ClusterVersion: &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: "version", UID: "cv-uid", CreationTimestamp: created}}}
+	})
+	eventually(t, "revision with metadata", func() bool { return h.rec.count() == 2 })
+	m := h.view.Current().Object.ObjectMeta
+	if m.UID == "" || m.UID == "cv-uid" || !m.CreationTimestamp.Equal(&created) {
+		t.Errorf("metadata = %+v", m)
+	}
+}
+
+func TestCheckLive(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	clk := clocktesting.NewFakeClock(t0)
+	computing := make(chan struct{}, 1)
+	v, err := view.New(view.Config{
+		Source: viewtest.NewSource(1), Clock: clk, StuckAfter: time.Minute,
+		Computer: view.ComputerFunc(func(*insights.Sources, time.Time) insights.Result {
+			computing <- struct{}{}
+			<-release
+			return insights.Result{}
+		}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.CheckLive(); err != nil {
+		t.Fatalf("before Run: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { v.Run(ctx); close(done) }()
+	defer once.Do(func() { close(release) })
+	<-computing
+	if err := v.CheckLive(); err != nil {
+		t.Fatalf("computing briefly: %v", err)
+	}
+	clk.Step(2 * time.Minute)
+	if err := v.CheckLive(); err == nil || !strings.Contains(err.Error(), "running for") {
+		t.Fatalf("stuck computation: %v", err)
+	}
+	once.Do(func() { close(release) })
+	cancel()
+	<-done
+	if err := v.CheckLive(); err == nil {
+		t.Fatal("stopped loop reported live")
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	clk := clocktesting.NewFakeClock(t0)
+	src, comp := viewtest.NewSource(1), &viewtest.Computer{}
+	tests := []struct {
+		name    string
+		cfg     view.Config
+		wantErr string
+	}{
+		{name: "valid", cfg: view.Config{Source: src, Computer: comp, Clock: clk, FoldDelay: view.MaxFoldDelay}},
+		{name: "no source", cfg: view.Config{Computer: comp, Clock: clk}, wantErr: "Source is required"},
+		{name: "no computer", cfg: view.Config{Source: src, Clock: clk}, wantErr: "Computer is required"},
+		{name: "no clock", cfg: view.Config{Source: src, Computer: comp}, wantErr: "Clock is required"},
+		{name: "fold delay too long", cfg: view.Config{Source: src, Computer: comp, Clock: clk, FoldDelay: time.Second}, wantErr: "FoldDelay"},
+		{name: "negative fold delay", cfg: view.Config{Source: src, Computer: comp, Clock: clk, FoldDelay: -1}, wantErr: "FoldDelay"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := view.New(tt.cfg)
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("error %v, want %q", err, tt.wantErr)
+			}
+		})
+	}
+}

@@ -1,0 +1,130 @@
+// Package viewtest has test doubles for the view: a source whose snapshot the
+// test sets, a computer that returns the Results the test scripts, and a
+// generator of synthetic statuses of any size for benchmarks.
+package viewtest
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/view"
+)
+
+// Source is a view.Source whose snapshot the test sets. Its zero value
+// returns an empty, synced snapshot.
+type Source struct {
+	mu        sync.Mutex
+	snap      view.Snapshot
+	listeners []func()
+	calls     int
+}
+
+var _ view.Source = &Source{}
+
+// NewSource returns a Source with an empty, synced snapshot at input
+// resourceVersion maxRV.
+func NewSource(maxRV uint64) *Source {
+	return &Source{snap: view.Snapshot{Inputs: &insights.Sources{}, MaxResourceVersion: maxRV, InitialSyncDone: true}}
+}
+
+// Snapshot implements view.Source.
+func (s *Source) Snapshot() view.Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls++
+	return s.snap
+}
+
+// Set replaces the snapshot and notifies the listeners, as a source event
+// would.
+func (s *Source) Set(snap view.Snapshot) {
+	s.mu.Lock()
+	s.snap = snap
+	listeners := s.listeners
+	s.mu.Unlock()
+	for _, f := range listeners {
+		f()
+	}
+}
+
+// Update changes the snapshot with f and notifies the listeners.
+func (s *Source) Update(f func(*view.Snapshot)) {
+	s.mu.Lock()
+	f(&s.snap)
+	listeners := s.listeners
+	s.mu.Unlock()
+	for _, l := range listeners {
+		l()
+	}
+}
+
+// Calls returns how many snapshots were taken.
+func (s *Source) Calls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls
+}
+
+// AddListener registers f, like sources.Set.AddListener.
+func (s *Source) AddListener(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.listeners = append(s.listeners, f)
+}
+
+// SyncCheck reports the snapshot's InitialSyncDone, like sources.Set.
+func (s *Source) SyncCheck() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.snap.InitialSyncDone {
+		return errNotSynced
+	}
+	return nil
+}
+
+// Run does nothing; the test drives the source.
+func (s *Source) Run(ctx context.Context) { <-ctx.Done() }
+
+type notSynced struct{}
+
+func (notSynced) Error() string { return "viewtest: not synced" }
+
+var errNotSynced error = notSynced{}
+
+// Computer is a view.Computer that returns what Func returns (an empty
+// Result when Func is nil) and counts its calls.
+type Computer struct {
+	mu    sync.Mutex
+	Func  func(src *insights.Sources, now time.Time) insights.Result
+	calls int
+}
+
+var _ view.Computer = &Computer{}
+
+// Compute implements view.Computer.
+func (c *Computer) Compute(src *insights.Sources, now time.Time) insights.Result {
+	c.mu.Lock()
+	c.calls++
+	f := c.Func
+	c.mu.Unlock()
+	if f == nil {
+		return insights.Result{}
+	}
+	return f(src, now)
+}
+
+// SetFunc replaces Func safely while the view runs.
+func (c *Computer) SetFunc(f func(src *insights.Sources, now time.Time) insights.Result) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.Func = f
+}
+
+// Calls returns how many computations ran.
+func (c *Computer) Calls() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.calls
+}

@@ -1,0 +1,219 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/update-status/apiserver/pkg/simulator"
+)
+
+// NewCommand returns the update-simulator command.
+func NewCommand(ctx context.Context, out io.Writer) *cobra.Command {
+	o := NewOptions()
+	cmd := &cobra.Command{
+		Use:   "update-simulator (--kubeconfig FILE | --output-dir DIR) [flags]",
+		Short: "Drive a simulated OpenShift cluster through an update",
+		Long: "update-simulator creates a simulated OpenShift cluster (ClusterVersion, ClusterOperators,\n" +
+			"MachineConfigPools, MachineConfigs, Nodes, the machine-config-operator Deployment) and drives\n" +
+			"it through an update, as the real operators would: through the API of a kube-apiserver\n" +
+			"(status via the status subresource), or as files, one directory per state.",
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(ctx, cmd.OutOrStdout())
+		},
+	}
+	cmd.SetOut(out)
+	o.AddFlags(cmd.Flags())
+	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	cmd.Flags().AddGoFlagSet(klogFlags)
+	return cmd
+}
+
+// Run executes the command line and returns the exit code.
+func Run(ctx context.Context, args []string, out, errOut io.Writer) int {
+	cmd := NewCommand(ctx, out)
+	cmd.SetErr(errOut)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	klog.Flush()
+	if err != nil {
+		fmt.Fprintln(errOut, "error:", err)
+		return 1
+	}
+	return 0
+}
+
+// Run creates the cluster and drives the update. o must be valid.
+func (o *Options) Run(ctx context.Context, out io.Writer) error {
+	so, err := o.simulatorOptions()
+	if err != nil {
+		return err
+	}
+	var fake *clocktesting.FakeClock
+	if o.OutputDir != "" {
+		start := time.Now().UTC().Truncate(time.Second)
+		if o.StartTime != "" {
+			if start, err = time.Parse(time.RFC3339, o.StartTime); err != nil {
+				return err
+			}
+		}
+		fake = clocktesting.NewFakeClock(start)
+		so.Clock = fake
+		sink, err := simulator.NewFileSink(o.OutputDir)
+		if err != nil {
+			return err
+		}
+		sink.JSON = o.JSON
+		so.Sink = sink
+	} else {
+		so.Clock = clock.RealClock{}
+		cfg, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
+		if err != nil {
+			return fmt.Errorf("kubeconfig: %w", err)
+		}
+		if o.InstallCRDs {
+			begin := time.Now()
+			if err := simulator.InstallCRDs(ctx, cfg); err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "crds: installed and established in %s\n", time.Since(begin).Round(time.Millisecond))
+		}
+		if so.Sink, err = simulator.NewAPISink(cfg, simulator.APISinkOptions{QPS: o.QPS, Burst: o.Burst, Workers: o.Workers}); err != nil {
+			return err
+		}
+	}
+	if !o.Quiet {
+		so.OnProgress = func(p simulator.Progress) { fmt.Fprintln(out, formatProgress(p)) }
+	}
+	s, err := simulator.New(so)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "cluster: %s\n", so.String())
+
+	begin := time.Now()
+	if err := s.Create(ctx); err != nil {
+		return err
+	}
+	took := time.Since(begin)
+	fmt.Fprintf(out, "create: %d nodes, %d objects in %s; %s\n", so.Nodes, len(s.NodeNames(""))+objectsBesideNodes(s), took.Round(time.Millisecond), o.rate(s.Requests(), took))
+	if o.CreateOnly {
+		return nil
+	}
+
+	if o.Idle > 0 {
+		if fake != nil {
+			fake.Step(o.Idle)
+		} else if err := sleep(ctx, o.Idle); err != nil {
+			return err
+		}
+	}
+	begin = time.Now()
+	if err := s.StartUpdate(ctx); err != nil {
+		return err
+	}
+	for _, spec := range o.Faults {
+		f, err := ParseFault(spec)
+		if err != nil {
+			return err
+		}
+		if _, err := s.Inject(ctx, f); err != nil {
+			return err
+		}
+	}
+	simStart := so.Clock.Now()
+	if fake != nil {
+		err = s.RunVirtual(ctx, fake, o.MaxSteps)
+	} else {
+		err = s.Run(ctx)
+	}
+	elapsed := time.Since(begin)
+	switch {
+	case errors.Is(err, simulator.ErrStalled):
+		fmt.Fprintf(out, "update: stalled in phase %s: nothing more happens until a fault is cleared\n", s.Phase())
+	case err != nil:
+		return err
+	default:
+		fmt.Fprintf(out, "update: %s in %s of simulated time\n", s.Phase(), so.Clock.Now().Sub(simStart).Round(time.Second))
+	}
+	if fake == nil {
+		fmt.Fprintf(out, "update: %s\n", o.rate(s.Requests(), elapsed))
+	}
+	return nil
+}
+
+// objectsBesideNodes counts the objects created besides nodes: the
+// namespace, ClusterVersion, MCO Deployment, operators, pools and configs.
+func objectsBesideNodes(s *simulator.Simulator) int {
+	st := s.Snapshot()
+	return 3 + len(st.ClusterOperators) + len(st.MachineConfigPools) + len(st.MachineConfigs)
+}
+
+// rate describes an API request count over a duration, with the bound used.
+func (o *Options) rate(requests int64, d time.Duration) string {
+	if o.Kubeconfig == "" {
+		return "no API requests (files)"
+	}
+	bound := "unbounded"
+	if o.QPS > 0 {
+		burst := o.Burst
+		if burst == 0 {
+			burst = max(1, int(o.QPS))
+		}
+		bound = fmt.Sprintf("bound %g qps, burst %d", o.QPS, burst)
+	}
+	perSecond := 0.0
+	if d > 0 {
+		perSecond = float64(requests) / d.Seconds()
+	}
+	return fmt.Sprintf("%d API requests, %.0f requests/s (%s, %d workers)", requests, perSecond, bound, o.Workers)
+}
+
+// formatProgress prints one step as a line.
+func formatProgress(p simulator.Progress) string {
+	var pools []string
+	for _, pool := range p.Pools {
+		s := fmt.Sprintf("%s=%d/%d", pool.Name, pool.Updated, pool.Total)
+		if pool.Unavailable > 0 {
+			s += fmt.Sprintf(",unavailable:%d", pool.Unavailable)
+		}
+		if pool.Degraded > 0 {
+			s += fmt.Sprintf(",degraded:%d", pool.Degraded)
+		}
+		if pool.Paused {
+			s += ",paused"
+		}
+		pools = append(pools, s)
+	}
+	return fmt.Sprintf("step %d %s phase=%s operators=%d/%d pools=[%s] changes=%d",
+		p.Step, p.Time.UTC().Format(time.RFC3339), p.Phase, p.OperatorsUpdated, p.OperatorsTotal, strings.Join(pools, " "), p.Changes)
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,309 @@
+package simulator
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	configv1 "github.com/openshift/api/config/v1"
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	configclient "github.com/openshift/client-go/config/clientset/versioned"
+	mcfgclient "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/time/rate"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// APISinkOptions bound the load an APISink puts on the API server.
+type APISinkOptions struct {
+	// QPS bounds the request rate of all clients together (requests per
+	// second); zero or less means unbounded. It also becomes the clients'
+	// own rest.Config QPS.
+	QPS float64
+	// Burst is the number of requests allowed at once above QPS; zero means
+	// max(1, QPS).
+	Burst int
+	// Workers is the number of concurrent requests; zero means 16.
+	Workers int
+}
+
+// APISink writes the simulated objects through the Kubernetes and OpenShift
+// clients like the real operators: objects with Create/Update, statuses with
+// UpdateStatus (the status subresource). An object left by an earlier run is
+// taken over (updated) instead of failing. It is safe for concurrent use.
+type APISink struct {
+	kube     kubernetes.Interface
+	config   configclient.Interface
+	mcfg     mcfgclient.Interface
+	limiter  *rate.Limiter
+	workers  int
+	requests atomic.Int64
+}
+
+var _ Sink = (*APISink)(nil)
+var _ RequestCounter = (*APISink)(nil)
+
+// NewAPISink builds the clients from cfg. cfg is copied; its QPS and Burst
+// are set from o.
+func NewAPISink(cfg *rest.Config, o APISinkOptions) (*APISink, error) {
+	if cfg == nil {
+		return nil, fmt.Errorf("simulator: nil rest config")
+	}
+	o = o.completed()
+	c := rest.CopyConfig(cfg)
+	if o.QPS > 0 {
+		c.QPS, c.Burst = float32(o.QPS), o.Burst
+	} else {
+		c.QPS = -1 // no client-side rate limiting
+	}
+	if c.UserAgent == "" {
+		c.UserAgent = "update-simulator"
+	}
+	kube, err := kubernetes.NewForConfig(c)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client: %w", err)
+	}
+	config, err := configclient.NewForConfig(c)
+	if err != nil {
+		return nil, fmt.Errorf("config.openshift.io client: %w", err)
+	}
+	mcfg, err := mcfgclient.NewForConfig(c)
+	if err != nil {
+		return nil, fmt.Errorf("machineconfiguration.openshift.io client: %w", err)
+	}
+	return NewAPISinkForClients(kube, config, mcfg, o), nil
+}
+
+// NewAPISinkForClients returns a sink that uses the given clients (fake
+// clientsets in tests).
+func NewAPISinkForClients(kube kubernetes.Interface, config configclient.Interface, mcfg mcfgclient.Interface, o APISinkOptions) *APISink {
+	o = o.completed()
+	s := &APISink{kube: kube, config: config, mcfg: mcfg, workers: o.Workers}
+	if o.QPS > 0 {
+		s.limiter = rate.NewLimiter(rate.Limit(o.QPS), o.Burst)
+	}
+	return s
+}
+
+func (o APISinkOptions) completed() APISinkOptions {
+	if o.Burst <= 0 {
+		o.Burst = max(1, int(o.QPS))
+	}
+	if o.Workers <= 0 {
+		o.Workers = 16
+	}
+	return o
+}
+
+// Requests implements RequestCounter.
+func (s *APISink) Requests() int64 { return s.requests.Load() }
+
+// Write implements Sink: the changes of each kind are written concurrently,
+// the kinds one after another in the batch's order.
+func (s *APISink) Write(ctx context.Context, b *Batch) error {
+	for start := 0; start < len(b.Changes); {
+		end := start
+		for end < len(b.Changes) && kindRank(b.Changes[end].Object) == kindRank(b.Changes[start].Object) {
+			end++
+		}
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(s.workers)
+		for _, ch := range b.Changes[start:end] {
+			g.Go(func() error { return s.apply(gctx, ch) })
+		}
+		if err := g.Wait(); err != nil {
+			return err
+		}
+		start = end
+	}
+	return nil
+}
+
+// wait takes one request from the rate budget.
+func (s *APISink) wait(ctx context.Context) error {
+	s.requests.Add(1)
+	if s.limiter == nil {
+		return ctx.Err()
+	}
+	return s.limiter.Wait(ctx)
+}
+
+// apply writes one change with the client of its kind.
+func (s *APISink) apply(ctx context.Context, ch Change) error {
+	switch obj := ch.Object.(type) {
+	case *corev1.Namespace:
+		return writeObject(ctx, s, kindOps[*corev1.Namespace]{
+			client: s.kube.CoreV1().Namespaces(), store: func(dst, src *corev1.Namespace) { src.DeepCopyInto(dst) },
+		}, obj, ch)
+	case *corev1.Node:
+		c := s.kube.CoreV1().Nodes()
+		return writeObject(ctx, s, kindOps[*corev1.Node]{
+			client: c, updateStatus: c.UpdateStatus,
+			copyStatus: func(dst, src *corev1.Node) { src.Status.DeepCopyInto(&dst.Status) },
+			store:      func(dst, src *corev1.Node) { src.DeepCopyInto(dst) },
+		}, obj, ch)
+	case *appsv1.Deployment:
+		c := s.kube.AppsV1().Deployments(obj.Namespace)
+		return writeObject(ctx, s, kindOps[*appsv1.Deployment]{
+			client: c, updateStatus: c.UpdateStatus,
+			copyStatus: func(dst, src *appsv1.Deployment) {
+				src.Status.DeepCopyInto(&dst.Status)
+				dst.Status.ObservedGeneration = dst.Generation
+			},
+			store: func(dst, src *appsv1.Deployment) { src.DeepCopyInto(dst) },
+		}, obj, ch)
+	case *configv1.ClusterVersion:
+		c := s.config.ConfigV1().ClusterVersions()
+		return writeObject(ctx, s, kindOps[*configv1.ClusterVersion]{
+			client: c, updateStatus: c.UpdateStatus,
+			copyStatus: func(dst, src *configv1.ClusterVersion) {
+				src.Status.DeepCopyInto(&dst.Status)
+				dst.Status.ObservedGeneration = dst.Generation
+			},
+			store: func(dst, src *configv1.ClusterVersion) { src.DeepCopyInto(dst) },
+		}, obj, ch)
+	case *configv1.ClusterOperator:
+		c := s.config.ConfigV1().ClusterOperators()
+		return writeObject(ctx, s, kindOps[*configv1.ClusterOperator]{
+			client: c, updateStatus: c.UpdateStatus,
+			copyStatus: func(dst, src *configv1.ClusterOperator) { src.Status.DeepCopyInto(&dst.Status) },
+			store:      func(dst, src *configv1.ClusterOperator) { src.DeepCopyInto(dst) },
+		}, obj, ch)
+	case *mcfgv1.MachineConfigPool:
+		c := s.mcfg.MachineconfigurationV1().MachineConfigPools()
+		return writeObject(ctx, s, kindOps[*mcfgv1.MachineConfigPool]{
+			client: c, updateStatus: c.UpdateStatus,
+			copyStatus: func(dst, src *mcfgv1.MachineConfigPool) {
+				src.Status.DeepCopyInto(&dst.Status)
+				dst.Status.ObservedGeneration = dst.Generation
+			},
+			store: func(dst, src *mcfgv1.MachineConfigPool) { src.DeepCopyInto(dst) },
+		}, obj, ch)
+	case *mcfgv1.MachineConfig:
+		return writeObject(ctx, s, kindOps[*mcfgv1.MachineConfig]{
+			client: s.mcfg.MachineconfigurationV1().MachineConfigs(),
+			store:  func(dst, src *mcfgv1.MachineConfig) { src.DeepCopyInto(dst) },
+		}, obj, ch)
+	default:
+		return fmt.Errorf("simulator: cannot write %T", ch.Object)
+	}
+}
+
+// objectClient is the part of a typed client the sink uses.
+type objectClient[T any] interface {
+	Create(context.Context, T, metav1.CreateOptions) (T, error)
+	Update(context.Context, T, metav1.UpdateOptions) (T, error)
+	Get(context.Context, string, metav1.GetOptions) (T, error)
+}
+
+// kindOps adapts one kind to writeObject.
+type kindOps[T any] struct {
+	client objectClient[T]
+	// updateStatus is nil for kinds without a status subresource.
+	updateStatus func(context.Context, T, metav1.UpdateOptions) (T, error)
+	// copyStatus copies the status of src into dst.
+	copyStatus func(dst, src T)
+	// store copies src (what the server returned) into dst (the model).
+	store func(dst, src T)
+}
+
+// maxConflictRetries bounds the retries of a write that hit a conflict.
+const maxConflictRetries = 5
+
+// writeObject creates or updates obj, then writes its status through the
+// status subresource, and stores the server's copy back into obj.
+func writeObject[T interface {
+	metav1.Object
+	runtime.Object
+}](ctx context.Context, s *APISink, ops kindOps[T], obj T, ch Change) error {
+	desired := obj.DeepCopyObject().(T)
+	name := obj.GetName()
+	cur := desired
+	var err error
+	switch {
+	case ch.Create:
+		if err = s.wait(ctx); err != nil {
+			return err
+		}
+		desired.SetResourceVersion("")
+		cur, err = ops.client.Create(ctx, desired, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			cur, err = updateWithRetry(ctx, s, ops, desired, true)
+		}
+	case ch.Spec:
+		cur, err = updateWithRetry(ctx, s, ops, desired, false)
+	}
+	if err != nil {
+		return fmt.Errorf("write %T %s: %w", obj, name, err)
+	}
+	if ops.updateStatus != nil && (ch.Status || ch.Create) {
+		if ch.Create || ch.Spec {
+			// cur is the server's copy: put the desired status on it.
+			// (Never copy a status onto itself: DeepCopyInto would clear it.)
+			ops.copyStatus(cur, desired)
+		}
+		for attempt := 0; ; attempt++ {
+			if err = s.wait(ctx); err != nil {
+				return err
+			}
+			var out T
+			out, err = ops.updateStatus(ctx, cur, metav1.UpdateOptions{})
+			if err == nil {
+				cur = out
+				break
+			}
+			if !apierrors.IsConflict(err) || attempt >= maxConflictRetries {
+				return fmt.Errorf("write the status of %T %s: %w", obj, name, err)
+			}
+			if err = s.wait(ctx); err != nil {
+				return err
+			}
+			if cur, err = ops.client.Get(ctx, name, metav1.GetOptions{}); err != nil {
+				return fmt.Errorf("get %T %s: %w", obj, name, err)
+			}
+			ops.copyStatus(cur, desired)
+		}
+	}
+	ops.store(obj, cur)
+	return nil
+}
+
+// updateWithRetry updates desired, taking the latest resource version when
+// the write conflicts (or, for takeOver, from the start).
+func updateWithRetry[T interface {
+	metav1.Object
+	runtime.Object
+}](ctx context.Context, s *APISink, ops kindOps[T], desired T, takeOver bool) (T, error) {
+	var zero T
+	refresh := takeOver
+	for attempt := 0; ; attempt++ {
+		if refresh {
+			if err := s.wait(ctx); err != nil {
+				return zero, err
+			}
+			latest, err := ops.client.Get(ctx, desired.GetName(), metav1.GetOptions{})
+			if err != nil {
+				return zero, err
+			}
+			desired.SetResourceVersion(latest.GetResourceVersion())
+			desired.SetUID(latest.GetUID())
+		}
+		if err := s.wait(ctx); err != nil {
+			return zero, err
+		}
+		out, err := ops.client.Update(ctx, desired, metav1.UpdateOptions{})
+		if err == nil {
+			return out, nil
+		}
+		if !apierrors.IsConflict(err) || attempt >= maxConflictRetries {
+			return zero, err
+		}
+		refresh = true
+	}
+}

@@ -1,0 +1,198 @@
+package simulator
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+)
+
+// This file plays the cluster-version operator and the operators it updates.
+
+// startUpdate records the update request on the ClusterVersion: the new
+// desired release, a Partial history entry and Progressing=True.
+func (s *Simulator) startUpdate(now time.Time) {
+	to := s.opts.ToVersion
+	cv := s.cv
+	cv.Spec.DesiredUpdate = &configv1.Update{Version: to, Image: releaseImage(to)}
+	cv.Generation++
+	cv.Status.ObservedGeneration = cv.Generation
+	cv.Status.Desired = release(to)
+	cv.Status.History = append([]configv1.UpdateHistory{{
+		State: configv1.PartialUpdate, Version: to, Image: releaseImage(to),
+		StartedTime: metav1.NewTime(now), CompletionTime: nil, Verified: true,
+	}}, cv.Status.History...)
+	cv.Status.AvailableUpdates = []configv1.Release{}
+	setClusterCondition(&cv.Status.Conditions, "ReleaseAccepted", configv1.ConditionTrue, "PayloadLoaded", payloadLoaded(to), now)
+	setClusterCondition(&cv.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionTrue, "",
+		fmt.Sprintf("Working towards %s: 1 of %d done (0%% complete)", to, manifestsInPayload), now)
+	s.changes.mark(cv, false, true, true)
+	s.update = updateState{requested: true, startedAt: now, acceptDue: now.Add(s.scale(s.opts.Timing.Accept))}
+	klog.InfoS("Update requested", "from", s.opts.FromVersion, "to", to)
+}
+
+// maxLevel is the last operator level (machine-config).
+func maxLevel() int { return operatorCatalogue[len(operatorCatalogue)-1].level }
+
+// reconcileCVO moves the update from one operator level to the next and keeps
+// the ClusterVersion's Progressing message current.
+func (s *Simulator) reconcileCVO(now time.Time) {
+	u := &s.update
+	if !u.requested || u.completed {
+		return
+	}
+	if u.level == 0 {
+		if now.Before(u.acceptDue) {
+			return
+		}
+		u.level = 1
+		s.startLevel(1, now)
+	}
+	for u.level < maxLevel() && s.levelDone(u.level) {
+		u.level++
+		s.startLevel(u.level, now)
+	}
+	s.setCVProgressing(now)
+}
+
+// startLevel starts the update of every operator of a level.
+func (s *Simulator) startLevel(level int, now time.Time) {
+	for _, op := range s.operators {
+		if op.spec.level != level || op.updated || op.updating {
+			continue
+		}
+		if op.spec.name == machineConfigOperator {
+			s.startMCO(now)
+			continue
+		}
+		op.updating = true
+		op.due = now.Add(op.duration)
+		reason, message := op.spec.progressingReason, op.spec.progressingMessage
+		switch {
+		case reason == "NodeInstaller":
+			message = fmt.Sprintf(message, op.revision, op.revision+1)
+		case message != "":
+			message = fmt.Sprintf(message, "/"+op.spec.namespace+"/"+op.spec.name)
+		default:
+			reason = "Deploying"
+			message = fmt.Sprintf(deployMessage, op.spec.namespace+"/"+op.spec.name)
+		}
+		if setClusterCondition(&op.obj.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionTrue, reason, message, now) {
+			s.changes.mark(op.obj, false, false, true)
+		}
+	}
+}
+
+// levelDone reports whether every operator of a level runs the target.
+func (s *Simulator) levelDone(level int) bool {
+	for _, op := range s.operators {
+		if op.spec.level == level && !op.updated {
+			return false
+		}
+	}
+	return true
+}
+
+// reconcileOperators completes the operator updates that are due. An
+// unavailable operator does not report the new version until it recovers.
+func (s *Simulator) reconcileOperators(now time.Time) {
+	to := s.opts.ToVersion
+	for _, op := range s.operators {
+		if !op.updating || now.Before(op.due) || s.operatorUnavailable(op.spec.name) {
+			continue
+		}
+		op.updating, op.updated = false, true
+		op.obj.Status.Versions = operatorVersions(op.spec, to)
+		message := "All is well"
+		if op.spec.progressingReason == "NodeInstaller" {
+			message = fmt.Sprintf("NodeInstallerProgressing: 3 nodes are at revision %d", op.revision+1)
+		}
+		setClusterCondition(&op.obj.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionFalse, "AsExpected", message, now)
+		s.changes.mark(op.obj, false, false, true)
+	}
+}
+
+// setCVProgressing writes the cluster-version operator's Progressing message
+// for the update in flight.
+func (s *Simulator) setCVProgressing(now time.Time) {
+	to := s.opts.ToVersion
+	updated := 0
+	var waiting []string
+	for _, op := range s.operators {
+		if op.updated {
+			updated++
+		} else if op.spec.level == s.update.level {
+			waiting = append(waiting, op.spec.name)
+		}
+	}
+	done := 1 + (manifestsInPayload-1)*updated/len(s.operators)
+	if updated < len(s.operators) && done >= manifestsInPayload {
+		done = manifestsInPayload - 1
+	}
+	message := fmt.Sprintf("Working towards %s: %d of %d done (%d%% complete)", to, done, manifestsInPayload, done*100/manifestsInPayload)
+	reason := ""
+	switch {
+	case len(waiting) == 1:
+		reason = "ClusterOperatorUpdating"
+		message += ", waiting on " + waiting[0]
+	case len(waiting) > 1:
+		reason = "ClusterOperatorsUpdating"
+		message += ", waiting on " + strings.Join(waiting, ", ")
+	}
+	if f := s.activeFault(FaultClusterVersionFailing); f != nil {
+		reason = f.reason
+		message = fmt.Sprintf("Unable to apply %s: %s", to, f.message)
+	}
+	if setClusterCondition(&s.cv.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionTrue, reason, message, now) {
+		s.changes.mark(s.cv, false, false, true)
+	}
+}
+
+// reconcileCVOCompletion marks the update Completed once the last operator
+// (machine-config) reported the target version.
+func (s *Simulator) reconcileCVOCompletion(now time.Time) {
+	u := &s.update
+	if !u.versionDone || u.completed || now.Before(u.completeDue) {
+		return
+	}
+	u.completed = true
+	to := s.opts.ToVersion
+	cv := s.cv
+	if len(cv.Status.History) > 0 {
+		cv.Status.History[0].State = configv1.CompletedUpdate
+		cv.Status.History[0].CompletionTime = &metav1.Time{Time: now}
+	}
+	setClusterCondition(&cv.Status.Conditions, configv1.OperatorAvailable, configv1.ConditionTrue, "", "Done applying "+to, now)
+	setClusterCondition(&cv.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionFalse, "", "Cluster version is "+to, now)
+	cv.Status.VersionHash = digest("hash", to)[:11] + "="
+	s.changes.mark(cv, false, false, true)
+	klog.InfoS("Control plane updated", "version", to, "duration", now.Sub(u.startedAt))
+}
+
+// reconcileNetworkOperator makes the network operator report Progressing while
+// nodes reboot, as its daemon sets do on a real cluster (after its own update).
+func (s *Simulator) reconcileNetworkOperator(now time.Time) {
+	op := s.opIndex["network"]
+	if op == nil || !op.updated {
+		return
+	}
+	down := 0
+	for _, n := range s.nodes {
+		if n.stage == stageDown || n.stage == stageBooting {
+			down++
+		}
+	}
+	var changed bool
+	if down > 0 {
+		changed = setClusterCondition(&op.obj.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionTrue, "Deploying",
+			fmt.Sprintf("DaemonSet %q is not available (awaiting %d nodes)", "/openshift-multus/multus", down), now)
+	} else {
+		changed = setClusterCondition(&op.obj.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionFalse, "AsExpected", "All is well", now)
+	}
+	if changed {
+		s.changes.mark(op.obj, false, false, true)
+	}
+}

@@ -1,0 +1,384 @@
+package simulator
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+)
+
+// This file plays the machine-config operator, its controller (render, node
+// and drain controllers) and the daemon on every node.
+
+// startMCO applies the new machine-config-operator Deployment, as the
+// cluster-version operator does when it reaches the machine-config manifests.
+func (s *Simulator) startMCO(now time.Time) {
+	u := &s.update
+	if u.mcoStarted {
+		return
+	}
+	u.mcoStarted = true
+	rollout := s.scale(s.opts.Timing.MCORollout)
+	u.mcoDue = now.Add(rollout / 4)
+	u.renderDue = now.Add(rollout)
+
+	to := s.opts.ToVersion
+	d := s.mco
+	setMCODeploymentRelease(d, to)
+	d.Generation++
+	d.Annotations["deployment.kubernetes.io/revision"] = "2"
+	d.Status.ObservedGeneration = d.Generation
+	setDeploymentCondition(&d.Status.Conditions, appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetAvailable",
+		fmt.Sprintf("ReplicaSet %q has successfully progressed.", mcoName+"-"+digest("rs", to)[:10]), now)
+	s.changes.mark(d, false, true, true)
+	klog.InfoS("Machine-config operator deployed", "image", mcoImage(to))
+}
+
+// reconcileMCO makes the machine-config operator report Progressing, render
+// the new configurations, point the pools at them and report the target
+// version once every required pool (master) runs it.
+func (s *Simulator) reconcileMCO(now time.Time) {
+	u := &s.update
+	if !u.mcoStarted {
+		return
+	}
+	co := s.opIndex[machineConfigOperator]
+	to := s.opts.ToVersion
+	if !u.mcoReported && !now.Before(u.mcoDue) {
+		u.mcoReported = true
+		setClusterCondition(&co.obj.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionTrue, "", "Working towards "+to, now)
+		s.changes.mark(co.obj, false, false, true)
+	}
+	if !u.rendered && !now.Before(u.renderDue) {
+		u.rendered = true
+		for _, p := range s.pools {
+			p.target = renderedName(p.name, to, s.opts.Seed)
+			mc := s.buildRendered(p, p.target, to, now)
+			s.mcs = append(s.mcs, mc)
+			s.changes.mark(mc, true, true, false)
+			p.obj.Spec.Configuration.Name = p.target
+			p.obj.Generation++
+			s.markPool(p, true, false)
+		}
+		setClusterCondition(&co.obj.Status.Conditions, configv1.OperatorUpgradeable, configv1.ConditionFalse, "PoolUpdating",
+			"One or more machine config pools are updating, please see `oc get mcp` for further details", now)
+		s.changes.mark(co.obj, false, false, true)
+		klog.InfoS("Machine configs rendered", "version", to, "pools", len(s.pools))
+	}
+	if u.rendered && u.mcoReported && !u.versionDone && s.requiredPoolsDone() && !s.operatorUnavailable(machineConfigOperator) {
+		u.versionDone = true
+		u.completeDue = now.Add(s.scale(s.opts.Timing.Complete))
+		co.updated = true
+		co.obj.Status.Versions = operatorVersions(co.spec, to)
+		setClusterCondition(&co.obj.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionFalse, "", "Cluster version is "+to, now)
+		if c := findClusterCondition(co.obj.Status.Conditions, configv1.OperatorAvailable); c != nil && c.Status == configv1.ConditionTrue {
+			setClusterCondition(&co.obj.Status.Conditions, configv1.OperatorAvailable, configv1.ConditionTrue, "AsExpected", mcoDeployedMessage(to), now)
+		}
+		s.changes.mark(co.obj, false, false, true)
+	}
+	if u.rendered && s.allPoolsDone() {
+		if setClusterCondition(&co.obj.Status.Conditions, configv1.OperatorUpgradeable, configv1.ConditionTrue, "AsExpected", "", now) {
+			s.changes.mark(co.obj, false, false, true)
+		}
+	}
+}
+
+// poolDone reports whether every node of p runs its target and is settled
+// (as of the pool's last status computation).
+func (s *Simulator) poolDone(p *poolState) bool {
+	return p.target != "" && !p.dirty && p.settled == len(p.nodes)
+}
+
+// markNode records a change of a node; its pool's status is recomputed.
+func (s *Simulator) markNode(n *nodeState, spec, status bool) {
+	n.pool.dirty = true
+	s.changes.mark(n.obj, false, spec, status)
+}
+
+// markPool records a change of a pool's object; its status is recomputed.
+func (s *Simulator) markPool(p *poolState, spec, status bool) {
+	p.dirty = true
+	s.changes.mark(p.obj, false, spec, status)
+}
+
+// requiredPoolsDone reports whether the pools the update waits for (master) are done.
+func (s *Simulator) requiredPoolsDone() bool {
+	for _, p := range s.pools {
+		if p.required && !s.poolDone(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// allPoolsDone reports whether every pool runs the target.
+func (s *Simulator) allPoolsDone() bool {
+	for _, p := range s.pools {
+		if !s.poolDone(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// nodeUnavailable is the controller's notion: not Ready, cordoned, or not
+// settled on its desired configuration.
+func nodeUnavailable(n *corev1.Node) bool {
+	ready := findNodeCondition(n.Status.Conditions, corev1.NodeReady)
+	return ready == nil || ready.Status != corev1.ConditionTrue || n.Spec.Unschedulable ||
+		n.Annotations[annoCurrentConfig] != n.Annotations[annoDesiredConfig] || n.Annotations[annoState] != mcdStateDone
+}
+
+// reconcileNodeController hands the target configuration to as many nodes of
+// each pool as maxUnavailable allows. Paused pools and NotReady nodes are
+// skipped; unavailable nodes use up the budget.
+func (s *Simulator) reconcileNodeController(now time.Time) {
+	if !s.update.rendered {
+		return
+	}
+	for _, p := range s.pools {
+		if !p.dirty || p.obj.Spec.Paused || len(p.nodes) == 0 {
+			continue
+		}
+		budget := maxUnavailableOf(p.obj.Spec.MaxUnavailable, len(p.nodes))
+		for _, n := range p.nodes {
+			if nodeUnavailable(n.obj) {
+				budget--
+			}
+		}
+		for _, n := range p.nodes {
+			if budget <= 0 {
+				break
+			}
+			if n.obj.Annotations[annoDesiredConfig] == p.target || n.notReady != nil || nodeUnavailable(n.obj) {
+				continue
+			}
+			n.obj.Annotations[annoDesiredConfig] = p.target
+			n.stage = stageDesired
+			n.due = now.Add(s.scale(s.opts.Timing.React))
+			s.markNode(n, true, false)
+			budget--
+		}
+	}
+}
+
+// reconcileDaemons moves every updating node to its next stage when due.
+func (s *Simulator) reconcileDaemons(now time.Time) {
+	for _, n := range s.nodes {
+		if n.stage == stageIdle || n.notReady != nil || n.due.IsZero() || now.Before(n.due) {
+			continue
+		}
+		s.advanceNode(n, now)
+	}
+}
+
+// advanceNode performs one stage of a node update.
+func (s *Simulator) advanceNode(n *nodeState, now time.Time) {
+	t := &s.opts.Timing
+	node := n.obj
+	a := node.Annotations
+	target := a[annoDesiredConfig]
+	switch n.stage {
+	case stageDesired:
+		// The daemon notices the new desired config and asks for a drain;
+		// the drain controller cordons the node.
+		a[annoState] = mcdStateWorking
+		a[annoReason] = ""
+		a[annoDesiredDrain] = drainPrefix + target
+		node.Spec.Unschedulable = true
+		n.stage = stageDraining
+		n.drainStarted = now
+		n.due = now.Add(s.scale(s.between(t.DrainMin, t.DrainMax)))
+		if f := s.drainBlockFor(n); f != nil {
+			n.blocked = f
+			f.node = n
+			n.due = now.Add(s.scale(t.DrainTimeout))
+		}
+		s.markNode(n, true, false)
+	case stageDraining:
+		if n.blocked != nil {
+			// The drain did not finish within the timeout: the daemon
+			// reports the node Degraded and keeps waiting.
+			a[annoState] = mcdStateDegraded
+			a[annoReason] = fmt.Sprintf("failed to drain node: %s after 1 hour. Please see machine-config-controller logs for more information", node.Name)
+			n.due = time.Time{}
+			s.markNode(n, true, false)
+			klog.InfoS("Node degraded by a blocked drain", "node", node.Name)
+			return
+		}
+		s.finishDrain(n, now)
+	case stageApplying:
+		a[annoState] = mcdStateRebooting
+		n.stage = stageRebooting
+		n.due = now.Add(s.scale(t.Shutdown))
+		s.markNode(n, true, false)
+	case stageRebooting:
+		setKubeletLost(node, now)
+		n.stage = stageDown
+		n.due = now.Add(s.scale(s.between(t.BootMin, t.BootMax)))
+		s.markNode(n, false, true)
+	case stageDown:
+		setKubeletBack(node, now, false)
+		setNodeInfo(node, s.opts.ToVersion, string(s.newUID()))
+		n.stage = stageBooting
+		n.due = now.Add(s.scale(t.Ready))
+		s.markNode(n, false, true)
+	case stageBooting:
+		setKubeletBack(node, now, true)
+		a[annoCurrentConfig] = target
+		a[annoState] = mcdStateDone
+		a[annoReason] = ""
+		a[annoDesiredDrain] = uncordonPrefix + target
+		n.stage = stageUncordon
+		n.due = now.Add(s.scale(t.Uncordon))
+		s.markNode(n, true, true)
+	case stageUncordon:
+		node.Spec.Unschedulable = false
+		a[annoLastAppliedDrain] = uncordonPrefix + target
+		n.stage = stageIdle
+		n.due = time.Time{}
+		s.markNode(n, true, false)
+	}
+}
+
+// finishDrain records a completed drain; the daemon goes on to apply the
+// configuration.
+func (s *Simulator) finishDrain(n *nodeState, now time.Time) {
+	a := n.obj.Annotations
+	a[annoLastAppliedDrain] = a[annoDesiredDrain]
+	a[annoState] = mcdStateWorking
+	a[annoReason] = ""
+	n.blocked = nil
+	n.stage = stageApplying
+	n.due = now.Add(s.scale(s.between(s.opts.Timing.ApplyMin, s.opts.Timing.ApplyMax)))
+	s.markNode(n, true, false)
+}
+
+// setKubeletLost marks every kubelet condition Unknown, as the node lifecycle
+// controller does when a kubelet stops posting status.
+func setKubeletLost(node *corev1.Node, now time.Time) {
+	const msg = "Kubelet stopped posting node status."
+	for _, t := range []corev1.NodeConditionType{corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure, corev1.NodeReady} {
+		setNodeCondition(&node.Status.Conditions, t, corev1.ConditionUnknown, "NodeStatusUnknown", msg, now)
+	}
+}
+
+// setKubeletBack writes what a kubelet posts after boot: healthy pressure
+// conditions and Ready (False until the network plugin is up).
+func setKubeletBack(node *corev1.Node, now time.Time, ready bool) {
+	setNodeCondition(&node.Status.Conditions, corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory", "kubelet has sufficient memory available", now)
+	setNodeCondition(&node.Status.Conditions, corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure", "kubelet has no disk pressure", now)
+	setNodeCondition(&node.Status.Conditions, corev1.NodePIDPressure, corev1.ConditionFalse, "KubeletHasSufficientPID", "kubelet has sufficient PID available", now)
+	if ready {
+		setNodeCondition(&node.Status.Conditions, corev1.NodeReady, corev1.ConditionTrue, "KubeletReady", "kubelet is posting ready status", now)
+		return
+	}
+	setNodeCondition(&node.Status.Conditions, corev1.NodeReady, corev1.ConditionFalse, "KubeletNotReady",
+		"container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: no CNI configuration file in /etc/kubernetes/cni/net.d/. Has your network provider started?", now)
+}
+
+// reconcilePoolStatus recomputes every pool's status the way the
+// machine-config controller does, and the machine-config operator's
+// per-pool extension lines.
+func (s *Simulator) reconcilePoolStatus(now time.Time) {
+	lines := map[string]string{}
+	for _, p := range s.pools {
+		if p.obj == nil {
+			continue
+		}
+		if !p.dirty {
+			lines[p.name] = p.extension
+			continue
+		}
+		p.dirty = false
+		target := p.obj.Spec.Configuration.Name
+		var updated, ready, unavailable, degraded int32
+		var degradedMsgs []string
+		p.settled = 0
+		for _, n := range p.nodes {
+			a := n.obj.Annotations
+			if n.stage == stageIdle && p.target != "" && a[annoCurrentConfig] == p.target {
+				p.settled++
+			}
+			isUpdated := a[annoCurrentConfig] == target && a[annoDesiredConfig] == target && a[annoState] == mcdStateDone
+			if isUpdated {
+				updated++
+				if !nodeUnavailable(n.obj) {
+					ready++
+				}
+			}
+			if nodeUnavailable(n.obj) {
+				unavailable++
+			}
+			if st := a[annoState]; st == mcdStateDegraded || st == "Unreconcilable" {
+				degraded++
+				degradedMsgs = append(degradedMsgs, fmt.Sprintf("Node %s is reporting: %q", n.obj.Name, a[annoReason]))
+			}
+		}
+		total := int32(len(p.nodes))
+		st := p.obj.Status.DeepCopy()
+		st.ObservedGeneration = p.obj.Generation
+		st.MachineCount, st.UpdatedMachineCount, st.ReadyMachineCount = total, updated, ready
+		st.UnavailableMachineCount, st.DegradedMachineCount = unavailable, degraded
+		allUpdated := updated == total
+		if allUpdated {
+			st.Configuration.Name = target
+		}
+		if allUpdated && degraded == 0 {
+			setPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolUpdated, corev1.ConditionTrue, "", "All nodes are updated with MachineConfig "+target, now)
+			setPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolUpdating, corev1.ConditionFalse, "", "", now)
+		} else {
+			setPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolUpdated, corev1.ConditionFalse, "", "", now)
+			setPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolUpdating, corev1.ConditionTrue, "", "All nodes are updating to MachineConfig "+target, now)
+		}
+		setPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolRenderDegraded, corev1.ConditionFalse, "", "", now)
+		if degraded > 0 {
+			reason := fmt.Sprintf("%d nodes are reporting degraded status on sync", degraded)
+			msg := strings.Join(degradedMsgs, ", ")
+			setPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolNodeDegraded, corev1.ConditionTrue, reason, msg, now)
+			setPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolDegraded, corev1.ConditionTrue, "", msg, now)
+		} else {
+			setPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolNodeDegraded, corev1.ConditionFalse, "", "", now)
+			setPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolDegraded, corev1.ConditionFalse, "", "", now)
+		}
+		if !poolStatusEqual(&p.obj.Status, st) {
+			p.obj.Status = *st
+			s.changes.mark(p.obj, false, false, true)
+		}
+		if allUpdated {
+			p.extension = fmt.Sprintf("all %d nodes are at latest configuration %s", total, target)
+		} else {
+			p.extension = fmt.Sprintf("%d (ready %d) out of %d nodes are updating to latest configuration %s", updated, ready, total, target)
+		}
+		lines[p.name] = p.extension
+	}
+	if op := s.opIndex[machineConfigOperator]; op != nil && op.obj != nil {
+		ext := mcoExtension(lines)
+		if !bytes.Equal(ext.Raw, op.obj.Status.Extension.Raw) {
+			op.obj.Status.Extension = ext
+			s.changes.mark(op.obj, false, false, true)
+		}
+	}
+}
+
+// poolStatusEqual compares the parts of a pool status the simulator writes.
+func poolStatusEqual(a, b *mcfgv1.MachineConfigPoolStatus) bool {
+	if a.ObservedGeneration != b.ObservedGeneration || a.Configuration.Name != b.Configuration.Name ||
+		a.MachineCount != b.MachineCount || a.UpdatedMachineCount != b.UpdatedMachineCount ||
+		a.ReadyMachineCount != b.ReadyMachineCount || a.UnavailableMachineCount != b.UnavailableMachineCount ||
+		a.DegradedMachineCount != b.DegradedMachineCount || len(a.Conditions) != len(b.Conditions) {
+		return false
+	}
+	for i := range a.Conditions {
+		if a.Conditions[i] != b.Conditions[i] {
+			return false
+		}
+	}
+	return true
+}

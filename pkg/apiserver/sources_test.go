@@ -30,13 +30,21 @@ type recordingEngine struct {
 	mu     sync.Mutex
 	nodes  int
 	cv     *configv1.ClusterVersion
+	n      int
 }
 
 func (e *recordingEngine) Compute(src *insights.Sources, now time.Time) insights.Result {
 	e.mu.Lock()
 	e.nodes, e.cv = len(src.Nodes), src.ClusterVersion
+	e.n++
 	e.mu.Unlock()
 	return e.engine.Compute(src, now)
+}
+
+func (e *recordingEngine) calls() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.n
 }
 
 func (e *recordingEngine) seen() (int, *configv1.ClusterVersion) {
@@ -88,15 +96,30 @@ func TestWithFakeClientsets(t *testing.T) {
 		t.Errorf("the engine saw %d nodes and ClusterVersion %v", nodes, cv)
 	}
 
-	// A new node reaches the engine; the (still empty) result does not
-	// change, so neither does the resourceVersion.
-	if _, err := kube.CoreV1().Nodes().Create(context.Background(),
-		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-2", ResourceVersion: "42"}}, metav1.CreateOptions{}); err != nil {
+	// A node change the engine does not read (images, stripped by the
+	// transform) triggers a computation whose content is unchanged: the
+	// resourceVersion stays.
+	before := engine.calls()
+	node, err := kube.CoreV1().Nodes().Get(context.Background(), "worker-1", metav1.GetOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the engine to see the new node", func() bool { n, _ := engine.seen(); return n == 2 })
+	node = node.DeepCopy()
+	node.ResourceVersion = "43"
+	node.Status.Images = []corev1.ContainerImage{{Names: []string{"quay.io/new"}}}
+	if _, err := kube.CoreV1().Nodes().UpdateStatus(context.Background(), node, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "a computation after the node change", func() bool { return engine.calls() > before })
 	again := decode[v1alpha1.UpdateStatus](t, s.do(t, http.MethodGet, objPath, "", nil))
 	if again.ResourceVersion != us.ResourceVersion {
 		t.Errorf("resourceVersion moved from %s to %s without a content change", us.ResourceVersion, again.ResourceVersion)
 	}
+
+	// A new node reaches the engine.
+	if _, err := kube.CoreV1().Nodes().Create(context.Background(),
+		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-2", ResourceVersion: "50"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the engine to see the new node", func() bool { n, _ := engine.seen(); return n == 2 })
 }

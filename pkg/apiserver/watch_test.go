@@ -135,12 +135,14 @@ func TestWatchOverHTTP(t *testing.T) {
 		ev.Object.ResourceVersion != first.ResourceVersion {
 		t.Fatalf("second event %s %+v", ev.Type, ev.Object.ObjectMeta)
 	}
-	// A named watch from the current version.
+	// A named watch from the current version, and the legacy watch path.
 	named, stopNamed := streamEvents(t, hs.URL+base+"/updatestatuses?watch=1&fieldSelector=metadata.name%3Dcluster&resourceVersion="+first.ResourceVersion)
 	defer stopNamed()
+	legacy, stopLegacy := streamEvents(t, hs.URL+base+"/watch/updatestatuses/cluster?resourceVersion="+first.ResourceVersion)
+	defer stopLegacy()
 
 	change(src, comp, "4.17.6", 200)
-	for _, c := range []<-chan wireEvent{ch, named} {
+	for _, c := range []<-chan wireEvent{ch, named, legacy} {
 		ev := next(t, c)
 		if ev.Type != "MODIFIED" || target(&ev.Object) != "4.17.6" || ev.Object.ResourceVersion <= first.ResourceVersion {
 			t.Fatalf("change event %s %s at %s", ev.Type, target(&ev.Object), ev.Object.ResourceVersion)
@@ -220,7 +222,9 @@ func TestInformerFollowsChanges(t *testing.T) {
 			change(src, comp, "4.17.6", 200)
 			eventually(t, "the informer to follow", func() bool {
 				got, err := inf.Lister().Get("cluster")
-				return err == nil && target(got) == "4.17.6"
+				mu.Lock()
+				defer mu.Unlock()
+				return err == nil && target(got) == "4.17.6" && len(seen) == 2
 			})
 			mu.Lock()
 			saw := fmt.Sprint(seen)

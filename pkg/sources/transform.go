@@ -7,11 +7,14 @@ import (
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The transforms below drop, before an object enters a cache, every field the
-// insight engine never reads (docs/insight-rules.md §1 lists what it reads),
-// to keep the memory of large clusters low. They mutate in place, which
+// insight engine never reads (docs/insight-rules.md §1 lists what it reads;
+// the engine also takes the latest managedFields time of the main resource of
+// ClusterVersions, ClusterOperators, MachineConfigPools and Nodes as a change
+// time), to keep the memory of large clusters low. They mutate in place, which
 // client-go allows, are idempotent, and pass through anything that is not of
 // their type (for example a deletion tombstone).
 
@@ -25,6 +28,25 @@ const machineConfigPrefix = "machineconfiguration.openshift.io/"
 // lastAppliedAnnotation is kubectl's copy of the last applied object.
 const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 
+// compactManagedFields replaces the managedFields of m by what the engine
+// reads from them: the latest time of an entry of the main resource (not of
+// a subresource), as the one entry left. The field sets, the bulk of
+// managedFields, go.
+func compactManagedFields(m *metav1.ObjectMeta) {
+	var latest *metav1.Time
+	for i := range m.ManagedFields {
+		f := &m.ManagedFields[i]
+		if f.Subresource == "" && f.Time != nil && (latest == nil || f.Time.After(latest.Time)) {
+			latest = f.Time
+		}
+	}
+	if latest == nil {
+		m.ManagedFields = nil
+		return
+	}
+	m.ManagedFields = []metav1.ManagedFieldsEntry{{Time: latest}}
+}
+
 // transformClusterVersion keeps metadata, status.desired, status.history and
 // status.conditions.
 func transformClusterVersion(obj interface{}) (interface{}, error) {
@@ -32,7 +54,7 @@ func transformClusterVersion(obj interface{}) (interface{}, error) {
 	if !ok {
 		return obj, nil
 	}
-	cv.ManagedFields = nil
+	compactManagedFields(&cv.ObjectMeta)
 	delete(cv.Annotations, lastAppliedAnnotation)
 	cv.Spec = configv1.ClusterVersionSpec{}
 	cv.Status.AvailableUpdates = nil
@@ -48,7 +70,7 @@ func transformClusterOperator(obj interface{}) (interface{}, error) {
 	if !ok {
 		return obj, nil
 	}
-	co.ManagedFields = nil
+	compactManagedFields(&co.ObjectMeta)
 	delete(co.Annotations, lastAppliedAnnotation)
 	co.Spec = configv1.ClusterOperatorSpec{}
 	co.Status.RelatedObjects = nil
@@ -64,7 +86,7 @@ func transformMachineConfigPool(obj interface{}) (interface{}, error) {
 	if !ok {
 		return obj, nil
 	}
-	mcp.ManagedFields = nil
+	compactManagedFields(&mcp.ObjectMeta)
 	delete(mcp.Annotations, lastAppliedAnnotation)
 	mcp.Spec.Configuration.Source = nil
 	mcp.Spec.MachineConfigSelector = nil
@@ -101,7 +123,7 @@ func transformNode(obj interface{}) (interface{}, error) {
 	if !ok {
 		return obj, nil
 	}
-	node.ManagedFields = nil
+	compactManagedFields(&node.ObjectMeta)
 	for k := range node.Annotations {
 		if !strings.HasPrefix(k, machineConfigPrefix) {
 			delete(node.Annotations, k)

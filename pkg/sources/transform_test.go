@@ -3,6 +3,7 @@ package sources
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
@@ -185,5 +186,39 @@ func TestTransformsPassThroughOtherTypes(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(got, tombstone) {
 			t.Errorf("tombstone changed: %#v, %v", got, err)
 		}
+	}
+}
+
+func TestCompactManagedFields(t *testing.T) {
+	at := func(m int) *metav1.Time {
+		tm := metav1.NewTime(time.Date(2025, 3, 12, 10, m, 0, 0, time.UTC))
+		return &tm
+	}
+	tests := []struct {
+		name string
+		in   []metav1.ManagedFieldsEntry
+		want []metav1.ManagedFieldsEntry
+	}{
+		{name: "none", in: nil, want: nil},
+		{name: "no times", in: []metav1.ManagedFieldsEntry{{Manager: "a"}}, want: nil},
+		{name: "only the status subresource", in: []metav1.ManagedFieldsEntry{{Manager: "kubelet", Subresource: "status", Time: at(9)}}, want: nil},
+		{
+			name: "the latest main-resource time stays, without field sets",
+			in: []metav1.ManagedFieldsEntry{
+				{Manager: "a", Time: at(1), FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{}}`)}},
+				{Manager: "kubelet", Subresource: "status", Time: at(9)},
+				{Manager: "b", Time: at(5)},
+			},
+			want: []metav1.ManagedFieldsEntry{{Time: at(5)}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := metav1.ObjectMeta{ManagedFields: tt.in}
+			compactManagedFields(&m)
+			if !reflect.DeepEqual(m.ManagedFields, tt.want) {
+				t.Fatalf("got %+v, want %+v", m.ManagedFields, tt.want)
+			}
+		})
 	}
 }

@@ -11,9 +11,9 @@ import (
 )
 
 // fingerprint identifies the content of a served object as clients see it on
-// the wire, leaving out what is local to one replica: the resourceVersion and
-// the lastTransitionTime of the outer conditions. Equal fingerprints mean
-// equal content.
+// the wire, resourceVersion aside. The outer conditions' lastTransitionTime
+// is left out: it is the creationTimestamp, which is in. Equal fingerprints
+// mean equal content.
 type fingerprint struct {
 	sum [sha256.Size]byte
 	// size is the length of the JSON encoding of the status layers, a measure

@@ -3,7 +3,6 @@ package view
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 	configv1 "github.com/openshift/api/config/v1"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/insights"
 )
 
 // ObjectName is the name of the only UpdateStatus that exists.
@@ -34,11 +34,22 @@ func objectMeta(cv *configv1.ClusterVersion) metav1.ObjectMeta {
 	return meta
 }
 
+// epoch stands in for a time no source provides.
+var epoch = metav1.Unix(0, 0)
+
 // availableCondition returns the outer Available condition (api-spec §8) for
-// a computation over snap that failed with computeErr (nil on success). The
-// lastTransitionTime of prev is kept while the status does not change.
-func availableCondition(snap Snapshot, computeErr error, prev *metav1.Condition, now time.Time) metav1.Condition {
-	cond := metav1.Condition{Type: v1alpha1.UpdateStatusAvailable}
+// a computation over snap that failed with computeErr (nil on success) and
+// left out the insights listed in truncations.
+//
+// Replicas must serve identical content, so the condition holds nothing a
+// single replica observed: its lastTransitionTime is since, the object's
+// creationTimestamp (the epoch when unknown), not the moment one replica saw
+// the status change.
+func availableCondition(snap Snapshot, computeErr error, truncations []insights.Truncation, since metav1.Time) metav1.Condition {
+	cond := metav1.Condition{Type: v1alpha1.UpdateStatusAvailable, LastTransitionTime: since}
+	if since.IsZero() {
+		cond.LastTransitionTime = epoch
+	}
 	switch {
 	case computeErr != nil:
 		cond.Status = metav1.ConditionUnknown
@@ -60,9 +71,12 @@ func availableCondition(snap Snapshot, computeErr error, prev *metav1.Condition,
 		cond.Reason = v1alpha1.AvailableReasonAsExpected
 		cond.Message = "All source caches are synced and the last computation succeeded."
 	}
-	cond.LastTransitionTime = metav1.NewTime(now.Truncate(time.Second))
-	if prev != nil && prev.Status == cond.Status {
-		cond.LastTransitionTime = prev.LastTransitionTime
+	if len(truncations) > 0 && computeErr == nil {
+		parts := make([]string, 0, len(truncations))
+		for _, t := range truncations {
+			parts = append(parts, fmt.Sprintf("%s (%d)", t.Where, t.Omitted))
+		}
+		cond.Message += fmt.Sprintf(" Insights left out to stay within the API's limits: %s.", strings.Join(parts, ", "))
 	}
 	return cond
 }

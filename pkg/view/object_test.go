@@ -11,46 +11,56 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/insights"
 )
 
 func TestAvailableCondition(t *testing.T) {
-	now := time.Date(2025, 3, 12, 10, 0, 0, 0, time.UTC)
-	earlier := metav1.NewTime(now.Add(-time.Hour))
+	created := metav1.NewTime(time.Date(2024, 3, 12, 10, 0, 0, 0, time.UTC))
 	tests := []struct {
-		name       string
-		snap       Snapshot
-		computeErr error
-		prev       *metav1.Condition
-		wantStatus metav1.ConditionStatus
-		wantReason string
-		wantInMsg  []string
-		wantLTT    metav1.Time
+		name        string
+		snap        Snapshot
+		computeErr  error
+		truncations []insights.Truncation
+		since       metav1.Time
+		wantStatus  metav1.ConditionStatus
+		wantReason  string
+		wantInMsg   []string
+		wantLTT     metav1.Time
 	}{
 		{
-			name:       "all synced",
+			name: "all synced", since: created,
 			wantStatus: metav1.ConditionTrue, wantReason: v1alpha1.AvailableReasonAsExpected,
-			wantLTT: metav1.NewTime(now),
+			wantLTT: created,
+		},
+		{
+			name:        "truncations are named",
+			since:       created,
+			truncations: []insights.Truncation{{Where: "workerPools/worker/nodes", Omitted: 12}, {Where: "workerPools", Omitted: 3}},
+			wantStatus:  metav1.ConditionTrue, wantReason: v1alpha1.AvailableReasonAsExpected,
+			wantInMsg: []string{"workerPools/worker/nodes (12)", "workerPools (3)"},
+			wantLTT:   created,
 		},
 		{
 			name:       "caches not synced names them",
 			snap:       Snapshot{Unsynced: []string{"nodes", "clusteroperators.config.openshift.io"}},
 			wantStatus: metav1.ConditionFalse, wantReason: v1alpha1.AvailableReasonCachesNotSynced,
 			wantInMsg: []string{"nodes", "clusteroperators.config.openshift.io"},
-			wantLTT:   metav1.NewTime(now),
+			wantLTT:   epoch,
 		},
 		{
 			name:       "source unavailable names it",
 			snap:       Snapshot{Unavailable: []string{"machineconfigpools.machineconfiguration.openshift.io"}},
+			since:      created,
 			wantStatus: metav1.ConditionFalse, wantReason: v1alpha1.AvailableReasonSourceUnavailable,
 			wantInMsg: []string{"machineconfigpools.machineconfiguration.openshift.io"},
-			wantLTT:   metav1.NewTime(now),
+			wantLTT:   created,
 		},
 		{
 			name:       "unsynced wins over unavailable and mentions both",
 			snap:       Snapshot{Unsynced: []string{"nodes"}, Unavailable: []string{"machineconfigs.machineconfiguration.openshift.io"}},
 			wantStatus: metav1.ConditionFalse, wantReason: v1alpha1.AvailableReasonCachesNotSynced,
 			wantInMsg: []string{"nodes", "machineconfigs.machineconfiguration.openshift.io"},
-			wantLTT:   metav1.NewTime(now),
+			wantLTT:   epoch,
 		},
 		{
 			name:       "engine failure",
@@ -58,25 +68,12 @@ func TestAvailableCondition(t *testing.T) {
 			computeErr: errors.New("boom"),
 			wantStatus: metav1.ConditionUnknown, wantReason: v1alpha1.AvailableReasonCannotDetermine,
 			wantInMsg: []string{"boom"},
-			wantLTT:   metav1.NewTime(now),
-		},
-		{
-			name:       "same status keeps the transition time",
-			snap:       Snapshot{Unavailable: []string{"x"}},
-			prev:       &metav1.Condition{Type: "Available", Status: metav1.ConditionFalse, Reason: "CachesNotSynced", LastTransitionTime: earlier},
-			wantStatus: metav1.ConditionFalse, wantReason: v1alpha1.AvailableReasonSourceUnavailable,
-			wantLTT: earlier,
-		},
-		{
-			name:       "a new status moves the transition time",
-			prev:       &metav1.Condition{Type: "Available", Status: metav1.ConditionFalse, Reason: "CachesNotSynced", LastTransitionTime: earlier},
-			wantStatus: metav1.ConditionTrue, wantReason: v1alpha1.AvailableReasonAsExpected,
-			wantLTT: metav1.NewTime(now),
+			wantLTT:   epoch,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := availableCondition(tt.snap, tt.computeErr, tt.prev, now.Add(300*time.Millisecond))
+			got := availableCondition(tt.snap, tt.computeErr, tt.truncations, tt.since)
 			if got.Type != v1alpha1.UpdateStatusAvailable || got.Status != tt.wantStatus || got.Reason != tt.wantReason {
 				t.Fatalf("got %s=%s/%s, want Available=%s/%s", got.Type, got.Status, got.Reason, tt.wantStatus, tt.wantReason)
 			}

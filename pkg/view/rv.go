@@ -1,46 +1,75 @@
 package view
 
-import "strconv"
+import (
+	"strconv"
+	"time"
+)
 
 // ResourceVersion layout (docs/watch.md explains the reasoning):
 //
 //	rv = E*inputFactor + step*stepFactor + digest
 //
-// E is the highest etcd resourceVersion among the inputs of the computation,
-// step counts content changes while E stays the same (a change by the passing
-// of time alone, or an input that arrived late), and digest (1..999) is taken
-// from a hash of the content, so that two replicas that publish the same
+// E is the highest etcd resourceVersion among the inputs of the computation.
+// step places the content in the sequence of contents that the same inputs
+// go through as time passes: it is derived from the engine's NextChange, the
+// moment the content will next change by time alone, which every replica
+// computes alike for the same inputs and content (steps 1..499). Steps
+// 500..999 leave room for the revisions a replica must order on its own. digest (1..999) is taken
+// from a hash of the content, so that replicas that publish the same
 // (E, step) with different content publish different resourceVersions.
 const (
 	inputFactor = 1_000_000
 	stepFactor  = 1_000
-	maxStep     = inputFactor/stepFactor - 1
+	// maxStep is the largest step; steps above maxTimeStep are only taken
+	// when a replica must order a revision the deterministic value cannot.
+	maxStep = inputFactor/stepFactor - 1
+	// maxTimeStep is the step of a content with no time-dependent change
+	// pending.
+	maxTimeStep = 499
 	digestRange = stepFactor - 1
+	// stepUnit and stepCycle map NextChange onto steps 1..498: 10-second
+	// units, modulo 498 (a cycle of 83 minutes).
+	stepUnit  = 10 * time.Second
+	stepCycle = maxTimeStep - 1
 	// maxInput keeps E*inputFactor inside uint64.
 	maxInput = (1<<64-1)/inputFactor - 1
 )
 
+// timeStep returns the step of a content whose next change by time alone is
+// at next (zero when none is pending). Later moments give larger steps, except
+// once per cycle, when the steps wrap around.
+func timeStep(next time.Time) uint64 {
+	if next.IsZero() {
+		return maxTimeStep
+	}
+	units := next.Unix() / int64(stepUnit/time.Second)
+	return 1 + uint64(units%stepCycle+stepCycle)%stepCycle
+}
+
 // nextResourceVersion returns the resourceVersion of a new revision whose
-// inputs reach input and whose content hashes to digest, given the
-// resourceVersion prev of the revision before it (0 when there is none).
-// The result is always greater than prev and never 0.
-func nextResourceVersion(prev, input, digest uint64) uint64 {
+// inputs reach input, whose time step is step and whose content hashes to
+// digest, given the resourceVersion prev of the revision before it (0 when
+// there is none). The result is always greater than prev and never 0.
+//
+// When the deterministic value is not greater than prev (an input that
+// arrived late without a newer resourceVersion, two time-only changes within
+// one step unit, or the wrap of the step cycle), the step is taken as one more
+// than prev's: still ordered, but local to this replica until the inputs move.
+func nextResourceVersion(prev, input, step, digest uint64) uint64 {
 	if input > maxInput {
 		input = maxInput
 	}
+	step = min(step, maxStep)
 	d := 1 + digest%digestRange
-	base := input * inputFactor
+	if rv := input*inputFactor + step*stepFactor + d; rv > prev {
+		return rv
+	}
 	prevBase := prev / inputFactor * inputFactor
-	if prev == 0 || base > prevBase {
-		return base + d
+	next := (prev%inputFactor)/stepFactor + 1
+	if next <= maxStep {
+		return prevBase + next*stepFactor + d
 	}
-	// The inputs did not move past the previous revision: step within its base.
-	step := (prev%inputFactor)/stepFactor + 1
-	if step <= maxStep {
-		return prevBase + step*stepFactor + d
-	}
-	// A thousand changes without a newer input: leave the base. This keeps the
-	// order but is local to this replica (documented in docs/watch.md).
+	// Every step of this base is used: move to the next base.
 	return prevBase + inputFactor + d
 }
 

@@ -3,29 +3,67 @@ package view
 import (
 	"math/rand"
 	"testing"
+	"time"
 )
+
+func TestTimeStep(t *testing.T) {
+	base := time.Date(2025, 3, 12, 10, 0, 0, 0, time.UTC)
+	if got := timeStep(time.Time{}); got != maxTimeStep {
+		t.Errorf("no pending change: step %d, want %d", got, maxTimeStep)
+	}
+	prev := timeStep(base)
+	if prev < 1 || prev > maxTimeStep-1 {
+		t.Fatalf("step %d outside 1..498", prev)
+	}
+	if timeStep(base) != timeStep(base.Add(9*time.Second)) || timeStep(base) == timeStep(base.Add(10*time.Second)) {
+		t.Error("steps are not 10-second units")
+	}
+	wraps := 0
+	for i := 1; i <= 2000; i++ {
+		s := timeStep(base.Add(time.Duration(i) * stepUnit))
+		if s < 1 || s > maxTimeStep-1 {
+			t.Fatalf("step %d outside 1..498", s)
+		}
+		if s <= prev {
+			wraps++
+		}
+		prev = s
+	}
+	if wraps != 4 {
+		t.Errorf("%d wraps in 2000 units of a 498-unit cycle, want 4", wraps)
+	}
+	// Before 1970 too.
+	if s := timeStep(time.Unix(-25, 0)); s < 1 || s > maxTimeStep-1 {
+		t.Errorf("negative time: step %d", s)
+	}
+}
 
 func TestNextResourceVersion(t *testing.T) {
 	tests := []struct {
-		name                string
-		prev, input, digest uint64
-		want                uint64
+		name                      string
+		prev, input, step, digest uint64
+		want                      uint64
 	}{
-		{name: "first revision", prev: 0, input: 1234, digest: 0, want: 1234_000_001},
-		{name: "digest is 1..999", prev: 0, input: 1234, digest: 998, want: 1234_000_999},
-		{name: "digest wraps", prev: 0, input: 1234, digest: 999, want: 1234_000_001},
-		{name: "newer input starts a new base", prev: 1234_005_017, input: 1300, digest: 41, want: 1300_000_042},
-		{name: "same input steps", prev: 1234_000_017, input: 1234, digest: 41, want: 1234_001_042},
-		{name: "older input steps in the previous base", prev: 1234_002_017, input: 1000, digest: 0, want: 1234_003_001},
-		{name: "no inputs at all is never 0", prev: 0, input: 0, digest: 0, want: 1},
-		{name: "steps exhausted move to the next base", prev: 1234_999_500, input: 1234, digest: 0, want: 1235_000_001},
-		{name: "huge input is clamped", prev: 0, input: 1 << 62, digest: 0, want: maxInput*inputFactor + 1},
+		{name: "first revision", prev: 0, input: 1234, step: 7, digest: 0, want: 1234_007_001},
+		{name: "digest is 1..999", prev: 0, input: 1234, step: 7, digest: 998, want: 1234_007_999},
+		{name: "digest wraps", prev: 0, input: 1234, step: 7, digest: 999, want: 1234_007_001},
+		{name: "newer input", prev: 1234_005_017, input: 1300, step: 2, digest: 41, want: 1300_002_042},
+		{name: "same input, later time step", prev: 1234_005_017, input: 1234, step: 6, digest: 41, want: 1234_006_042},
+		{name: "same input and step, other content", prev: 1234_005_017, input: 1234, step: 5, digest: 41, want: 1234_005_042},
+		{name: "same input and step, lower digest: local step", prev: 1234_005_017, input: 1234, step: 5, digest: 3, want: 1234_006_004},
+		{name: "step wrapped: local step", prev: 1234_900_017, input: 1234, step: 3, digest: 0, want: 1234_901_001},
+		{name: "older input: local step in the previous base", prev: 1234_002_017, input: 1000, step: 499, digest: 0, want: 1234_003_001},
+		{name: "no pending change, other content, lower digest: a step above the time steps", prev: 1234_499_017, input: 1234, step: 499, digest: 3, want: 1234_500_004},
+		{name: "no inputs at all is never 0", prev: 0, input: 0, step: 0, digest: 0, want: 1},
+		{name: "steps exhausted move to the next base", prev: 1234_999_500, input: 1234, step: 499, digest: 0, want: 1235_000_001},
+		{name: "step is capped", prev: 0, input: 1, step: 5000, digest: 0, want: 1_999_001},
+		{name: "huge input is clamped", prev: 0, input: 1 << 62, step: 0, digest: 0, want: maxInput*inputFactor + 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := nextResourceVersion(tt.prev, tt.input, tt.digest)
+			got := nextResourceVersion(tt.prev, tt.input, tt.step, tt.digest)
 			if got != tt.want {
-				t.Fatalf("nextResourceVersion(%d, %d, %d) = %d, want %d", tt.prev, tt.input, tt.digest, got, tt.want)
+				t.Fatalf("nextResourceVersion(%d, %d, %d, %d) = %d, want %d", tt.prev, tt.input, tt.step, tt.digest, got, tt.want)
 			}
 			if got <= tt.prev {
 				t.Fatalf("result %d is not greater than prev %d", got, tt.prev)
@@ -48,7 +86,7 @@ func TestNextResourceVersionIsMonotonic(t *testing.T) {
 				input -= uint64(rng.Intn(10))
 			}
 		}
-		next := nextResourceVersion(prev, input, rng.Uint64())
+		next := nextResourceVersion(prev, input, uint64(rng.Intn(1000)), rng.Uint64())
 		if next <= prev {
 			t.Fatalf("step %d: %d after %d", i, next, prev)
 		}
@@ -58,19 +96,20 @@ func TestNextResourceVersionIsMonotonic(t *testing.T) {
 
 func TestReplicasAgreeOnSameInputsAndContent(t *testing.T) {
 	// Two replicas that see the same inputs and compute the same content
-	// publish the same resourceVersion, whatever they published before.
-	a := nextResourceVersion(7_000_001, 9, 12345)
-	b := nextResourceVersion(8_003_100, 9, 12345)
+	// (hence the same next change) publish the same resourceVersion, whatever
+	// they published before.
+	step := timeStep(time.Date(2025, 3, 12, 10, 5, 0, 0, time.UTC))
+	a := nextResourceVersion(7_000_001, 9, step, 12345)
+	b := nextResourceVersion(8_003_100, 9, step, 12345)
 	if a != b {
 		t.Fatalf("replicas disagree: %d vs %d", a, b)
 	}
-	// Different content at the same (input, step) gives different versions.
-	if c := nextResourceVersion(8_003_100, 9, 12346); c == b {
+	if c := nextResourceVersion(8_003_100, 9, step, 12346); c == b {
 		t.Fatalf("different content gave the same resourceVersion %d", c)
 	}
-	in, step, digest := splitResourceVersion(a)
-	if in != 9 || step != 0 || digest != 1+12345%digestRange {
-		t.Fatalf("split(%d) = %d, %d, %d", a, in, step, digest)
+	in, s, digest := splitResourceVersion(a)
+	if in != 9 || s != step || digest != 1+12345%digestRange {
+		t.Fatalf("split(%d) = %d, %d, %d", a, in, s, digest)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
@@ -228,12 +227,13 @@ func (v *View) recompute(trigger string) {
 		v.nextChange = time.Time{}
 	}
 
-	var prevAvailable *metav1.Condition
-	if v.last != nil && len(v.last.Object.Status.Conditions) > 0 {
-		prevAvailable = &v.last.Object.Status.Conditions[0]
+	meta := objectMeta(snap.Inputs.ClusterVersion)
+	var truncations []insights.Truncation
+	if computeErr == nil {
+		truncations = res.Truncations
 	}
-	available := availableCondition(snap, computeErr, prevAvailable, now)
-	obj, err := buildObject(objectMeta(snap.Inputs.ClusterVersion), status, available)
+	available := availableCondition(snap, computeErr, truncations, meta.CreationTimestamp)
+	obj, err := buildObject(meta, status, available)
 	if err != nil {
 		klog.ErrorS(err, "Cannot build the UpdateStatus object")
 		recomputations.WithLabelValues(trigger, resultFailed).Inc()
@@ -255,11 +255,14 @@ func (v *View) recompute(trigger string) {
 	// The engine may reuse its memory between computations: publish a private
 	// copy, made only when the content changed.
 	obj = obj.DeepCopy()
+	// Revisions computed before the initial sync are never served: the first
+	// synced revision takes its deterministic resourceVersion, unconstrained
+	// by them (the hub forgets them).
 	var prevRV uint64
-	if v.last != nil {
+	if v.last != nil && (v.last.Synced || !synced) {
 		prevRV = v.last.ResourceVersion
 	}
-	rv := nextResourceVersion(prevRV, snap.MaxResourceVersion, fp.digest())
+	rv := nextResourceVersion(prevRV, snap.MaxResourceVersion, timeStep(v.nextChange), fp.digest())
 	obj.ResourceVersion = strconv.FormatUint(rv, 10)
 	rev := &Revision{ResourceVersion: rv, Object: obj, Synced: synced, Size: fp.size}
 	v.last, v.lastFP = rev, fp

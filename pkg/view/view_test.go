@@ -2,6 +2,7 @@ package view_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -204,8 +205,58 @@ func TestTimeOnlyChange(t *testing.T) {
 	if second.ResourceVersion <= first.ResourceVersion || second.ResourceVersion/1_000_000 != first.ResourceVersion/1_000_000 {
 		t.Errorf("resourceVersions %d then %d", first.ResourceVersion, second.ResourceVersion)
 	}
-	if step := second.ResourceVersion % 1_000_000 / 1000; step != 1 {
-		t.Errorf("step = %d, want 1", step)
+	// No time-dependent change is pending any more: the last step.
+	if step := second.ResourceVersion % 1_000_000 / 1000; step != 499 {
+		t.Errorf("step = %d, want 499", step)
+	}
+}
+
+// TestReplicasAgree runs two views over the same inputs: one through a change
+// by time alone, one started after it. They publish the same object with the
+// same resourceVersion.
+func TestReplicasAgree(t *testing.T) {
+	thresholds := []time.Time{t0.Add(5 * time.Minute), t0.Add(20 * time.Minute)}
+	compute := func(_ *insights.Sources, now time.Time) insights.Result {
+		passed := 0
+		for _, th := range thresholds {
+			if !now.Before(th) {
+				passed++
+			}
+		}
+		res := insights.Result{Status: targetStatus(fmt.Sprintf("4.17.%d", passed))}
+		if passed < len(thresholds) {
+			res.NextChange = thresholds[passed]
+		}
+		return res
+	}
+	created := metav1.NewTime(t0.Add(-time.Hour))
+	inputs := &insights.Sources{ClusterVersion: &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: "version", UID: "u", CreationTimestamp: created}}}
+
+	a := start(t, 0, compute)
+	a.source.Update(func(s *view.Snapshot) { s.Inputs = inputs })
+	eventually(t, "A's revision with inputs", func() bool { return a.rec.count() == 2 })
+	a.stepWhenWaiting(t, 1, 6*time.Minute) // past the first threshold
+	eventually(t, "A's time-only revision", func() bool { return a.rec.count() == 3 })
+
+	b := &harness{clock: clocktesting.NewFakeClock(t0.Add(6 * time.Minute)), source: viewtest.NewSource(100), rec: &recorder{}}
+	b.source.Update(func(s *view.Snapshot) { s.Inputs = inputs })
+	vb, err := view.New(view.Config{Source: b.source, Computer: view.ComputerFunc(compute), Clock: b.clock, Publish: b.rec.publish})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go vb.Run(ctx)
+	eventually(t, "B's revision", func() bool { return b.rec.count() == 1 })
+
+	ra, rb := a.view.Current(), vb.Current()
+	if ra.ResourceVersion != rb.ResourceVersion {
+		t.Fatalf("replicas disagree: A %d, B %d", ra.ResourceVersion, rb.ResourceVersion)
+	}
+	ja, _ := json.Marshal(ra.Object)
+	jb, _ := json.Marshal(rb.Object)
+	if string(ja) != string(jb) {
+		t.Fatalf("same resourceVersion, different content:\nA %s\nB %s", ja, jb)
 	}
 }
 

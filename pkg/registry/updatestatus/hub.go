@@ -148,11 +148,14 @@ func (h *Hub) Publish(r *view.Revision) {
 	if h.closed {
 		return
 	}
-	h.current = rev
-	h.appendHistoryLocked(rev)
-	if r.Synced {
+	if r.Synced && !h.ready {
+		// Nothing before the first synced revision was served: forget it, so
+		// that the history holds only versions clients may know.
+		h.history, h.historyBytes = h.history[:0], 0
 		h.ready = true
 	}
+	h.current = rev
+	h.appendHistoryLocked(rev)
 	close(h.changed)
 	h.changed = make(chan struct{})
 

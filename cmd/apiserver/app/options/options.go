@@ -221,8 +221,6 @@ func (o *Options) ApiserverConfig() (*genericapiserver.Config, error) {
 	if err := o.Authentication.ApplyTo(&cfg.Authentication, cfg.SecureServing, cfg.OpenAPIConfig); err != nil {
 		return nil, err
 	}
-	// Anonymous requests only for the kubelet's probes; 401 elsewhere.
-	cfg.Authentication.Authenticator = apiserver.RestrictAnonymous(cfg.Authentication.Authenticator, apiserver.HealthPaths...)
 	cfg.Authentication.Authenticator = withoutAnonymous(cfg.Authentication.Authenticator)
 	if err := o.Authorization.ApplyTo(&cfg.Authorization); err != nil {
 		return nil, err

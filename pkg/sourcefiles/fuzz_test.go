@@ -1,0 +1,45 @@
+package sourcefiles
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/apis/update/validation"
+	"github.com/update-status/apiserver/pkg/insights"
+)
+
+// FuzzLoadBytes feeds arbitrary file contents to the loader and, when they
+// load, the loaded sources to the engine: nothing may panic, and whatever the
+// engine makes of the sources must be a valid UpdateStatus.
+func FuzzLoadBytes(f *testing.F) {
+	f.Add([]byte(cvYAML))
+	f.Add([]byte(`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"}}]}`))
+	f.Add([]byte("kind: ClusterOperatorList\nitems:\n- metadata: {name: etcd}\n"))
+	f.Add([]byte(`{"data":{"alerts":[{"labels":{"alertname":"A"},"state":"firing"}]}}`))
+	// Seed with the smaller fixture files so mutations start from real objects.
+	fixtures, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "fixtures", "oc-status", "4.15.0-ec2-early-*.yaml"))
+	for _, p := range fixtures {
+		if data, err := os.ReadFile(p); err == nil && len(data) < 64<<10 {
+			f.Add(data)
+		}
+	}
+
+	f.Fuzz(func(t *testing.T, data []byte) {
+		src, err := LoadBytes(data)
+		if err != nil {
+			return // a clear error is an acceptable answer to bad input
+		}
+		if src == nil {
+			t.Fatal("LoadBytes returned neither sources nor an error")
+		}
+		res := insights.Compute(src, MockNow(src))
+		obj := &v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}, Status: res.Status}
+		if errs := validation.ValidateUpdateStatus(obj); len(errs) > 0 {
+			t.Fatalf("computed object is invalid: %v", errs.ToAggregate())
+		}
+	})
+}

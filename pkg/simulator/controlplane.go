@@ -31,7 +31,7 @@ func (s *Simulator) startUpdate(now time.Time) {
 		fmt.Sprintf("Working towards %s: 1 of %d done (0%% complete)", to, manifestsInPayload), now)
 	s.changes.mark(cv, false, true, true)
 	s.update = updateState{requested: true, startedAt: now, acceptDue: now.Add(s.scale(s.opts.Timing.Accept))}
-	klog.InfoS("Update requested", "from", s.opts.FromVersion, "to", to)
+	klog.V(1).InfoS("Update requested", "from", s.opts.FromVersion, "to", to)
 }
 
 // maxLevel is the last operator level (machine-config).
@@ -169,7 +169,7 @@ func (s *Simulator) reconcileCVOCompletion(now time.Time) {
 	setClusterCondition(&cv.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionFalse, "", "Cluster version is "+to, now)
 	cv.Status.VersionHash = digest("hash", to)[:11] + "="
 	s.changes.mark(cv, false, false, true)
-	klog.InfoS("Control plane updated", "version", to, "duration", now.Sub(u.startedAt))
+	klog.V(1).InfoS("Control plane updated", "version", to, "duration", now.Sub(u.startedAt))
 }
 
 // reconcileNetworkOperator makes the network operator report Progressing while

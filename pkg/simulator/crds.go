@@ -201,7 +201,7 @@ func ApplyCRDs(ctx context.Context, client apiextensionsclient.Interface, crds [
 		}
 		return fmt.Errorf("simulator: wait for the CRDs: %w", err)
 	}
-	klog.InfoS("OpenShift CRDs established", "count", len(crds), "duration", time.Since(start))
+	klog.V(1).InfoS("OpenShift CRDs established", "count", len(crds), "duration", time.Since(start))
 	return nil
 }
 

@@ -87,7 +87,7 @@ func (s *Simulator) Inject(ctx context.Context, f Fault) (FaultID, error) {
 	}
 	fs.reason, fs.message = s.faultText(&f)
 	s.faults = append(s.faults, fs)
-	klog.InfoS("Fault injected", "id", fs.id, "kind", f.Kind, "target", f.Target, "start", fs.start, "end", fs.end)
+	klog.V(1).InfoS("Fault injected", "id", fs.id, "kind", f.Kind, "target", f.Target, "start", fs.start, "end", fs.end)
 	s.settle(now)
 	if err := s.flushLocked(ctx, now, true); err != nil {
 		return fs.id, err
@@ -258,7 +258,7 @@ func (s *Simulator) reconcileFaults(now time.Time) {
 
 // activate applies a fault; false means it cannot start yet (retried later).
 func (s *Simulator) activate(f *faultState, now time.Time) bool {
-	klog.InfoS("Fault started", "id", f.id, "kind", f.fault.Kind, "target", f.fault.Target)
+	klog.V(1).InfoS("Fault started", "id", f.id, "kind", f.fault.Kind, "target", f.fault.Target)
 	switch f.fault.Kind {
 	case FaultOperatorDegraded:
 		op := s.opIndex[f.fault.Target]
@@ -305,7 +305,7 @@ func (s *Simulator) activate(f *faultState, now time.Time) bool {
 
 // deactivate undoes a fault.
 func (s *Simulator) deactivate(f *faultState, now time.Time) {
-	klog.InfoS("Fault ended", "id", f.id, "kind", f.fault.Kind, "target", f.fault.Target)
+	klog.V(1).InfoS("Fault ended", "id", f.id, "kind", f.fault.Kind, "target", f.fault.Target)
 	switch f.fault.Kind {
 	case FaultOperatorDegraded:
 		op := s.opIndex[f.fault.Target]

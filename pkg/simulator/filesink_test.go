@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -11,6 +12,8 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/update-status/apiserver/pkg/sourcefiles"
 )
 
 // fixtureDir holds the real cluster snapshots (read-only, shared).
@@ -234,4 +237,32 @@ func TestLooksLikeTheFixtures(t *testing.T) {
 		simCV[string(c.Type)] = true
 	}
 	subset("ClusterVersion conditions", realCV, simCV)
+}
+
+// TestComputeFromDirReadsTheFiles checks that `update-status compute
+// --from-dir DIR/<step>` (package sourcefiles) reads the files as the
+// simulator wrote them, in both formats.
+func TestComputeFromDirReadsTheFiles(t *testing.T) {
+	for _, asJSON := range []bool{false, true} {
+		dir, _ := runToFiles(t, Options{Nodes: 4, Seed: 5, Speed: 60}, asJSON)
+		dirs := stepDirs(t, dir)
+		for _, d := range []string{dirs[0], dirs[len(dirs)/2], dirs[len(dirs)-1]} {
+			want, err := ReadStateDir(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := sourcefiles.Load(d)
+			if err != nil {
+				t.Fatalf("sourcefiles.Load(%s): %v", d, err)
+			}
+			if got.ClusterVersion == nil || got.ClusterVersion.Status.History[0].Version != want.ClusterVersion.Status.History[0].Version ||
+				len(got.ClusterOperators) != len(want.ClusterOperators) || len(got.MachineConfigPools) != len(want.MachineConfigPools) ||
+				len(got.Nodes) != len(want.Nodes) || got.MCODeployment == nil ||
+				!reflect.DeepEqual(got.MachineConfigVersions, want.MachineConfigVersions()) {
+				t.Errorf("json=%v %s: sourcefiles read %d operators, %d pools, %d nodes, versions %v; the simulator wrote %d, %d, %d, %v",
+					asJSON, filepath.Base(d), len(got.ClusterOperators), len(got.MachineConfigPools), len(got.Nodes), got.MachineConfigVersions,
+					len(want.ClusterOperators), len(want.MachineConfigPools), len(want.Nodes), want.MachineConfigVersions())
+			}
+		}
+	}
 }

@@ -105,15 +105,7 @@ func readState(t *testing.T, cache decodeCache, dir string) *State {
 func compute(t *testing.T, cache decodeCache, dir string) (*report, *State) {
 	t.Helper()
 	st := readState(t, cache, dir)
-	src := &insights.Sources{
-		ClusterVersion:        st.ClusterVersion,
-		ClusterOperators:      st.ClusterOperators,
-		MachineConfigPools:    st.MachineConfigPools,
-		MachineConfigVersions: st.MachineConfigVersions(),
-		Nodes:                 st.Nodes,
-		MCODeployment:         st.MCODeployment,
-	}
-	return newReport(insights.NewEngine().Compute(src, st.Time).Status), st
+	return newReport(insights.NewEngine().Compute(st.Sources(), st.Time).Status), st
 }
 
 func cond(conds []metav1.Condition, t string) *metav1.Condition {
@@ -629,11 +621,7 @@ func TestInsightsOfFaults(t *testing.T) {
 // past the step that wrote it, as a server re-evaluates on a timer).
 func recompute(t *testing.T, st *State) *report {
 	t.Helper()
-	src := &insights.Sources{
-		ClusterVersion: st.ClusterVersion, ClusterOperators: st.ClusterOperators, MachineConfigPools: st.MachineConfigPools,
-		MachineConfigVersions: st.MachineConfigVersions(), Nodes: st.Nodes, MCODeployment: st.MCODeployment,
-	}
-	return newReport(insights.NewEngine().Compute(src, st.Time).Status)
+	return newReport(insights.NewEngine().Compute(st.Sources(), st.Time).Status)
 }
 
 // TestHealthyUpdatesStayOnPace checks the simulator's pacing against the

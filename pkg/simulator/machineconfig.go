@@ -37,7 +37,7 @@ func (s *Simulator) startMCO(now time.Time) {
 	setDeploymentCondition(&d.Status.Conditions, appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetAvailable",
 		fmt.Sprintf("ReplicaSet %q has successfully progressed.", mcoName+"-"+digest("rs", to)[:10]), now)
 	s.changes.mark(d, false, true, true)
-	klog.InfoS("Machine-config operator deployed", "image", mcoImage(to))
+	klog.V(1).InfoS("Machine-config operator deployed", "image", mcoImage(to))
 }
 
 // reconcileMCO makes the machine-config operator report Progressing, render
@@ -69,7 +69,7 @@ func (s *Simulator) reconcileMCO(now time.Time) {
 		setClusterCondition(&co.obj.Status.Conditions, configv1.OperatorUpgradeable, configv1.ConditionFalse, "PoolUpdating",
 			"One or more machine config pools are updating, please see `oc get mcp` for further details", now)
 		s.changes.mark(co.obj, false, false, true)
-		klog.InfoS("Machine configs rendered", "version", to, "pools", len(s.pools))
+		klog.V(1).InfoS("Machine configs rendered", "version", to, "pools", len(s.pools))
 	}
 	if u.rendered && u.mcoReported && !u.versionDone && s.requiredPoolsDone() && !s.operatorUnavailable(machineConfigOperator) {
 		u.versionDone = true
@@ -209,7 +209,7 @@ func (s *Simulator) advanceNode(n *nodeState, now time.Time) {
 			a[annoReason] = fmt.Sprintf("failed to drain node: %s after 1 hour. Please see machine-config-controller logs for more information", node.Name)
 			n.due = time.Time{}
 			s.markNode(n, true, false)
-			klog.InfoS("Node degraded by a blocked drain", "node", node.Name)
+			klog.V(1).InfoS("Node degraded by a blocked drain", "node", node.Name)
 			return
 		}
 		s.finishDrain(n, now)

@@ -114,7 +114,7 @@ func (s *Simulator) ownerCV() []metav1.OwnerReference {
 
 // buildClusterVersion returns the ClusterVersion of a cluster that runs
 // FromVersion, with the install and the update to FromVersion in its history.
-func (s *Simulator) buildClusterVersion(now time.Time) *configv1.ClusterVersion {
+func (s *Simulator) buildClusterVersion() *configv1.ClusterVersion {
 	o := &s.opts
 	history := []configv1.UpdateHistory{}
 	prevEnd := s.previousUpdateEnd()
@@ -192,7 +192,7 @@ func operatorVersions(spec *operatorSpec, v string) []configv1.OperandVersion {
 }
 
 // buildClusterOperator returns a settled ClusterOperator at FromVersion.
-func (s *Simulator) buildClusterOperator(spec *operatorSpec, now time.Time) *configv1.ClusterOperator {
+func (s *Simulator) buildClusterOperator(spec *operatorSpec) *configv1.ClusterOperator {
 	annotations := map[string]string{releaseIncludeHA: "true"}
 	if spec.singleNode {
 		annotations[releaseIncludeSNO] = "true"

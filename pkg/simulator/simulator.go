@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	versionpkg "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -170,7 +171,7 @@ func (s *Simulator) plan() {
 	levels := map[int]time.Duration{}
 	for i := range operatorCatalogue {
 		spec := &operatorCatalogue[i]
-		d := s.scale(time.Duration(float64(s.between(t.OperatorMin, t.OperatorMax)) * spec.weight))
+		d := s.operatorDuration(spec)
 		op := &operatorState{spec: spec, duration: d, revision: 5 + s.rng.IntN(20)}
 		s.operators = append(s.operators, op)
 		s.opIndex[spec.name] = op
@@ -218,6 +219,12 @@ func (s *Simulator) plan() {
 	}
 }
 
+// operatorDuration draws how long an operator takes to update (scaled).
+func (s *Simulator) operatorDuration(spec *operatorSpec) time.Duration {
+	t := &s.opts.Timing
+	return s.scale(time.Duration(float64(s.between(t.OperatorMin, t.OperatorMax)) * spec.weight))
+}
+
 // scale divides a speed-1 duration by the speed factor.
 func (s *Simulator) scale(d time.Duration) time.Duration {
 	return time.Duration(float64(d) / s.opts.Speed)
@@ -236,8 +243,13 @@ func (s *Simulator) between(lo, hi time.Duration) time.Duration {
 	return d
 }
 
-// Options returns the options with every default filled in.
-func (s *Simulator) Options() Options { return s.opts }
+// Options returns the options with every default filled in (FromVersion and
+// ToVersion move on with StartNextUpdate).
+func (s *Simulator) Options() Options {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opts
+}
 
 // Phase returns the current phase.
 func (s *Simulator) Phase() Phase {
@@ -263,7 +275,7 @@ func (s *Simulator) Create(ctx context.Context) error {
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 		ObjectMeta: metav1.ObjectMeta{Name: mcoNamespace, Labels: map[string]string{"openshift.io/cluster-monitoring": "true"}},
 	}
-	s.cv = s.buildClusterVersion(now)
+	s.cv = s.buildClusterVersion()
 	s.changes.mark(s.ns, true, false, false)
 	s.changes.mark(s.cv, true, true, true)
 	if err := s.flushLocked(ctx, now, false); err != nil {
@@ -273,7 +285,7 @@ func (s *Simulator) Create(ctx context.Context) error {
 	// Batch 2: ClusterOperators and MachineConfigPools (MachineConfigs
 	// reference the pools by UID).
 	for _, op := range s.operators {
-		op.obj = s.buildClusterOperator(op.spec, now)
+		op.obj = s.buildClusterOperator(op.spec)
 		s.changes.mark(op.obj, true, true, true)
 	}
 	index := 0
@@ -327,18 +339,54 @@ func (s *Simulator) Create(ctx context.Context) error {
 	if err := s.flushLocked(ctx, now, true); err != nil {
 		return fmt.Errorf("create the nodes: %w", err)
 	}
-	klog.InfoS("Simulated cluster created", "cluster", o.String(), "objects", len(s.nodes)+len(s.operators)+len(s.pools)+len(s.mcs)+3)
+	klog.V(1).InfoS("Simulated cluster created", "cluster", o.String(), "objects", len(s.nodes)+len(s.operators)+len(s.pools)+len(s.mcs)+3)
 	return nil
 }
 
 // StartUpdate requests the update to ToVersion, as `oc adm upgrade` does, and
-// writes the ClusterVersion.
+// writes the ClusterVersion. The cluster must be Idle.
 func (s *Simulator) StartUpdate(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.phase != PhaseIdle {
 		return fmt.Errorf("simulator: cannot start an update in phase %s", s.phase)
 	}
+	return s.startLocked(ctx)
+}
+
+// StartNextUpdate requests another update, to version, once the previous
+// one is Completed: the cluster now runs the previous target, which becomes
+// FromVersion (Options reports the new versions). The history keeps growing
+// as on a real cluster, and new operator durations are drawn. It is how a
+// long-running demo updates again and again.
+func (s *Simulator) StartNextUpdate(ctx context.Context, version string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.phase != PhaseCompleted {
+		return fmt.Errorf("simulator: cannot start another update in phase %s", s.phase)
+	}
+	next, err := versionpkg.ParseSemantic(version)
+	if err != nil {
+		return fmt.Errorf("simulator: next version %q: %w", version, err)
+	}
+	if cur, _ := versionpkg.ParseSemantic(s.opts.ToVersion); cur != nil && next.EqualTo(cur) {
+		return fmt.Errorf("simulator: the cluster already runs %s", version)
+	}
+	s.opts.FromVersion, s.opts.ToVersion = s.opts.ToVersion, version
+	for _, op := range s.operators {
+		op.updating, op.updated, op.due = false, false, time.Time{}
+		op.duration = s.operatorDuration(op.spec)
+		op.revision++
+	}
+	for _, p := range s.pools {
+		p.current, p.target = p.target, ""
+	}
+	s.phase = PhaseIdle
+	return s.startLocked(ctx)
+}
+
+// startLocked requests the update to ToVersion and writes it.
+func (s *Simulator) startLocked(ctx context.Context) error {
 	now := s.clock.Now()
 	s.startUpdate(now)
 	s.settle(now)

@@ -609,3 +609,101 @@ func TestLifecycleErrors(t *testing.T) {
 		t.Error("second StartUpdate succeeded")
 	}
 }
+
+func TestConcurrentUse(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := New(Options{Nodes: 5, Seed: 3, Speed: 5000, MinStepInterval: time.Millisecond, Clock: clock.RealClock{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Create(ctx); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	// Inject, read and clear while Run steps.
+	for i := 0; i < 20; i++ {
+		id, err := s.DegradeOperator(ctx, "dns", time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := s.Snapshot(); st.ClusterVersion == nil || len(st.Nodes) != 5 {
+			t.Fatalf("snapshot while running: %+v", st)
+		}
+		_ = s.NodeNames("worker")
+		_ = s.Phase()
+		if err := s.Clear(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if s.Phase() != PhaseCompleted {
+		t.Errorf("phase %s", s.Phase())
+	}
+}
+
+func TestStartNextUpdate(t *testing.T) {
+	s, fc, api := newTestSimulator(t, Options{Nodes: 5, Seed: 2})
+	ctx := context.Background()
+	if err := s.StartNextUpdate(ctx, "4.21.0"); err == nil {
+		t.Error("StartNextUpdate before Create succeeded")
+	}
+	if err := s.RunVirtual(ctx, fc, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"4.20.1", "next"} {
+		if err := s.StartNextUpdate(ctx, bad); err == nil {
+			t.Errorf("StartNextUpdate(%q) succeeded", bad)
+		}
+	}
+	if err := s.StartNextUpdate(ctx, "4.20.3"); err != nil {
+		t.Fatal(err)
+	}
+	if o := s.Options(); o.FromVersion != "4.20.1" || o.ToVersion != "4.20.3" {
+		t.Errorf("versions %s -> %s after StartNextUpdate", o.FromVersion, o.ToVersion)
+	}
+	var phases []Phase
+	stepUntil(t, s, fc, func(st *State) {
+		if len(phases) == 0 || phases[len(phases)-1] != st.Phase {
+			phases = append(phases, st.Phase)
+		}
+		if st.Phase == PhaseOperators {
+			r := recompute(t, st)
+			if r.cv.Versions.Previous.Version != "4.20.1" || r.cv.Versions.Target.Version != "4.20.3" || r.cv.Assessment != "Progressing" {
+				t.Fatalf("second update judged %s, %+v", r.cv.Assessment, r.cv.Versions)
+			}
+		}
+	}, nil)
+	if len(phases) < 5 || phases[0] != PhaseAccepted || phases[len(phases)-1] != PhaseCompleted {
+		t.Errorf("second update phases %v, want Accepted ... Completed", phases)
+	}
+	for i := 1; i < len(phases); i++ {
+		if !phases[i-1].Before(phases[i]) {
+			t.Errorf("second update phases %v go back", phases)
+		}
+	}
+	cv, err := api.config.ConfigV1().ClusterVersions().Get(ctx, "version", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range cv.Status.History {
+		got = append(got, h.Version+"/"+string(h.State))
+	}
+	if want := []string{"4.20.3/Completed", "4.20.1/Completed", "4.19.10/Completed", "4.18.0/Completed"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("history %v, want %v", got, want)
+	}
+	st := s.Snapshot()
+	versions := st.MachineConfigVersions()
+	for _, n := range st.Nodes {
+		if v := versions[n.Annotations[annoCurrentConfig]]; v != "4.20.3" {
+			t.Errorf("node %s runs %s", n.Name, v)
+		}
+	}
+	if r := recompute(t, st); r.cv.Assessment != "Completed" || len(r.problems()) > 0 {
+		t.Errorf("after the second update: %s, %s", r.cv.Assessment, describe(r.problems()))
+	}
+}

@@ -9,6 +9,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/update-status/apiserver/pkg/insights"
 )
 
 // Sink receives the simulated objects.
@@ -113,6 +115,19 @@ func (s *State) MachineConfigVersions() map[string]string {
 		out[mc.Name] = mc.Annotations[annoReleaseImageVersion]
 	}
 	return out
+}
+
+// Sources returns the state as the insight engine's input. The objects are
+// shared, not copied.
+func (s *State) Sources() *insights.Sources {
+	return &insights.Sources{
+		ClusterVersion:        s.ClusterVersion,
+		ClusterOperators:      s.ClusterOperators,
+		MachineConfigPools:    s.MachineConfigPools,
+		MachineConfigVersions: s.MachineConfigVersions(),
+		Nodes:                 s.Nodes,
+		MCODeployment:         s.MCODeployment,
+	}
 }
 
 // kindRank orders changes within a batch (see Batch.Changes).

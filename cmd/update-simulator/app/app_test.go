@@ -101,6 +101,7 @@ func TestValidate(t *testing.T) {
 			wantErr: []string{"NODES must be a positive integer", `unknown kind "x"`, "--workers must be positive"},
 		},
 		{name: "simulator options", args: []string{"--output-dir", "x", "--nodes", "20000"}, wantErr: []string{"nodes must be between 1 and 10000"}},
+		{name: "bad chain", args: []string{"--output-dir", "x", "--then", "4.20.1", "--then", "five"}, wantErr: []string{`--then "4.20.1" repeats the previous version`, `invalid --then "five"`}},
 		{name: "faults with create-only", args: []string{"--output-dir", "x", "--create-only", "--fault", "pool-paused:worker"}, wantErr: []string{"--fault makes no sense with --create-only"}},
 	}
 	for _, tc := range tests {
@@ -132,13 +133,13 @@ func TestRunWritesFiles(t *testing.T) {
 	var out, errOut bytes.Buffer
 	code := Run(context.Background(), []string{
 		"--output-dir", dir, "--json", "--nodes", "4", "--speed", "60", "--seed", "3", "--min-step", "0",
-		"--start-time", "2025-06-01T12:00:00Z", "--fault", "operator-degraded:dns@1m+5m", "--idle", "5m",
+		"--start-time", "2025-06-01T12:00:00Z", "--fault", "operator-degraded:dns@1m+5m", "--idle", "5m", "--then", "4.20.2",
 	}, &out, &errOut)
 	if code != 0 {
 		t.Fatalf("exit code %d: %s", code, errOut.String())
 	}
 	text := out.String()
-	for _, want := range []string{"cluster: 4 nodes (3 control plane; pools worker), 4.19.10 -> 4.20.1, speed 60, seed 3", "create: 4 nodes,", "phase=Operators", "update: Completed in "} {
+	for _, want := range []string{"cluster: 4 nodes (3 control plane; pools worker), 4.19.10 -> 4.20.1, speed 60, seed 3", "create: 4 nodes,", "phase=Operators", "next update to 4.20.2", "update: Completed in "} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
@@ -165,8 +166,8 @@ func TestRunWritesFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last.Phase != simulator.PhaseCompleted || len(last.Nodes) != 4 {
-		t.Errorf("last state: phase %s, %d nodes", last.Phase, len(last.Nodes))
+	if last.Phase != simulator.PhaseCompleted || len(last.Nodes) != 4 || last.ClusterVersion.Status.History[0].Version != "4.20.2" {
+		t.Errorf("last state: phase %s, %d nodes, history %+v", last.Phase, len(last.Nodes), last.ClusterVersion.Status.History[0])
 	}
 }
 

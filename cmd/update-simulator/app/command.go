@@ -139,10 +139,19 @@ func (o *Options) Run(ctx context.Context, out io.Writer) error {
 		}
 	}
 	simStart := so.Clock.Now()
-	if fake != nil {
-		err = s.RunVirtual(ctx, fake, o.MaxSteps)
-	} else {
-		err = s.Run(ctx)
+	for i := 0; ; i++ {
+		if fake != nil {
+			err = s.RunVirtual(ctx, fake, o.MaxSteps)
+		} else {
+			err = s.Run(ctx)
+		}
+		if err != nil || i == len(o.Then) {
+			break
+		}
+		fmt.Fprintf(out, "update: %s in %s; next update to %s\n", s.Phase(), so.Clock.Now().Sub(simStart).Round(time.Second), o.Then[i])
+		if err = s.StartNextUpdate(ctx, o.Then[i]); err != nil {
+			return err
+		}
 	}
 	elapsed := time.Since(begin)
 	switch {
@@ -150,8 +159,11 @@ func (o *Options) Run(ctx context.Context, out io.Writer) error {
 		fmt.Fprintf(out, "update: stalled in phase %s: nothing more happens until a fault is cleared\n", s.Phase())
 	case err != nil:
 		return err
-	default:
+	case fake != nil:
 		fmt.Fprintf(out, "update: %s in %s of simulated time\n", s.Phase(), so.Clock.Now().Sub(simStart).Round(time.Second))
+	default:
+		fmt.Fprintf(out, "update: %s in %s (about %s at speed 1)\n", s.Phase(), elapsed.Round(time.Second),
+			time.Duration(float64(elapsed)*o.Speed).Round(time.Minute))
 	}
 	if fake == nil {
 		fmt.Fprintf(out, "update: %s\n", o.rate(s.Requests(), elapsed))

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/update-status/apiserver/pkg/simulator"
 )
@@ -36,6 +37,8 @@ type Options struct {
 	Pools             []string
 
 	From, To, Install string
+	// Then lists further versions to update to, one after another.
+	Then []string
 
 	Speed float64
 	Seed  int64
@@ -82,6 +85,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 
 	fs.StringVar(&o.From, "from", o.From, "Version the cluster runs at creation")
 	fs.StringVar(&o.To, "to", o.To, "Version to update to")
+	fs.StringArrayVar(&o.Then, "then", o.Then, "After the update completes, update again to this version; repeatable (a chain of updates)")
 	fs.StringVar(&o.Install, "install-version", o.Install, "Version the cluster was installed with (oldest history entry); default: the previous minor, .0")
 
 	fs.Float64Var(&o.Speed, "speed", o.Speed, "Speed factor: 1 is real time, 60 makes a ~70 minute update last about a minute")
@@ -136,6 +140,15 @@ func (o *Options) Validate() error {
 	}
 	if o.Idle < 0 {
 		errs = append(errs, fmt.Errorf("--idle must not be negative, got %s", o.Idle))
+	}
+	prev := o.To
+	for _, v := range o.Then {
+		if _, err := version.ParseSemantic(v); err != nil {
+			errs = append(errs, fmt.Errorf("invalid --then %q: %w", v, err))
+		} else if v == prev {
+			errs = append(errs, fmt.Errorf("--then %q repeats the previous version", v))
+		}
+		prev = v
 	}
 	if o.CreateOnly && len(o.Faults) > 0 {
 		errs = append(errs, errors.New("--fault makes no sense with --create-only"))

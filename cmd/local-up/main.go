@@ -29,6 +29,9 @@ func main() {
 	outDir := flag.String("output-dir", "_output/local", "where the kubeconfigs, the ready file and the run directory (logs, certificates, etcd data) go")
 	interval := flag.Duration("step-interval", 2*time.Second, "time between two steps of the update")
 	pause := flag.Int("pause-steps", 10, "steps to wait after an update completes before the next one starts")
+	flag.StringVar(&clusterKind, "cluster", "simulator", "what drives the cluster: simulator (pkg/simulator) or examples (artifacts/examples, step by step)")
+	flag.IntVar(&simNodes, "nodes", 12, "nodes of the simulated cluster")
+	flag.Float64Var(&simSpeed, "speed", 60, "speed factor of the simulated update (60: an update of about 75 minutes takes about a minute and a quarter)")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -41,9 +44,8 @@ func main() {
 	klog.Flush()
 }
 
-// updater is what `make run` needs from the simulated cluster. The example
-// cluster of artifacts/examples implements it today; pkg/simulator takes its
-// place in newUpdater once it lands.
+// updater is what `make run` needs from the simulated cluster: pkg/simulator
+// by default, or the example cluster of artifacts/examples stepped along.
 type updater interface {
 	// Create puts the cluster, mid-update, into the control plane.
 	Create(ctx context.Context) error
@@ -52,7 +54,22 @@ type updater interface {
 	Drive(ctx context.Context, interval time.Duration, loop bool, pause int) error
 }
 
-func newUpdater(cp *framework.ControlPlane) (updater, error) { return examplecluster.New(cp) }
+var (
+	clusterKind string
+	simNodes    int
+	simSpeed    float64
+)
+
+func newUpdater(cp *framework.ControlPlane) (updater, error) {
+	switch clusterKind {
+	case "simulator":
+		return newSimulated(cp, simNodes, simSpeed)
+	case "examples":
+		return examplecluster.New(cp)
+	default:
+		return nil, fmt.Errorf("--cluster must be simulator or examples, not %q", clusterKind)
+	}
+}
 
 func run(ctx context.Context, outDir string, interval time.Duration, pause int) error {
 	begin := time.Now()

@@ -94,25 +94,11 @@ func (it *item) workerPool() v1alpha1.WorkerPoolInsight {
 // healthLess orders health insights for truncation: higher level,
 // then newer, then uid.
 func healthLess(a, b *v1alpha1.HealthInsight) bool {
-	la, lb := levelRank(a.Impact.Level), levelRank(b.Impact.Level)
+	la, lb := encoding.LevelRank(a.Impact.Level), encoding.LevelRank(b.Impact.Level)
 	if la != lb {
 		return la > lb
 	}
 	return a.StartedAt.After(b.StartedAt.Time)
-}
-
-func levelRank(l v1alpha1.InsightImpactLevel) int {
-	switch l {
-	case v1alpha1.CriticalInfoLevel:
-		return 4
-	case v1alpha1.ErrorImpactLevel:
-		return 3
-	case v1alpha1.WarningImpactLevel:
-		return 2
-	case v1alpha1.InfoImpactLevel:
-		return 1
-	}
-	return 0
 }
 
 // dedupeSorted drops items whose uid repeats the previous one's.

@@ -81,20 +81,6 @@ func (r *renderer) collectionKey(e healthEntry) collectionKey {
 	return k
 }
 
-func levelRank(l v1alpha1.InsightImpactLevel) int {
-	switch l {
-	case v1alpha1.CriticalInfoLevel:
-		return 4
-	case v1alpha1.ErrorImpactLevel:
-		return 3
-	case v1alpha1.WarningImpactLevel:
-		return 2
-	case v1alpha1.InfoImpactLevel:
-		return 1
-	}
-	return 0
-}
-
 // sortedHealth orders the Health insights as oc does: newest first, then
 // by level, ties in collection order.
 func (r *renderer) sortedHealth() []healthEntry {
@@ -112,7 +98,7 @@ func (r *renderer) sortedHealth() []healthEntry {
 	}
 	sort.SliceStable(entries, func(i, j int) bool { return started(entries[i]).After(started(entries[j])) })
 	sort.SliceStable(entries, func(i, j int) bool {
-		return levelRank(entries[i].insight.Impact.Level) > levelRank(entries[j].insight.Impact.Level)
+		return encoding.LevelRank(entries[i].insight.Impact.Level) > encoding.LevelRank(entries[j].insight.Impact.Level)
 	})
 	return entries
 }

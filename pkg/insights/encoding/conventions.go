@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 )
 
 // HealthKind names the rule that produced a Health insight. It is the prefix
@@ -196,4 +198,21 @@ func unkebab(s string) string {
 		b.WriteString(word[1:])
 	}
 	return b.String()
+}
+
+// LevelRank orders health impact levels by severity: Critical 4, Error 3,
+// Warning 2, Info 1, anything else 0. The engine and the report sort health
+// insights by it (most severe first, as oc does).
+func LevelRank(level v1alpha1.InsightImpactLevel) int {
+	switch level {
+	case v1alpha1.CriticalInfoLevel:
+		return 4
+	case v1alpha1.ErrorImpactLevel:
+		return 3
+	case v1alpha1.WarningImpactLevel:
+		return 2
+	case v1alpha1.InfoImpactLevel:
+		return 1
+	}
+	return 0
 }

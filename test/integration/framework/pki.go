@@ -220,22 +220,7 @@ func writeFile(path string, data []byte) error {
 // certificate when commonName is FrontProxyClientName, otherwise one that the
 // CA signed for a name the servers must not accept.
 func (p *PKI) FrontProxyClient(dir, commonName string) (cert, key string, err error) {
-	now := time.Now()
-	certPEM, keyPEM, err := p.frontProxyCA.sign(&x509.Certificate{
-		Subject:     pkix.Name{CommonName: commonName},
-		NotBefore:   now.Add(-time.Hour),
-		NotAfter:    now.Add(24 * time.Hour),
-		KeyUsage:    x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	})
-	if err != nil {
-		return "", "", err
-	}
-	cert, key = filepath.Join(dir, "client-"+commonName+".crt"), filepath.Join(dir, "client-"+commonName+".key")
-	if err := writeFile(cert, certPEM); err != nil {
-		return "", "", err
-	}
-	return cert, key, writeFile(key, keyPEM)
+	return writeClientCert(p.frontProxyCA, dir, "client-", commonName)
 }
 
 // SelfSignedClient writes a self-signed client certificate with the given
@@ -246,6 +231,13 @@ func SelfSignedClient(dir, commonName string) (cert, key string, err error) {
 	if err != nil {
 		return "", "", err
 	}
+	return writeClientCert(ca, dir, "selfsigned-", commonName)
+}
+
+// writeClientCert has ca sign a day-long client certificate for commonName
+// and writes it and its key to dir as <prefix><commonName>.crt and .key.
+func writeClientCert(ca *certAuthority, dir, prefix, commonName string) (cert, key string, err error) {
+	now := time.Now()
 	certPEM, keyPEM, err := ca.sign(&x509.Certificate{
 		Subject:     pkix.Name{CommonName: commonName},
 		NotBefore:   now.Add(-time.Hour),
@@ -256,7 +248,7 @@ func SelfSignedClient(dir, commonName string) (cert, key string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	cert, key = filepath.Join(dir, "selfsigned-"+commonName+".crt"), filepath.Join(dir, "selfsigned-"+commonName+".key")
+	cert, key = filepath.Join(dir, prefix+commonName+".crt"), filepath.Join(dir, prefix+commonName+".key")
 	if err := writeFile(cert, certPEM); err != nil {
 		return "", "", err
 	}

@@ -49,6 +49,9 @@ type ExtraConfig struct {
 	Clock clock.WithTicker
 	// FoldDelay is the view's fold delay (view.Config.FoldDelay).
 	FoldDelay time.Duration
+	// WatchStallTimeout bounds the write of one watch event to a client
+	// (withWatchStallTimeout); DefaultWatchStallTimeout when 0.
+	WatchStallTimeout time.Duration
 	// Watch tunes the watch fan-out; its Clock is set from Clock.
 	Watch updatestatus.HubConfig
 }
@@ -78,6 +81,10 @@ func (c *Config) Complete() CompletedConfig {
 		c.ExtraConfig.Clock = clock.RealClock{}
 	}
 	c.ExtraConfig.Watch.Clock = c.ExtraConfig.Clock
+	if c.ExtraConfig.WatchStallTimeout == 0 {
+		c.ExtraConfig.WatchStallTimeout = DefaultWatchStallTimeout
+	}
+	stall := c.ExtraConfig.WatchStallTimeout
 
 	build := c.GenericConfig.BuildHandlerChainFunc
 	if build == nil {
@@ -85,7 +92,7 @@ func (c *Config) Complete() CompletedConfig {
 	}
 	serializer := c.GenericConfig.Serializer
 	c.GenericConfig.BuildHandlerChainFunc = func(apiHandler http.Handler, gc *genericapiserver.Config) http.Handler {
-		return build(withReadOnly(apiHandler, serializer), gc)
+		return build(withWatchStallTimeout(withReadOnly(apiHandler, serializer), stall), gc)
 	}
 	return CompletedConfig{&completedConfig{
 		GenericConfig: c.GenericConfig.Complete(nil),
@@ -196,6 +203,9 @@ func registerMetrics() {
 		}
 		if err := updatestatus.RegisterMetrics(legacyregistry.Register); err != nil {
 			klog.ErrorS(err, "Cannot register the watch metrics")
+		}
+		if err := legacyregistry.Register(stalledWatchersClosed); err != nil {
+			klog.ErrorS(err, "Cannot register the stalled-watch metric")
 		}
 	})
 }

@@ -42,6 +42,7 @@ type serverOptions struct {
 	clock     clock.WithTicker
 	foldDelay time.Duration
 	watch     updatestatus.HubConfig
+	stall     time.Duration
 }
 
 // newTestServer builds and starts a server. Without sources it uses a
@@ -65,7 +66,7 @@ func newTestServer(tb testing.TB, o serverOptions) *testServer {
 	cfg := &apiserver.Config{
 		GenericConfig: gc,
 		ExtraConfig: apiserver.ExtraConfig{Sources: o.sources, Computer: o.computer, Clock: o.clock,
-			FoldDelay: o.foldDelay, Watch: o.watch},
+			FoldDelay: o.foldDelay, Watch: o.watch, WatchStallTimeout: o.stall},
 	}
 	srv, err := cfg.Complete().New()
 	if err != nil {

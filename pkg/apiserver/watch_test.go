@@ -66,12 +66,18 @@ type wireEvent struct {
 // streamEvents reads watch events from a real HTTP stream.
 func streamEvents(t *testing.T, url string) (<-chan wireEvent, func()) {
 	t.Helper()
+	return streamEventsWith(t, http.DefaultClient, url)
+}
+
+// streamEventsWith is streamEvents with the given client.
+func streamEventsWith(t *testing.T, c *http.Client, url string) (<-chan wireEvent, func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,9 +21,8 @@ import (
 
 // Defaults of HubConfig.
 const (
-	DefaultWatcherBuffer    = 100
 	DefaultHistoryLength    = 1024
-	DefaultHistoryBytes     = 64 << 20
+	DefaultHistoryBytes     = 4 << 20
 	DefaultBookmarkInterval = time.Minute
 	DefaultFreshnessTimeout = 3 * time.Second
 )
@@ -32,16 +31,14 @@ const (
 type HubConfig struct {
 	// Clock is the time source. Required.
 	Clock clock.WithTicker
-	// WatcherBuffer is how many events a watcher may have queued before it is
-	// closed for falling behind.
-	WatcherBuffer int
 	// HistoryLength is how many past resourceVersions are retained. A watch
-	// from an older resourceVersion gets 410 Expired.
+	// from an older resourceVersion gets 410 Expired; a watch from a retained
+	// one resumes with the current object.
 	HistoryLength int
-	// HistoryBytes bounds the memory of the past objects kept for replay
-	// (measured by their JSON size). The newest object is always kept; older
-	// ones beyond the budget are dropped, and a watch resuming before them
-	// receives the newer states only (each event carries the whole object).
+	// HistoryBytes bounds the memory of the past objects kept for
+	// resourceVersionMatch=Exact reads (measured by their JSON size). The
+	// newest object is always kept; older ones beyond the budget are dropped
+	// (their resourceVersions stay in the history).
 	HistoryBytes int64
 	// BookmarkInterval is the period of the bookmarks sent to watchers that
 	// asked for them.
@@ -52,9 +49,6 @@ type HubConfig struct {
 }
 
 func (c *HubConfig) setDefaults() {
-	if c.WatcherBuffer <= 0 {
-		c.WatcherBuffer = DefaultWatcherBuffer
-	}
 	if c.HistoryLength <= 0 {
 		c.HistoryLength = DefaultHistoryLength
 	}
@@ -140,7 +134,8 @@ func (h *Hub) CheckReady() error {
 }
 
 // Publish makes r the current revision and sends it to every watcher whose
-// selectors match. A watcher whose buffer is full is closed with an error.
+// selectors match. It never waits for a watcher: a watcher that has not
+// taken its previous state yet gets the new one in its place.
 func (h *Hub) Publish(r *view.Revision) {
 	rev := newRevision(r)
 	h.mu.Lock()
@@ -165,7 +160,7 @@ func (h *Hub) Publish(r *view.Revision) {
 		if !w.filter.matches(rev.sets) {
 			continue
 		}
-		if h.sendLocked(w, ev) {
+		if w.sendLatest(ev) {
 			sent++
 		}
 	}
@@ -190,26 +185,12 @@ func (h *Hub) appendHistoryLocked(rev *revision) {
 	}
 }
 
-// sendLocked queues ev for w, or closes w when it has fallen behind.
-func (h *Hub) sendLocked(w *watcher, ev watch.Event) bool {
-	if len(w.ch) >= w.capacity {
-		h.closeBehindLocked(w)
-		return false
-	}
-	w.ch <- ev
-	return true
-}
-
-// closeBehindLocked closes a watcher that fell behind. The error event goes
-// into the slot every watcher keeps free for it, so the client learns why the
-// stream ended and resumes from the last resourceVersion it saw.
-func (h *Hub) closeBehindLocked(w *watcher) {
-	status := apierrors.NewTooManyRequests(
-		fmt.Sprintf("the watcher fell behind by %d events; resume from the last resourceVersion received", len(w.ch)), 1).ErrStatus
-	w.ch <- watch.Event{Type: watch.Error, Object: &status}
+// closeBrokenLocked ends a watcher whose queue is full, which the coalescing
+// of sendLatest rules out; it exists so that the hub never blocks.
+func (h *Hub) closeBrokenLocked(w *watcher) {
 	h.removeLocked(w)
 	slowWatchersClosed.Inc()
-	klog.V(2).InfoS("Closed a watcher that fell behind", "queued", len(w.ch))
+	klog.ErrorS(nil, "Closed a watcher whose queue was full")
 }
 
 func (h *Hub) removeLocked(w *watcher) {
@@ -239,8 +220,8 @@ func (h *Hub) Run(ctx context.Context) {
 }
 
 // sendBookmarks sends a bookmark with the current resourceVersion to every
-// watcher that asked for bookmarks and has room for it. A bookmark only
-// reports progress, so a watcher without room simply gets the next one.
+// watcher that asked for bookmarks and has nothing pending. A bookmark only
+// reports progress, so a watcher with an event pending needs none.
 func (h *Hub) sendBookmarks() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -250,7 +231,7 @@ func (h *Hub) sendBookmarks() {
 	var ev watch.Event
 	sent := 0
 	for w := range h.watchers {
-		if !w.bookmarks || len(w.ch) >= w.capacity {
+		if !w.bookmarks || len(w.ch) > 0 {
 			continue
 		}
 		if ev.Object == nil {

@@ -21,7 +21,7 @@ var (
 	slowWatchersClosed = metrics.NewCounter(&metrics.CounterOpts{
 		Namespace:      "update_status",
 		Name:           "slow_watchers_closed_total",
-		Help:           "UpdateStatus watchers closed because they fell behind.",
+		Help:           "UpdateStatus watchers closed because their queue was full; states are coalesced, so this should stay 0.",
 		StabilityLevel: metrics.ALPHA,
 	})
 )

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
@@ -67,15 +68,15 @@ func TestWatchSemantics(t *testing.T) {
 			wantAfter: []received{modified(rv5, "4.17.5")},
 		},
 		{
-			name:      "resourceVersion in the history sends the changes after it",
+			name:      "resourceVersion in the history sends the current object",
 			opts:      metainternalversion.ListOptions{Watch: true, ResourceVersion: fmt.Sprint(rv2)},
-			want:      []received{modified(rv3, "4.17.3"), modified(rv4, "4.17.4")},
+			want:      []received{modified(rv4, "4.17.4")},
 			wantAfter: []received{modified(rv5, "4.17.5")},
 		},
 		{
-			name:      "resourceVersion between two revisions (another replica's) sends the newer ones",
+			name:      "resourceVersion between two revisions (another replica's) sends the current object",
 			opts:      metainternalversion.ListOptions{Watch: true, ResourceVersion: "2500000"},
-			want:      []received{modified(rv3, "4.17.3"), modified(rv4, "4.17.4")},
+			want:      []received{modified(rv4, "4.17.4")},
 			wantAfter: []received{modified(rv5, "4.17.5")},
 		},
 		{
@@ -254,53 +255,156 @@ func waitForWaiters(t *testing.T, clk interface{ Waiters() int }, n int) {
 	}
 }
 
-func TestSlowWatcherIsClosedWhileFastOneKeepsReceiving(t *testing.T) {
-	h, clk := newTestHub(t, HubConfig{WatcherBuffer: 5})
-	h.Publish(viewRevision(1_000_001, "4.17.0"))
+func TestWatcherThatDoesNotReadHoldsOnlyTheNewestState(t *testing.T) {
+	modified := func(rv int, target string) received {
+		return received{Type: watch.Modified, ResourceVersion: fmt.Sprint(rv), Target: target}
+	}
+	tests := []struct {
+		name string
+		opts metainternalversion.ListOptions
+		// publishes is how many revisions (rv5, rv6, ...) are published
+		// while the watcher reads nothing.
+		publishes int
+		want      []received
+	}{
+		{
+			name:      "changes collapse into the newest",
+			opts:      metainternalversion.ListOptions{ResourceVersion: fmt.Sprint(rv4)},
+			publishes: 12,
+			want:      []received{modified(16_000_001, "4.17.16")},
+		},
+		{
+			name:      "an ADDED not yet taken keeps its type and takes the newest object",
+			opts:      metainternalversion.ListOptions{},
+			publishes: 3,
+			want:      []received{{Type: watch.Added, ResourceVersion: fmt.Sprint(7_000_001), Target: "4.17.7"}},
+		},
+		{
+			name: "the initial-events-end bookmark stays between the initial object and the newest state",
+			opts: metainternalversion.ListOptions{SendInitialEvents: ptrBool(true),
+				ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true},
+			publishes: 5,
+			want: []received{
+				{Type: watch.Added, ResourceVersion: fmt.Sprint(rv4), Target: "4.17.4"},
+				{Type: watch.Bookmark, ResourceVersion: fmt.Sprint(rv4), InitialEnd: true},
+				modified(9_000_001, "4.17.9"),
+			},
+		},
+		{
+			name:      "a resumed watch replays nothing stale",
+			opts:      metainternalversion.ListOptions{ResourceVersion: fmt.Sprint(rv2)},
+			publishes: 2,
+			want:      []received{modified(6_000_001, "4.17.6")},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, r := historyHub(t)
+			opts := tt.opts
+			opts.Watch = true
+			idle, err := r.Watch(context.Background(), &opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer idle.Stop()
+			reader, err := r.Watch(context.Background(), &metainternalversion.ListOptions{ResourceVersion: fmt.Sprint(rv4)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer reader.Stop()
+			var readerGot []received
+			for i := 5; i < 5+tt.publishes; i++ {
+				h.Publish(viewRevision(uint64(i)*1_000_000+1, fmt.Sprintf("4.17.%d", i)))
+				evs, closed := drain(reader)
+				if closed {
+					t.Fatalf("the reading watcher was closed at revision %d", i)
+				}
+				readerGot = append(readerGot, evs...)
+			}
+			if len(readerGot) != tt.publishes {
+				t.Errorf("the reading watcher got %d events, want every one of the %d", len(readerGot), tt.publishes)
+			}
+			got, closed := drain(idle)
+			if closed {
+				t.Fatal("the idle watcher was closed")
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("idle watcher got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPendingPeriodicBookmarkGivesWayToANewerState(t *testing.T) {
+	h, clk := newTestHub(t, HubConfig{BookmarkInterval: time.Minute})
+	h.Publish(viewRevision(rv1, "4.17.1"))
 	r := NewREST(h, clk)
-	from := &metainternalversion.ListOptions{ResourceVersion: "1000001"}
-	slow, err := r.Watch(context.Background(), from)
+	w, err := r.Watch(context.Background(), &metainternalversion.ListOptions{ResourceVersion: fmt.Sprint(rv1), AllowWatchBookmarks: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fast, err := r.Watch(context.Background(), from)
-	if err != nil {
-		t.Fatal(err)
+	defer w.Stop()
+	h.sendBookmarks()
+	h.sendBookmarks() // a second one while the first is pending: skipped
+	if got := len(w.ResultChan()); got != 1 {
+		t.Fatalf("%d events queued after two bookmark ticks, want 1", got)
 	}
-	defer fast.Stop()
+	h.Publish(viewRevision(rv2, "4.17.2"))
+	got, _ := drain(w)
+	want := []received{{Type: watch.Modified, ResourceVersion: fmt.Sprint(rv2), Target: "4.17.2"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+}
 
-	var fastGot []received
-	for i := 1; i <= 12; i++ {
-		h.Publish(viewRevision(uint64(i+1)*1_000_000+1, fmt.Sprintf("4.17.%d", i)))
-		evs, closed := drain(fast)
-		if closed {
-			t.Fatalf("the fast watcher was closed at event %d", i)
+// TestConcurrentReaderSeesOrderedStatesEndingWithTheNewest publishes while
+// a reader takes events at its own pace (run with -race): whatever it
+// skips, what it gets is strictly newer each time and ends with the last
+// publication.
+func TestConcurrentReaderSeesOrderedStatesEndingWithTheNewest(t *testing.T) {
+	h, clk := newTestHub(t, HubConfig{})
+	h.Publish(viewRevision(rv1, "4.17.1"))
+	r := NewREST(h, clk)
+	w, err := r.Watch(context.Background(), &metainternalversion.ListOptions{ResourceVersion: fmt.Sprint(rv1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	const last = 300
+	done := make(chan []uint64)
+	go func() {
+		var rvs []uint64
+		for ev := range w.ResultChan() {
+			rv, err := strconv.ParseUint(describe(ev).ResourceVersion, 10, 64)
+			if err != nil {
+				t.Error(err)
+			}
+			rvs = append(rvs, rv)
+			if rv == last*1_000_000+1 {
+				break
+			}
+			if len(rvs)%7 == 0 {
+				time.Sleep(time.Millisecond) // a slow moment
+			}
 		}
-		fastGot = append(fastGot, evs...)
+		done <- rvs
+	}()
+	for i := 2; i <= last; i++ {
+		h.Publish(viewRevision(uint64(i)*1_000_000+1, fmt.Sprintf("4.17.%d", i)))
 	}
-	if len(fastGot) != 12 {
-		t.Fatalf("fast watcher got %d events, want 12", len(fastGot))
+	var rvs []uint64
+	select {
+	case rvs = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reader never got the last state")
 	}
-
-	slowGot, closed := drain(slow)
-	if !closed {
-		t.Fatal("the slow watcher is still open")
+	for i := 1; i < len(rvs); i++ {
+		if rvs[i] <= rvs[i-1] {
+			t.Fatalf("resourceVersions not increasing: %v", rvs)
+		}
 	}
-	// Everything queued before it fell behind, in order, then the reason.
-	want := []received{}
-	for i := 1; i <= 5; i++ {
-		want = append(want, received{Type: watch.Modified, ResourceVersion: fmt.Sprint((i+1)*1_000_000 + 1), Target: fmt.Sprintf("4.17.%d", i)})
-	}
-	want = append(want, received{Type: watch.Error, Code: 429})
-	if !reflect.DeepEqual(slowGot, want) {
-		t.Fatalf("slow watcher got %+v, want %+v", slowGot, want)
-	}
-	slow.Stop() // after the hub closed it: must not panic
-	h.mu.RLock()
-	n := len(h.watchers)
-	h.mu.RUnlock()
-	if n != 1 {
-		t.Errorf("%d watchers registered, want 1", n)
+	if rvs[len(rvs)-1] != last*1_000_000+1 {
+		t.Fatalf("last state %d, want %d", rvs[len(rvs)-1], last*1_000_000+1)
 	}
 }
 
@@ -360,40 +464,33 @@ func TestHistoryBytesBudget(t *testing.T) {
 	// Each test revision weighs 1000 bytes; a 2500-byte budget keeps two
 	// objects of the three retained versions.
 	h, clk := newTestHub(t, HubConfig{HistoryLength: 3, HistoryBytes: 2500})
-	for i, rv := range []uint64{rv1, rv2, rv3} {
+	for i, rv := range []uint64{rv1, rv2, rv3, rv4} {
 		h.Publish(viewRevision(rv, fmt.Sprintf("4.17.%d", i+1)))
 	}
+	if h.historyBytes > 2500 {
+		t.Errorf("retained %d bytes, budget 2500", h.historyBytes)
+	}
 	r := NewREST(h, clk)
-	w, err := r.Watch(context.Background(), &metainternalversion.ListOptions{ResourceVersion: fmt.Sprint(rv1)})
+	// rv1 left the history; rv2 stays in it without its object; rv3 and rv4
+	// keep theirs.
+	for _, tt := range []struct {
+		rv      uint64
+		expired bool
+	}{{rv1, true}, {rv2, true}, {rv3, false}, {rv4, false}} {
+		_, err := h.revisionAt(context.Background(), fmt.Sprint(tt.rv), metav1.ResourceVersionMatchExact)
+		if got := apierrors.IsResourceExpired(err); got != tt.expired {
+			t.Errorf("exact read of %d: %v, want expired %v", tt.rv, err, tt.expired)
+		}
+	}
+	// A watch from rv2 (object dropped, version retained) still resumes.
+	w, err := r.Watch(context.Background(), &metainternalversion.ListOptions{ResourceVersion: fmt.Sprint(rv2)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Stop()
 	got, _ := drain(w)
-	want := []received{
-		{Type: watch.Modified, ResourceVersion: fmt.Sprint(rv2), Target: "4.17.2"},
-		{Type: watch.Modified, ResourceVersion: fmt.Sprint(rv3), Target: "4.17.3"},
-	}
+	want := []received{{Type: watch.Modified, ResourceVersion: fmt.Sprint(rv4), Target: "4.17.4"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v, want %+v", got, want)
-	}
-	h.Publish(viewRevision(rv4, "4.17.4"))
-	// rv1 left the history and rv2's object was dropped for the budget; a
-	// watch from rv2 still resumes, with the objects that remain.
-	w2, err := r.Watch(context.Background(), &metainternalversion.ListOptions{ResourceVersion: fmt.Sprint(rv2)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w2.Stop()
-	got, _ = drain(w2)
-	want = []received{
-		{Type: watch.Modified, ResourceVersion: fmt.Sprint(rv3), Target: "4.17.3"},
-		{Type: watch.Modified, ResourceVersion: fmt.Sprint(rv4), Target: "4.17.4"},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %+v, want %+v", got, want)
-	}
-	if h.historyBytes > 2500 {
-		t.Errorf("retained %d bytes, budget 2500", h.historyBytes)
 	}
 }

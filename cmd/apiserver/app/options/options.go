@@ -56,7 +56,7 @@ type Options struct {
 	// sources and the watch fan-out.
 	FoldDelay         time.Duration
 	DiscoveryInterval time.Duration
-	WatchBuffer       int
+	WatchStallTimeout time.Duration
 	WatchHistory      int
 	WatchHistoryBytes int64
 	BookmarkInterval  time.Duration
@@ -82,7 +82,7 @@ func NewOptions() *Options {
 
 		FoldDelay:         view.DefaultFoldDelay,
 		DiscoveryInterval: sources.DefaultDiscoveryInterval,
-		WatchBuffer:       updatestatus.DefaultWatcherBuffer,
+		WatchStallTimeout: apiserver.DefaultWatchStallTimeout,
 		WatchHistory:      updatestatus.DefaultHistoryLength,
 		WatchHistoryBytes: updatestatus.DefaultHistoryBytes,
 		BookmarkInterval:  updatestatus.DefaultBookmarkInterval,
@@ -106,12 +106,12 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 		fmt.Sprintf("How long to gather source changes before recomputing the status (at most %v).", view.MaxFoldDelay))
 	fs.DurationVar(&o.DiscoveryInterval, "source-discovery-interval", o.DiscoveryInterval,
 		"How often to look for source APIs that are not served (e.g. MachineConfigPool) or stopped being served.")
-	fs.IntVar(&o.WatchBuffer, "watch-buffer", o.WatchBuffer,
-		"Events a watcher may have queued before it is closed for falling behind.")
+	fs.DurationVar(&o.WatchStallTimeout, "watch-stall-timeout", o.WatchStallTimeout,
+		"How long writing one watch event to a client may take before the stream is closed. A client that reads slowly gets fewer, newer states; one that stops reading is disconnected.")
 	fs.IntVar(&o.WatchHistory, "watch-history", o.WatchHistory,
 		"Past resourceVersions from which a watch can resume; older ones get 410 Expired.")
 	fs.Int64Var(&o.WatchHistoryBytes, "watch-history-bytes", o.WatchHistoryBytes,
-		"Memory budget, in bytes of JSON, of the past objects kept to replay to resuming watchers.")
+		"Memory budget, in bytes of JSON, of the past objects kept for resourceVersionMatch=Exact reads (the newest is always kept).")
 	fs.DurationVar(&o.BookmarkInterval, "watch-bookmark-interval", o.BookmarkInterval,
 		"Period of the bookmarks sent to watchers that allow them.")
 	utilfeature.DefaultMutableFeatureGate.AddFlag(fs)
@@ -151,8 +151,8 @@ func (o *Options) Validate() error {
 	if o.DiscoveryInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--source-discovery-interval must be positive, got %v", o.DiscoveryInterval))
 	}
-	if o.WatchBuffer < 1 {
-		errs = append(errs, fmt.Errorf("--watch-buffer must be at least 1, got %d", o.WatchBuffer))
+	if o.WatchStallTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("--watch-stall-timeout must be positive, got %v", o.WatchStallTimeout))
 	}
 	if o.WatchHistory < 1 {
 		errs = append(errs, fmt.Errorf("--watch-history must be at least 1, got %d", o.WatchHistory))
@@ -199,11 +199,11 @@ func (o *Options) Config() (*apiserver.Config, error) {
 	return &apiserver.Config{
 		GenericConfig: generic,
 		ExtraConfig: apiserver.ExtraConfig{
-			Sources:   srcs,
-			Clock:     clk,
-			FoldDelay: o.FoldDelay,
+			Sources:           srcs,
+			Clock:             clk,
+			FoldDelay:         o.FoldDelay,
+			WatchStallTimeout: o.WatchStallTimeout,
 			Watch: updatestatus.HubConfig{
-				WatcherBuffer:    o.WatchBuffer,
 				HistoryLength:    o.WatchHistory,
 				HistoryBytes:     o.WatchHistoryBytes,
 				BookmarkInterval: o.BookmarkInterval,

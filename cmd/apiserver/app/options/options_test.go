@@ -57,7 +57,7 @@ func TestFlagsTheHarnessUses(t *testing.T) {
 		"secure-port", "bind-address", "tls-cert-file", "tls-private-key-file", "cert-dir",
 		"kubeconfig", "authentication-kubeconfig", "authorization-kubeconfig", "authentication-skip-lookup",
 		"audit-log-path", "audit-policy-file", "v", "logging-format", "feature-gates",
-		"fold-delay", "source-discovery-interval", "watch-buffer", "watch-history", "watch-history-bytes", "watch-bookmark-interval",
+		"fold-delay", "source-discovery-interval", "watch-stall-timeout", "watch-history", "watch-history-bytes", "watch-bookmark-interval",
 	} {
 		if fs.Lookup(name) == nil {
 			t.Errorf("no --%s flag", name)
@@ -79,8 +79,8 @@ func TestValidate(t *testing.T) {
 		{name: "defaults"},
 		{name: "fold delay too long", args: []string{"--fold-delay=1s"}, wantErr: []string{"--fold-delay"}},
 		{name: "priority and fairness", args: []string{"--enable-priority-and-fairness=true"}, wantErr: []string{"priority-and-fairness"}},
-		{name: "every error at once", args: []string{"--watch-buffer=0", "--watch-history=0", "--watch-bookmark-interval=0", "--source-discovery-interval=0", "--watch-history-bytes=0"},
-			wantErr: []string{"--watch-buffer", "--watch-history ", "--watch-bookmark-interval", "--source-discovery-interval", "--watch-history-bytes"}},
+		{name: "every error at once", args: []string{"--watch-stall-timeout=0", "--watch-history=0", "--watch-bookmark-interval=0", "--source-discovery-interval=0", "--watch-history-bytes=0"},
+			wantErr: []string{"--watch-stall-timeout", "--watch-history ", "--watch-bookmark-interval", "--source-discovery-interval", "--watch-history-bytes"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,7 +162,7 @@ func TestConfigBuildsTheServer(t *testing.T) {
 	if g.Authentication.Authenticator == nil || g.Authorization.Authorizer == nil {
 		t.Error("delegated authentication or authorization is missing")
 	}
-	if cfg.ExtraConfig.Sources == nil || cfg.ExtraConfig.Watch.WatcherBuffer != 100 {
+	if cfg.ExtraConfig.Sources == nil || cfg.ExtraConfig.WatchStallTimeout != 30*time.Second {
 		t.Errorf("extra config = %+v", cfg.ExtraConfig)
 	}
 	if g.SecureServing == nil || g.LoopbackClientConfig == nil {

@@ -1,7 +1,9 @@
 package sources
 
 import (
-	"strings"
+	"strconv"
+	"sync"
+	"unique"
 
 	configv1 "github.com/openshift/api/config/v1"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
@@ -14,37 +16,41 @@ import (
 // insight engine never reads (docs/insight-rules.md §1 lists what it reads;
 // the engine also takes the latest managedFields time of the main resource of
 // ClusterVersions, ClusterOperators, MachineConfigPools and Nodes as a change
-// time), to keep the memory of large clusters low. They mutate in place, which
-// client-go allows, are idempotent, and pass through anything that is not of
-// their type (for example a deletion tombstone).
+// time), to keep the memory of large clusters low. Most mutate in place,
+// which client-go allows; those of the many objects (Nodes, MachineConfigs)
+// build a fresh, compact object instead. All are idempotent, and pass
+// through anything that is not of their type (for example a deletion
+// tombstone).
 
 // ReleaseImageVersionAnnotation is the only MachineConfig annotation the
 // engine reads.
 const ReleaseImageVersionAnnotation = "machineconfiguration.openshift.io/release-image-version"
 
-// machineConfigPrefix is the prefix of the MCO's node annotations.
-const machineConfigPrefix = "machineconfiguration.openshift.io/"
-
 // lastAppliedAnnotation is kubectl's copy of the last applied object.
 const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 
 // compactManagedFields replaces the managedFields of m by what the engine
-// reads from them: the latest time of an entry of the main resource (not of
-// a subresource), as the one entry left. The field sets, the bulk of
-// managedFields, go.
+// reads from them (see compactedManagedFields).
 func compactManagedFields(m *metav1.ObjectMeta) {
+	m.ManagedFields = compactedManagedFields(m.ManagedFields)
+}
+
+// compactedManagedFields returns what the engine reads from managed fields:
+// the latest time of an entry of the main resource (not of a subresource),
+// as the one entry left, or nil when no such entry has a time. The field
+// sets, the bulk of managedFields, go. The time is shared with fields.
+func compactedManagedFields(fields []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
 	var latest *metav1.Time
-	for i := range m.ManagedFields {
-		f := &m.ManagedFields[i]
+	for i := range fields {
+		f := &fields[i]
 		if f.Subresource == "" && f.Time != nil && (latest == nil || f.Time.After(latest.Time)) {
 			latest = f.Time
 		}
 	}
 	if latest == nil {
-		m.ManagedFields = nil
-		return
+		return nil
 	}
-	m.ManagedFields = []metav1.ManagedFieldsEntry{{Time: latest}}
+	return []metav1.ManagedFieldsEntry{{Time: latest}}
 }
 
 // transformClusterVersion keeps metadata, status.desired, status.history and
@@ -115,23 +121,147 @@ func transformMachineConfig(obj interface{}) (interface{}, error) {
 	return out, nil
 }
 
-// transformNode keeps metadata with only the MCO annotations, spec.unschedulable
-// and status.conditions; images, volumes, addresses, capacity, daemon
-// endpoints and node info go.
+// nodeAnnotations are the only Node annotations the engine reads: the
+// machine-config daemon's (insight-rules §1.5). transformNode keeps these and
+// drops every other; TestEngineReadsOnlyKeptNodeAnnotations checks the engine
+// against this list.
+var nodeAnnotations = []string{
+	"machineconfiguration.openshift.io/currentConfig",
+	"machineconfiguration.openshift.io/desiredConfig",
+	"machineconfiguration.openshift.io/state",
+	"machineconfiguration.openshift.io/reason",
+	"machineconfiguration.openshift.io/desiredDrain",
+	"machineconfiguration.openshift.io/lastAppliedDrain",
+	"machineconfiguration.openshift.io/desiredImage",
+	"machineconfiguration.openshift.io/currentImage",
+}
+
+// intern returns s backed by the one copy of its value that the unique
+// package holds while it is in use: label keys and values, annotation keys
+// and values and condition texts repeat across thousands of Nodes, and a
+// decoded object holds a copy of each of them. The canonical copy is dropped
+// by a garbage collection once no handle refers to it; strings already
+// interned keep their (shared) bytes, and later ones get a new shared copy,
+// so sharing holds within a collection cycle, which spans many decoded
+// objects. Nothing is retained beyond the strings in use.
+func intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	return unique.Make(s).Value()
+}
+
+// maxAnnotationSets bounds annotationSets.sets; maxAnnotationSetKey bounds
+// the size of a set that is shared.
+const (
+	maxAnnotationSets   = 256
+	maxAnnotationSetKey = 4096
+)
+
+// annotationSets shares the kept node annotations among Nodes: they are
+// the machine-config daemon's state, which all the nodes of a pool usually
+// share (config names, drain requests, "Done"), so most Nodes can point to
+// one map with the same content instead of holding their own. Cached objects
+// are read-only (client-go's rule), so a shared map is never changed. The
+// cache forgets everything when it fills up: a set no longer used then goes
+// with the last Node that holds it.
+type annotationSets struct {
+	mu   sync.Mutex
+	buf  []byte
+	sets map[string]map[string]string
+}
+
+var nodeAnnotationSets = &annotationSets{}
+
+// get returns the nodeAnnotations of ann, as a map shared with other Nodes
+// when possible; nil when ann has none of them.
+func (c *annotationSets) get(ann map[string]string) map[string]string {
+	kept := 0
+	for _, k := range nodeAnnotations {
+		if _, ok := ann[k]; ok {
+			kept++
+		}
+	}
+	if kept == 0 {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// The key lists, in nodeAnnotations order, each kept annotation's index
+	// and its value, length-prefixed: two different sets never share a key.
+	c.buf = c.buf[:0]
+	for i, k := range nodeAnnotations {
+		if v, ok := ann[k]; ok {
+			c.buf = strconv.AppendInt(c.buf, int64(i), 10)
+			c.buf = append(c.buf, ':')
+			c.buf = strconv.AppendInt(c.buf, int64(len(v)), 10)
+			c.buf = append(c.buf, ':')
+			c.buf = append(c.buf, v...)
+		}
+	}
+	if m, ok := c.sets[string(c.buf)]; ok {
+		return m
+	}
+	m := make(map[string]string, kept)
+	for _, k := range nodeAnnotations {
+		if v, ok := ann[k]; ok {
+			m[k] = intern(v)
+		}
+	}
+	if len(c.buf) <= maxAnnotationSetKey {
+		if c.sets == nil || len(c.sets) >= maxAnnotationSets {
+			c.sets = make(map[string]map[string]string)
+		}
+		c.sets[string(c.buf)] = m
+	}
+	return m
+}
+
+// transformNode rebuilds a Node from what the engine reads: name, UID,
+// resourceVersion, creation time, the compacted managedFields, every label
+// (pool node selectors may select on any of them), the nodeAnnotations (in
+// a map shared by the Nodes that have the same ones),
+// spec.unschedulable and the status conditions without their heartbeat
+// times. Everything else goes: other annotations, images, volumes,
+// addresses, capacity, daemon endpoints, node info. The result is a fresh
+// object with maps and slices of exactly its size and repeated strings
+// interned, so that the decoded object, its maps' spare room and its
+// per-object copies of common strings are garbage at once; a rebuilt Node
+// costs a fraction of an object trimmed in place.
 func transformNode(obj interface{}) (interface{}, error) {
 	node, ok := obj.(*corev1.Node)
 	if !ok {
 		return obj, nil
 	}
-	compactManagedFields(&node.ObjectMeta)
-	for k := range node.Annotations {
-		if !strings.HasPrefix(k, machineConfigPrefix) {
-			delete(node.Annotations, k)
+	out := &corev1.Node{TypeMeta: metav1.TypeMeta{Kind: intern(node.Kind), APIVersion: intern(node.APIVersion)}}
+	out.Name = node.Name
+	out.Namespace = node.Namespace
+	out.UID = node.UID
+	out.ResourceVersion = node.ResourceVersion
+	out.CreationTimestamp = node.CreationTimestamp
+	out.ManagedFields = compactedManagedFields(node.ManagedFields)
+	if len(node.Labels) > 0 {
+		out.Labels = make(map[string]string, len(node.Labels))
+		for k, v := range node.Labels {
+			out.Labels[intern(k)] = intern(v)
 		}
 	}
-	node.Spec = corev1.NodeSpec{Unschedulable: node.Spec.Unschedulable}
-	node.Status = corev1.NodeStatus{Conditions: node.Status.Conditions}
-	return node, nil
+	out.Annotations = nodeAnnotationSets.get(node.Annotations)
+	out.Spec.Unschedulable = node.Spec.Unschedulable
+	if len(node.Status.Conditions) > 0 {
+		out.Status.Conditions = make([]corev1.NodeCondition, len(node.Status.Conditions))
+		for i := range node.Status.Conditions {
+			c := &node.Status.Conditions[i]
+			out.Status.Conditions[i] = corev1.NodeCondition{
+				Type:               corev1.NodeConditionType(intern(string(c.Type))),
+				Status:             corev1.ConditionStatus(intern(string(c.Status))),
+				LastTransitionTime: c.LastTransitionTime,
+				Reason:             intern(c.Reason),
+				Message:            intern(c.Message),
+			}
+		}
+	}
+	return out, nil
 }
 
 // transformDeployment keeps metadata and the name and image of each

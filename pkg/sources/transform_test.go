@@ -1,9 +1,21 @@
 package sources
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/printer"
+	"go/token"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	configv1 "github.com/openshift/api/config/v1"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
@@ -12,9 +24,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/sourcefiles"
 )
 
 var managed = []metav1.ManagedFieldsEntry{{Manager: "kubelet"}}
+
+// at is minute m of a fixed hour; atPtr points to it.
+func at(m int) metav1.Time { return metav1.NewTime(time.Date(2025, 3, 12, 10, m, 0, 0, time.UTC)) }
+
+func atPtr(m int) *metav1.Time { t := at(m); return &t }
 
 func TestTransforms(t *testing.T) {
 	tests := []struct {
@@ -24,19 +44,22 @@ func TestTransforms(t *testing.T) {
 		want      interface{}
 	}{
 		{
-			name:      "node keeps conditions, unschedulable, labels and MCO annotations",
+			name:      "node keeps conditions, unschedulable, labels and the MCO annotations the engine reads",
 			transform: transformNode,
 			in: &corev1.Node{
-				ObjectMeta: metav1.ObjectMeta{Name: "n1", ResourceVersion: "7", ManagedFields: managed,
+				ObjectMeta: metav1.ObjectMeta{Name: "n1", UID: "u1", ResourceVersion: "7", ManagedFields: managed,
+					Generation: 3, Finalizers: []string{"f"}, OwnerReferences: []metav1.OwnerReference{{Name: "o"}},
 					Labels: map[string]string{"node-role.kubernetes.io/worker": ""},
 					Annotations: map[string]string{
-						"machineconfiguration.openshift.io/currentConfig": "rendered-worker-1",
-						"machineconfiguration.openshift.io/state":         "Done",
-						"k8s.ovn.org/node-subnets":                        `{"default":["10.128.2.0/23"]}`,
+						"machineconfiguration.openshift.io/currentConfig":        "rendered-worker-1",
+						"machineconfiguration.openshift.io/state":                "Done",
+						"machineconfiguration.openshift.io/controlPlaneTopology": "HighlyAvailable",
+						"k8s.ovn.org/node-subnets":                               `{"default":["10.128.2.0/23"]}`,
 					}},
 				Spec: corev1.NodeSpec{Unschedulable: true, ProviderID: "aws:///i-1", PodCIDR: "10.0.0.0/24"},
 				Status: corev1.NodeStatus{
-					Conditions:      []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
+					Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
+						Message: "kubelet is posting ready status", LastHeartbeatTime: at(30), LastTransitionTime: at(2)}},
 					Images:          []corev1.ContainerImage{{Names: []string{"quay.io/x"}}},
 					VolumesInUse:    []corev1.UniqueVolumeName{"v"},
 					VolumesAttached: []corev1.AttachedVolume{{Name: "v"}},
@@ -46,15 +69,35 @@ func TestTransforms(t *testing.T) {
 				},
 			},
 			want: &corev1.Node{
-				ObjectMeta: metav1.ObjectMeta{Name: "n1", ResourceVersion: "7",
+				ObjectMeta: metav1.ObjectMeta{Name: "n1", UID: "u1", ResourceVersion: "7",
 					Labels: map[string]string{"node-role.kubernetes.io/worker": ""},
 					Annotations: map[string]string{
 						"machineconfiguration.openshift.io/currentConfig": "rendered-worker-1",
 						"machineconfiguration.openshift.io/state":         "Done",
 					}},
-				Spec:   corev1.NodeSpec{Unschedulable: true},
-				Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}},
+				Spec: corev1.NodeSpec{Unschedulable: true},
+				Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue,
+					Reason: "KubeletReady", Message: "kubelet is posting ready status", LastTransitionTime: at(2)}}},
 			},
+		},
+		{
+			name:      "node without labels, annotations or conditions",
+			transform: transformNode,
+			in: &corev1.Node{TypeMeta: metav1.TypeMeta{Kind: "Node", APIVersion: "v1"},
+				ObjectMeta: metav1.ObjectMeta{Name: "n2", Labels: map[string]string{}, Annotations: map[string]string{"a": "b"}},
+				Status:     corev1.NodeStatus{Conditions: []corev1.NodeCondition{}}},
+			want: &corev1.Node{TypeMeta: metav1.TypeMeta{Kind: "Node", APIVersion: "v1"}, ObjectMeta: metav1.ObjectMeta{Name: "n2"}},
+		},
+		{
+			name:      "node keeps its creation time and the latest main-resource managedFields time",
+			transform: transformNode,
+			in: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n3", CreationTimestamp: at(0),
+				ManagedFields: []metav1.ManagedFieldsEntry{
+					{Manager: "machine-config-daemon", Time: atPtr(5), FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{}}`)}},
+					{Manager: "kubelet", Subresource: "status", Time: atPtr(9)},
+				}}},
+			want: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n3", CreationTimestamp: at(0),
+				ManagedFields: []metav1.ManagedFieldsEntry{{Time: atPtr(5)}}}},
 		},
 		{
 			name:      "machine config keeps name, uid, resourceVersion and the release version",
@@ -190,10 +233,6 @@ func TestTransformsPassThroughOtherTypes(t *testing.T) {
 }
 
 func TestCompactManagedFields(t *testing.T) {
-	at := func(m int) *metav1.Time {
-		tm := metav1.NewTime(time.Date(2025, 3, 12, 10, m, 0, 0, time.UTC))
-		return &tm
-	}
 	tests := []struct {
 		name string
 		in   []metav1.ManagedFieldsEntry
@@ -201,15 +240,15 @@ func TestCompactManagedFields(t *testing.T) {
 	}{
 		{name: "none", in: nil, want: nil},
 		{name: "no times", in: []metav1.ManagedFieldsEntry{{Manager: "a"}}, want: nil},
-		{name: "only the status subresource", in: []metav1.ManagedFieldsEntry{{Manager: "kubelet", Subresource: "status", Time: at(9)}}, want: nil},
+		{name: "only the status subresource", in: []metav1.ManagedFieldsEntry{{Manager: "kubelet", Subresource: "status", Time: atPtr(9)}}, want: nil},
 		{
 			name: "the latest main-resource time stays, without field sets",
 			in: []metav1.ManagedFieldsEntry{
-				{Manager: "a", Time: at(1), FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{}}`)}},
-				{Manager: "kubelet", Subresource: "status", Time: at(9)},
-				{Manager: "b", Time: at(5)},
+				{Manager: "a", Time: atPtr(1), FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{}}`)}},
+				{Manager: "kubelet", Subresource: "status", Time: atPtr(9)},
+				{Manager: "b", Time: atPtr(5)},
 			},
-			want: []metav1.ManagedFieldsEntry{{Time: at(5)}},
+			want: []metav1.ManagedFieldsEntry{{Time: atPtr(5)}},
 		},
 	}
 	for _, tt := range tests {
@@ -221,4 +260,234 @@ func TestCompactManagedFields(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fresh returns a copy of s with its own bytes, as a decoder produces.
+func fresh(s string) string { return string([]byte(s)) }
+
+func TestTransformNodeSharesRepeatedStrings(t *testing.T) {
+	node := func(name, config string) *corev1.Node {
+		return &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: name,
+				Labels:      map[string]string{fresh("kubernetes.io/os"): fresh("linux"), "kubernetes.io/hostname": fresh(name)},
+				Annotations: map[string]string{fresh(nodeAnnotations[0]): fresh(config), fresh(nodeAnnotations[2]): fresh("Done")}},
+			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeConditionType(fresh("Ready")),
+				Status: corev1.ConditionStatus(fresh("True")), Reason: fresh("KubeletReady"), Message: fresh("kubelet is posting ready status")}}},
+		}
+	}
+	transform := func(n *corev1.Node) *corev1.Node {
+		t.Helper()
+		out, err := transformNode(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.(*corev1.Node)
+	}
+	a, b := transform(node("a", "rendered-1")), transform(node("b", "rendered-1"))
+	c := transform(node("c", "rendered-2"))
+	same := func(x, y string) bool { return x == y && unsafe.StringData(x) == unsafe.StringData(y) }
+	tests := []struct {
+		name string
+		ok   bool
+	}{
+		{"label values are equal and shared", same(a.Labels["kubernetes.io/os"], b.Labels["kubernetes.io/os"]) && a.Labels["kubernetes.io/os"] == "linux"},
+		{"unique label values stay", a.Labels["kubernetes.io/hostname"] == "a" && b.Labels["kubernetes.io/hostname"] == "b"},
+		{"condition texts are equal and shared", same(a.Status.Conditions[0].Message, b.Status.Conditions[0].Message) &&
+			same(a.Status.Conditions[0].Reason, b.Status.Conditions[0].Reason) &&
+			same(string(a.Status.Conditions[0].Type), string(b.Status.Conditions[0].Type)) &&
+			same(string(a.Status.Conditions[0].Status), string(b.Status.Conditions[0].Status))},
+		{"equal annotation sets are one map", reflect.ValueOf(a.Annotations).UnsafePointer() == reflect.ValueOf(b.Annotations).UnsafePointer()},
+		{"different annotation sets are different maps", reflect.ValueOf(a.Annotations).UnsafePointer() != reflect.ValueOf(c.Annotations).UnsafePointer() &&
+			c.Annotations[nodeAnnotations[0]] == "rendered-2" && a.Annotations[nodeAnnotations[0]] == "rendered-1"},
+		{"annotation values are shared across sets", same(a.Annotations[nodeAnnotations[2]], c.Annotations[nodeAnnotations[2]])},
+	}
+	for _, tt := range tests {
+		if !tt.ok {
+			t.Errorf("%s: no", tt.name)
+		}
+	}
+}
+
+func TestAnnotationSets(t *testing.T) {
+	k0, k1 := nodeAnnotations[0], nodeAnnotations[1]
+	tests := []struct {
+		name string
+		in   map[string]string
+		want map[string]string
+	}{
+		{name: "nil", in: nil, want: nil},
+		{name: "none kept", in: map[string]string{"a": "b", "machineconfiguration.openshift.io/controlPlaneTopology": "x"}, want: nil},
+		{name: "an empty value is kept", in: map[string]string{k0: ""}, want: map[string]string{k0: ""}},
+		// The next two would share a key if values were not length-prefixed.
+		{name: "a value that looks like a second entry", in: map[string]string{k0: "x1:1:y"}, want: map[string]string{k0: "x1:1:y"}},
+		{name: "two entries", in: map[string]string{k0: "x", k1: "y"}, want: map[string]string{k0: "x", k1: "y"}},
+		{name: "a long value is kept but not shared", in: map[string]string{k0: strings.Repeat("r", maxAnnotationSetKey)},
+			want: map[string]string{k0: strings.Repeat("r", maxAnnotationSetKey)}},
+	}
+	c := &annotationSets{}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for pass := 0; pass < 2; pass++ { // the second pass reads the cache
+				if got := c.get(tt.in); !reflect.DeepEqual(got, tt.want) {
+					t.Fatalf("pass %d: got %q, want %q", pass, got, tt.want)
+				}
+			}
+		})
+	}
+	// The cache stays bounded and right when it overflows.
+	for i := 0; i < 3*maxAnnotationSets; i++ {
+		v := fmt.Sprint("rendered-", i)
+		if got := c.get(map[string]string{k0: v}); len(got) != 1 || got[k0] != v {
+			t.Fatalf("set %d: got %q", i, got)
+		}
+		if len(c.sets) > maxAnnotationSets {
+			t.Fatalf("the cache holds %d sets, more than %d", len(c.sets), maxAnnotationSets)
+		}
+	}
+}
+
+// TestEngineReadsOnlyKeptNodeAnnotations checks the engine's source against
+// nodeAnnotations: every machine-config annotation or label key it names is
+// either kept on Nodes or one it reads from MachineConfigPools, and it
+// ranges over the annotations of nothing but alerts and ClusterOperators,
+// so no Node annotation it reads can be dropped.
+func TestEngineReadsOnlyKeptNodeAnnotations(t *testing.T) {
+	const prefix = "machineconfiguration.openshift.io/"
+	poolKeys := map[string]bool{
+		prefix + "layering-enabled":            true, // a MachineConfigPool label
+		prefix + "newestImageEquivalentConfig": true, // a MachineConfigPool annotation
+	}
+	kept := map[string]bool{}
+	for _, k := range nodeAnnotations {
+		kept[k] = true
+	}
+	files, err := filepath.Glob(filepath.Join("..", "insights", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no engine sources: %v", err)
+	}
+	named := map[string]bool{}
+	fset := token.NewFileSet()
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.BasicLit:
+				if v, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING && strings.Contains(v, prefix) {
+					named[v] = true
+					if !kept[v] && !poolKeys[v] {
+						t.Errorf("%s: the engine names %q, which transformNode drops", fset.Position(n.Pos()), v)
+					}
+				}
+			case *ast.RangeStmt:
+				var b strings.Builder
+				_ = printer.Fprint(&b, fset, n.X)
+				x := b.String()
+				if (strings.Contains(x, "Annotations") || x == "ann") && x != "a.Annotations" && x != "co.Annotations" {
+					t.Errorf("%s: the engine ranges over %s; if these are a Node's, transformNode drops some", fset.Position(n.Pos()), x)
+				}
+			}
+			return true
+		})
+	}
+	for _, k := range nodeAnnotations {
+		if !named[k] {
+			t.Errorf("nodeAnnotations lists %q, which the engine does not read", k)
+		}
+	}
+}
+
+// fixturesDir is ../shared/fixtures/oc-status beside the repository, or
+// $UPDATE_STATUS_FIXTURES.
+func fixturesDir(t *testing.T) string {
+	if d := os.Getenv("UPDATE_STATUS_FIXTURES"); d != "" {
+		return d
+	}
+	dir := filepath.Join("..", "..", "..", "shared", "fixtures", "oc-status")
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("fixtures not found (set UPDATE_STATUS_FIXTURES): %v", err)
+	}
+	return dir
+}
+
+// TestTransformsKeepEngineResults computes every real-cluster fixture from
+// the objects as loaded, with annotations the engine must ignore added to
+// every Node, and from the same objects after the transforms: the results
+// must be identical.
+func TestTransformsKeepEngineResults(t *testing.T) {
+	dir := fixturesDir(t)
+	names, err := filepath.Glob(filepath.Join(dir, "*-node.yaml"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no scenarios in %s: %v", dir, err)
+	}
+	for _, file := range names {
+		name := strings.TrimSuffix(filepath.Base(file), "-node.yaml")
+		t.Run(name, func(t *testing.T) {
+			src, err := sourcefiles.LoadScenario(dir, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(src.Nodes) == 0 {
+				t.Fatal("no nodes")
+			}
+			for _, n := range src.Nodes {
+				if n.Annotations == nil {
+					n.Annotations = map[string]string{}
+				}
+				n.Annotations["machineconfiguration.openshift.io/post-config-action"] = "Reboot"
+				n.Annotations["machineconfiguration.openshift.io/lastObservedServerCAAnnotation"] = "false"
+				n.Annotations["k8s.ovn.org/node-subnets"] = `{"default":["10.128.2.0/23"]}`
+				n.Status.Images = []corev1.ContainerImage{{Names: []string{"quay.io/x"}}}
+			}
+			now := sourcefiles.MockNow(src)
+			want := insights.Compute(src, now)
+
+			out := *src
+			out.Nodes = make([]*corev1.Node, len(src.Nodes))
+			for i, n := range src.Nodes {
+				out.Nodes[i] = mustTransform(t, transformNode, n.DeepCopy()).(*corev1.Node)
+			}
+			out.ClusterOperators = make([]*configv1.ClusterOperator, len(src.ClusterOperators))
+			for i, co := range src.ClusterOperators {
+				out.ClusterOperators[i] = mustTransform(t, transformClusterOperator, co.DeepCopy()).(*configv1.ClusterOperator)
+			}
+			out.MachineConfigPools = make([]*mcfgv1.MachineConfigPool, len(src.MachineConfigPools))
+			for i, p := range src.MachineConfigPools {
+				out.MachineConfigPools[i] = mustTransform(t, transformMachineConfigPool, p.DeepCopy()).(*mcfgv1.MachineConfigPool)
+			}
+			if src.ClusterVersion != nil {
+				out.ClusterVersion = mustTransform(t, transformClusterVersion, src.ClusterVersion.DeepCopy()).(*configv1.ClusterVersion)
+			}
+			if src.MCODeployment != nil {
+				out.MCODeployment = mustTransform(t, transformDeployment, src.MCODeployment.DeepCopy()).(*appsv1.Deployment)
+			}
+			got := insights.Compute(&out, now)
+
+			wantJSON, err1 := json.Marshal(want.Status)
+			gotJSON, err2 := json.Marshal(got.Status)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			if !bytes.Equal(wantJSON, gotJSON) {
+				t.Errorf("the transforms changed the status:\nwant %s\ngot  %s", wantJSON, gotJSON)
+			}
+			if !want.NextChange.Equal(got.NextChange) || !reflect.DeepEqual(want.Truncations, got.Truncations) {
+				t.Errorf("the transforms changed the result: want %v %v, got %v %v", want.NextChange, want.Truncations, got.NextChange, got.Truncations)
+			}
+		})
+	}
+}
+
+func mustTransform(t *testing.T, tf cache.TransformFunc, obj interface{}) interface{} {
+	t.Helper()
+	out, err := tf(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -65,6 +65,13 @@ type Config struct {
 type completedConfig struct {
 	GenericConfig genericapiserver.CompletedConfig
 	ExtraConfig   *ExtraConfig
+	filters       *filters
+}
+
+// filters are the handler filters of this server that New builds into the
+// handler chain.
+type filters struct {
+	compression *compressionFilter
 }
 
 // CompletedConfig is a Config after Complete; only it can build a server.
@@ -91,12 +98,17 @@ func (c *Config) Complete() CompletedConfig {
 		build = genericapiserver.DefaultBuildHandlerChain
 	}
 	serializer := c.GenericConfig.Serializer
+	filters := &filters{}
 	c.GenericConfig.BuildHandlerChainFunc = func(apiHandler http.Handler, gc *genericapiserver.Config) http.Handler {
-		return build(withWatchStallTimeout(withReadOnly(apiHandler, serializer), stall), gc)
+		// Innermost, after authentication, authorization, audit and the
+		// timeout: each filter applies to update.openshift.io requests only.
+		filters.compression = newCompressionFilter(withReadOnly(apiHandler, serializer), gzipCacheEntries)
+		return build(withWatchStallTimeout(filters.compression, stall), gc)
 	}
 	return CompletedConfig{&completedConfig{
 		GenericConfig: c.GenericConfig.Complete(nil),
 		ExtraConfig:   &c.ExtraConfig,
+		filters:       filters,
 	}}
 }
 
@@ -109,6 +121,9 @@ type UpdateStatusServer struct {
 	sources Sources
 	view    *view.View
 	hub     *updatestatus.Hub
+	// compression serves the gzip encodings of large responses from a
+	// cache; nil when the chain was built without Complete's filters.
+	compression *compressionFilter
 }
 
 // New builds the server and installs the update.openshift.io API group.
@@ -138,7 +153,7 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 		return nil, err
 	}
 	extra.Sources.AddListener(v.Trigger)
-	s := &UpdateStatusServer{GenericAPIServer: generic, sources: extra.Sources, view: v, hub: hub}
+	s := &UpdateStatusServer{GenericAPIServer: generic, sources: extra.Sources, view: v, hub: hub, compression: c.filters.compression}
 
 	group := genericapiserver.NewDefaultAPIGroupInfo(update.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	group.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = map[string]rest.Storage{

@@ -78,6 +78,7 @@ func TestSoak(t *testing.T) {
 	duration := envDuration("SOAK_DURATION", 5*time.Minute)
 	watchers := envInt("SOAK_WATCHERS", 1000)
 	getRate := envInt("SOAK_GET_RATE", 200)
+	getWorkers := envInt("SOAK_GET_WORKERS", 64)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
@@ -161,42 +162,60 @@ func TestSoak(t *testing.T) {
 		}()
 	}
 
-	// The slow watcher: opens a watch and never reads it.
+	// The slow watcher: opens a watch straight to the server over HTTP/2 with
+	// a 16 KiB receive window and never reads it, so the server's writes to
+	// it block at once. The server must close it (--watch-stall-timeout,
+	// default 30 s) while everyone else is served.
 	slowClosed := make(chan time.Duration, 1)
 	go func() {
-		hc, err := rest.HTTPClientFor(ownTransport(admin))
+		tlsConfig, err := rest.TLSConfigFor(admin)
 		if err != nil {
 			noteErr("slow watcher: " + err.Error())
 			return
 		}
+		hc := &http.Client{Transport: &http.Transport{
+			TLSClientConfig:   tlsConfig,
+			ForceAttemptHTTP2: true,
+			HTTP2:             &http.HTTP2Config{MaxReceiveBufferPerStream: 16 << 10, MaxReceiveBufferPerConnection: 16 << 10},
+		}}
 		req, _ := http.NewRequestWithContext(runCtx, http.MethodGet, admin.Host+"/apis/update.openshift.io/v1alpha1/updatestatuses?watch=true", nil)
+		req.Header.Set("Authorization", "Bearer "+admin.BearerToken)
 		resp, err := hc.Do(req)
 		if err != nil {
 			noteErr("slow watcher: " + err.Error())
 			return
 		}
+		defer func() { _ = resp.Body.Close() }()
 		begin := time.Now()
-		// Not reading is the point; after half the run, drain to find out
-		// whether the server closed the stream.
-		select {
-		case <-runCtx.Done():
-		case <-time.After(duration / 2):
+		// Not reading is the point. Once the server reports a stalled
+		// watcher closed, drain: the stream must end with an error.
+		for runCtx.Err() == nil && stalledClosed(runCtx, cp) == 0 {
+			select {
+			case <-runCtx.Done():
+			case <-time.After(time.Second):
+			}
 		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		if runCtx.Err() == nil {
-			slowClosed <- time.Since(begin)
+		if runCtx.Err() != nil {
+			return
 		}
-		_ = resp.Body.Close()
+		if _, err := io.Copy(io.Discard, resp.Body); err == nil {
+			noteErr("slow watcher: the stream ended cleanly, want a reset")
+			return
+		}
+		slowClosed <- time.Since(begin)
 	}()
 
-	// GETs at getRate per second, from 20 workers.
-	getClient, err := versioned.NewForConfig(ownTransport(admin))
+	// GETs at getRate per second, from getWorkers workers.
+	// The ticker sets the pace: no client-side rate limiter on top.
+	getConfig := ownTransport(admin)
+	getConfig.QPS, getConfig.Burst = -1, 0
+	getClient, err := versioned.NewForConfig(getConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tick := time.NewTicker(time.Second / time.Duration(getRate))
 	jobs := make(chan struct{}, getRate)
-	for range 20 {
+	for range getWorkers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -268,7 +287,17 @@ func TestSoak(t *testing.T) {
 		}
 	}()
 
-	// RSS samples.
+	// RSS samples, and the Go heap after a forced GC one minute in (the
+	// watchers connected, the caches warm) and at the end.
+	heapMinute := make(chan float64, 1)
+	go func() {
+		select {
+		case <-runCtx.Done():
+			heapMinute <- -1
+		case <-time.After(min(time.Minute, duration/2)):
+			heapMinute <- heapAfterGC(runCtx, cp)
+		}
+	}()
 	var rss []string
 	maxRSS := 0
 	sample := time.NewTicker(15 * time.Second)
@@ -286,6 +315,8 @@ loop:
 		}
 	}
 	sample.Stop()
+	heapAtEnd := heapAfterGC(ctx, cp)
+	heapAtMinute := <-heapMinute
 	wg.Wait()
 
 	sort.Slice(latencies, func(i, j int) bool { return latencies[i] < latencies[j] })
@@ -299,6 +330,7 @@ loop:
 	select {
 	case d := <-slowClosed:
 		slow = fmt.Sprintf("closed by the server within %v", d.Round(time.Second))
+		slowClosed <- d
 	default:
 	}
 	exited, _ := cp.Server.Exited()
@@ -307,6 +339,7 @@ loop:
 	fmt.Printf("  watch events=%d reconnects=%d errors=%d\n", watchEvents.Load(), watchReconnects.Load(), watchErrors.Load())
 	fmt.Printf("  source changes=%d slow watcher: %s\n", changes, slow)
 	fmt.Printf("  server RSS: %s (max %d KiB), server exited=%v\n", strings.Join(rss, " "), maxRSS, exited)
+	fmt.Printf("  server Go heap in use after GC: %.1f MiB at 1 min, %.1f MiB at the end\n", heapAtMinute/(1<<20), heapAtEnd/(1<<20))
 	for _, e := range firstErrs {
 		fmt.Printf("  error: %s\n", e)
 	}
@@ -315,6 +348,14 @@ loop:
 	}
 	if exited {
 		t.Errorf("the server exited during the soak")
+	}
+	if heapAtMinute > 0 && heapAtEnd > 2*heapAtMinute+32<<20 {
+		t.Errorf("the server heap grew from %.1f MiB to %.1f MiB", heapAtMinute/(1<<20), heapAtEnd/(1<<20))
+	}
+	select {
+	case <-slowClosed:
+	default:
+		t.Errorf("the slow watcher was not closed")
 	}
 	if getErrors.Load() > 0 || watchErrors.Load() > 0 {
 		t.Errorf("errors during the soak: %d GET, %d watch", getErrors.Load(), watchErrors.Load())
@@ -327,4 +368,71 @@ func metaRV(obj any) (string, error) {
 		return "", fmt.Errorf("%T has no metadata", obj)
 	}
 	return m.GetResourceVersion(), nil
+}
+
+// serverMetrics reads the server's /metrics as cluster-admin.
+func serverMetrics(ctx context.Context, cp *framework.ControlPlane) (string, error) {
+	hc, err := rest.HTTPClientFor(cp.DirectConfig(cp.ServerURL, &cp.Users.Admin))
+	if err != nil {
+		return "", err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cp.ServerURL+"/metrics", nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	return string(b), err
+}
+
+// metricValue returns the unlabelled sample name of a /metrics page, or -1.
+func metricValue(page, name string) float64 {
+	for _, line := range strings.Split(page, "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				return f
+			}
+		}
+	}
+	return -1
+}
+
+// stalledClosed returns how many watch streams the server closed for
+// stalling.
+func stalledClosed(ctx context.Context, cp *framework.ControlPlane) float64 {
+	page, err := serverMetrics(ctx, cp)
+	if err != nil {
+		return 0
+	}
+	return max(metricValue(page, "update_status_stalled_watchers_closed_total"), 0)
+}
+
+// heapAfterGC forces two garbage collections in the server (through its
+// pprof endpoint) and returns its Go heap in use, or -1.
+func heapAfterGC(ctx context.Context, cp *framework.ControlPlane) float64 {
+	hc, err := rest.HTTPClientFor(cp.DirectConfig(cp.ServerURL, &cp.Users.Admin))
+	if err != nil {
+		return -1
+	}
+	for range 2 {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, cp.ServerURL+"/debug/pprof/heap?gc=1", nil)
+		if err != nil {
+			return -1
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return -1
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+	}
+	page, err := serverMetrics(ctx, cp)
+	if err != nil {
+		return -1
+	}
+	return metricValue(page, "go_memstats_heap_inuse_bytes")
 }

@@ -33,7 +33,7 @@ type config struct {
 	getClients     []int
 	encodeDuration time.Duration
 	clientRuns     int
-	watchers       int
+	watchers       []int
 	watchDuration  time.Duration
 	churnRate      int
 	out            string
@@ -50,7 +50,7 @@ func main() {
 	flag.DurationVar(&c.getDuration, "get-duration", 4*time.Second, "duration of each GET load")
 	flag.DurationVar(&c.encodeDuration, "encode-duration", 2*time.Second, "duration of the in-process encoding loop")
 	flag.IntVar(&c.clientRuns, "client-side-runs", 5, "runs of the client-side path (LIST everything + engine) per size")
-	flag.IntVar(&c.watchers, "watchers", 1000, "concurrent watchers")
+	watchers := flag.String("watchers", "10,100,1000", "concurrent watchers of each watch measurement, comma-separated")
 	flag.DurationVar(&c.watchDuration, "watch-duration", 30*time.Second, "duration of the watch measurement")
 	flag.IntVar(&c.churnRate, "churn-rate", 50, "node changes per second during the watch measurement")
 	flag.StringVar(&c.out, "out", "docs/benchmarks.md", "the report to write")
@@ -61,6 +61,9 @@ func main() {
 	var err error
 	if c.sizes, err = ints(*sizes); err == nil {
 		c.getClients, err = ints(*clients)
+	}
+	if err == nil {
+		c.watchers, err = ints(*watchers)
 	}
 	if err != nil {
 		klog.ErrorS(err, "Bad flag")

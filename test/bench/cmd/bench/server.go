@@ -152,7 +152,8 @@ func rssBytes(pid int) (float64, error) {
 	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
 }
 
-// metrics fetches the server's /metrics and returns the unlabelled samples.
+// metrics fetches the server's /metrics and returns every sample, keyed by
+// its series (name and labels, as exposed).
 func metrics(ctx context.Context, h *httpClient, serverURL string) (map[string]float64, error) {
 	body, err := h.get(ctx, serverURL+"/metrics")
 	if err != nil {
@@ -160,18 +161,29 @@ func metrics(ctx context.Context, h *httpClient, serverURL string) (map[string]f
 	}
 	out := map[string]float64{}
 	for line := range strings.SplitSeq(string(body), "\n") {
-		if line == "" || line[0] == '#' || strings.ContainsRune(line, '{') {
+		if line == "" || line[0] == '#' {
 			continue
 		}
-		f := strings.Fields(line)
-		if len(f) < 2 {
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 {
 			continue
 		}
-		if v, err := strconv.ParseFloat(f[1], 64); err == nil {
-			out[f[0]] = v
+		if v, err := strconv.ParseFloat(line[i+1:], 64); err == nil {
+			out[line[:i]] = v
 		}
 	}
 	return out, nil
+}
+
+// sumSeries adds the samples of metric name whose labels contain match.
+func sumSeries(m map[string]float64, name, match string) float64 {
+	sum := 0.0
+	for k, v := range m {
+		if labels, ok := strings.CutPrefix(k, name+"{"); ok && strings.Contains(labels, match) {
+			sum += v
+		}
+	}
+	return sum
 }
 
 // memory is the server's memory after a forced garbage collection.
@@ -179,11 +191,14 @@ type memory struct {
 	RSS, HeapInuse float64
 }
 
-// measureMemory forces a GC through /debug/pprof/heap?gc=1 (when profiling is
-// served) and reads the heap in use from /metrics and RSS from /proc.
+// measureMemory forces two GCs through /debug/pprof/heap?gc=1 (the second
+// frees what sync.Pools kept through the first, such as idle gzip writers)
+// and reads the heap in use from /metrics and RSS from /proc.
 func measureMemory(ctx context.Context, h *httpClient, serverURL string, pid int) (memory, error) {
-	if _, err := h.get(ctx, serverURL+"/debug/pprof/heap?gc=1"); err != nil {
-		return memory{}, fmt.Errorf("forcing a GC: %w", err)
+	for range 2 {
+		if _, err := h.get(ctx, serverURL+"/debug/pprof/heap?gc=1"); err != nil {
+			return memory{}, fmt.Errorf("forcing a GC: %w", err)
+		}
 	}
 	m, err := metrics(ctx, h, serverURL)
 	if err != nil {

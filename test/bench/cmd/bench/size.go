@@ -29,8 +29,8 @@ type sizeResult struct {
 	Encode             summary
 	ClientSide         summary
 
-	Watch *watchResult
-	Notes []string
+	Watches []*watchResult // one per watcher count, in the order of -watchers
+	Notes   []string
 }
 
 // watchResult is the outcome of the watch measurement.
@@ -46,7 +46,9 @@ type watchResult struct {
 	AllocBytesPerEvent  float64
 	MallocsPerEvent     float64
 	AllocBytesPerRev    float64
-	Revisions           float64
+	Revisions           float64 // events received per watcher
+	Published           float64 // revisions the server published in the window
+	DeliveredPerSec     float64 // bytes per second received by all watchers together
 }
 
 func benchSize(ctx context.Context, c config, n int) (_ *sizeResult, err error) {
@@ -157,12 +159,18 @@ func benchSize(ctx context.Context, c config, n int) (_ *sizeResult, err error) 
 	r.ClientSide = summarize(lat)
 	klog.InfoS("Client side and encoding", "nodes", n, "clientSide", r.ClientSide.P50, "encode", r.Encode.P50)
 
-	// WATCH fan-out under churn.
-	if r.Watch, err = benchWatch(ctx, c, cp, admin, sim.NodeNames("worker"), profDir); err != nil {
-		return r, err
+	// WATCH fan-out under churn, for each watcher count; the memory with the
+	// watchers connected is read at the largest.
+	largest := 0
+	for _, k := range c.watchers {
+		largest = max(largest, k)
 	}
-	if r.MemWatching, err = measureMemory(ctx, admin, cp.ServerURL, p.Pid()); err != nil {
-		return r, err
+	for _, k := range c.watchers {
+		w, err := benchWatch(ctx, c, cp, admin, sim.NodeNames("worker"), profDir, k, k == largest, &r.MemWatching)
+		if err != nil {
+			return r, err
+		}
+		r.Watches = append(r.Watches, w)
 	}
 	return r, nil
 }
@@ -202,15 +210,18 @@ func settle(ctx context.Context, h *httpClient, u string) ([]byte, error) {
 	return nil, fmt.Errorf("the object did not settle within a minute")
 }
 
-func benchWatch(ctx context.Context, c config, cp *framework.ControlPlane, admin *httpClient, nodes []string, profDir string) (*watchResult, error) {
-	res := &watchResult{Watchers: c.watchers}
+// benchWatch measures watchers watchers under churn. With profile, it saves a
+// CPU profile of the server and reads its memory into mem before the
+// watchers disconnect.
+func benchWatch(ctx context.Context, c config, cp *framework.ControlPlane, admin *httpClient, nodes []string, profDir string, watchers int, profile bool, mem *memory) (*watchResult, error) {
+	res := &watchResult{Watchers: watchers}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// The watchers share a few transports (HTTP/2 connections), as many
 	// clients behind a few kube-apiserver connections would.
 	const perTransport = 100
 	var clients []*httpClient
-	ws := make([]*watcher, c.watchers)
+	ws := make([]*watcher, watchers)
 	var wg sync.WaitGroup
 	u := cp.ServerURL + "/apis/update.openshift.io/v1alpha1/updatestatuses?watch=1&fieldSelector=metadata.name%3Dcluster"
 	for i := range ws {
@@ -257,15 +268,23 @@ func benchWatch(ctx context.Context, c config, cp *framework.ControlPlane, admin
 	cctx, stopChurn := context.WithTimeout(wctx, c.watchDuration)
 	churnDone := make(chan struct{})
 	go func() { ch.run(cctx); close(churnDone) }()
-	go func() {
-		if err := saveProfile(ctx, admin, cp.ServerURL, fmt.Sprintf("profile?seconds=%d", max(1, int(c.watchDuration.Seconds())/2)), filepath.Join(profDir, "watch-cpu.pprof")); err != nil {
-			klog.ErrorS(err, "No watch CPU profile")
-		}
-	}()
+	if profile {
+		go func() {
+			if err := saveProfile(ctx, admin, cp.ServerURL, fmt.Sprintf("profile?seconds=%d", max(1, int(c.watchDuration.Seconds())/2)), filepath.Join(profDir, "watch-cpu.pprof")); err != nil {
+				klog.ErrorS(err, "No watch CPU profile")
+			}
+		}()
+	}
 	<-churnDone
 	stopChurn()
-	// Let the last fold reach the watchers.
-	time.Sleep(time.Second)
+	// Let the last writes reach the watchers (the fold delay, then one
+	// delivery to every watcher), for at most 15 s.
+	if sent := ch.sortedWrites(); len(sent) > 0 {
+		last := sent[len(sent)-1].rv
+		for end := time.Now().Add(15 * time.Second); time.Now().Before(end) && !allReached(ws, last); {
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
 	elapsed := time.Since(begin)
 	cpu1, err := cpuSeconds(pid)
 	if err != nil {
@@ -274,6 +293,11 @@ func benchWatch(ctx context.Context, c config, cp *framework.ControlPlane, admin
 	m1, err := metrics(ctx, admin, cp.ServerURL)
 	if err != nil {
 		return nil, err
+	}
+	if profile {
+		if *mem, err = measureMemory(ctx, admin, cp.ServerURL, pid); err != nil {
+			return nil, err
+		}
 	}
 	cancel()
 	wg.Wait()
@@ -296,6 +320,8 @@ func benchWatch(ctx context.Context, c config, cp *framework.ControlPlane, admin
 	res.EventsPerWatcherSec = float64(events) / float64(res.Connected) / elapsed.Seconds()
 	res.CPUPerMinute = (cpu1 - cpu0) / elapsed.Seconds() * 60
 	res.Revisions = float64(events) / float64(res.Connected)
+	res.Published = sumSeries(m1, "update_status_recomputations_total", `result="changed"`) - sumSeries(m0, "update_status_recomputations_total", `result="changed"`)
+	res.DeliveredPerSec = float64(bytes) / elapsed.Seconds()
 	if events > 0 {
 		res.BytesPerEvent = float64(bytes) / float64(events)
 		res.AllocBytesPerEvent = (m1["go_memstats_alloc_bytes_total"] - m0["go_memstats_alloc_bytes_total"]) / float64(events)
@@ -307,4 +333,22 @@ func benchWatch(ctx context.Context, c config, cp *framework.ControlPlane, admin
 	klog.InfoS("Watch", "watchers", res.Connected, "writes", res.Writes, "eventsPerWatcherSec", res.EventsPerWatcherSec,
 		"lagP50", res.Lag.P50, "lagP99", res.Lag.P99, "cpuPerMinute", res.CPUPerMinute)
 	return res, nil
+}
+
+// allReached reports whether every connected watcher received an event
+// whose inputs include etcd resourceVersion rv.
+func allReached(ws []*watcher, rv uint64) bool {
+	for _, w := range ws {
+		if w.err != nil {
+			continue
+		}
+		w.mu.Lock()
+		n := len(w.events)
+		reached := n > 0 && w.events[n-1].input >= rv
+		w.mu.Unlock()
+		if !reached {
+			return false
+		}
+	}
+	return true
 }

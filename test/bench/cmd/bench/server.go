@@ -188,7 +188,9 @@ func sumSeries(m map[string]float64, name, match string) float64 {
 
 // memory is the server's memory after a forced garbage collection.
 type memory struct {
-	RSS, HeapInuse float64
+	// HeapInuse counts the heap's spans in use, HeapAlloc the live objects
+	// in them: the difference is fragmentation.
+	RSS, HeapInuse, HeapAlloc float64
 }
 
 // measureMemory forces two GCs through /debug/pprof/heap?gc=1 (the second
@@ -208,7 +210,7 @@ func measureMemory(ctx context.Context, h *httpClient, serverURL string, pid int
 	if err != nil {
 		return memory{}, err
 	}
-	return memory{RSS: rss, HeapInuse: m["go_memstats_heap_inuse_bytes"]}, nil
+	return memory{RSS: rss, HeapInuse: m["go_memstats_heap_inuse_bytes"], HeapAlloc: m["go_memstats_heap_alloc_bytes"]}, nil
 }
 
 // saveProfile writes a pprof profile of the server to path.

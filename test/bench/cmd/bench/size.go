@@ -116,6 +116,9 @@ func benchSize(ctx context.Context, c config, n int) (_ *sizeResult, err error) 
 	if r.Mem, err = measureMemory(ctx, admin, cp.ServerURL, p.Pid()); err != nil {
 		return r, err
 	}
+	if err := saveProfile(ctx, admin, cp.ServerURL, "heap", filepath.Join(profDir, "heap-idle.pprof")); err != nil {
+		klog.ErrorS(err, "No heap profile")
+	}
 
 	// GET, straight and through the aggregator, side by side.
 	get := func(u string) func(context.Context) error {
@@ -131,11 +134,15 @@ func benchSize(ctx context.Context, c config, n int) (_ *sizeResult, err error) 
 				}
 			}()
 		}
+		// A second of unrecorded load first: connections, caches and the
+		// clients' goroutines warm up outside the measurement.
+		runLoad(ctx, k, time.Second, get(direct))
 		r.Direct = append(r.Direct, runLoad(ctx, k, c.getDuration, get(direct)))
+		runLoad(ctx, k, time.Second, get(aggregated))
 		r.Aggregated = append(r.Aggregated, runLoad(ctx, k, c.getDuration, get(aggregated)))
 		klog.InfoS("GET", "nodes", n, "clients", k, "direct", r.Direct[len(r.Direct)-1].Latency.P50, "aggregated", r.Aggregated[len(r.Aggregated)-1].Latency.P50)
 	}
-	if err := saveProfile(ctx, admin, cp.ServerURL, "heap", filepath.Join(profDir, "heap.pprof")); err != nil {
+	if err := saveProfile(ctx, admin, cp.ServerURL, "heap", filepath.Join(profDir, "heap-after-get.pprof")); err != nil {
 		klog.ErrorS(err, "No heap profile")
 	}
 
@@ -165,8 +172,9 @@ func benchSize(ctx context.Context, c config, n int) (_ *sizeResult, err error) 
 	for _, k := range c.watchers {
 		largest = max(largest, k)
 	}
+	ch := &churn{kube: cp.Kube, nodes: sim.NodeNames("worker"), rate: c.churnRate}
 	for _, k := range c.watchers {
-		w, err := benchWatch(ctx, c, cp, admin, sim.NodeNames("worker"), profDir, k, k == largest, &r.MemWatching)
+		w, err := benchWatch(ctx, c, cp, admin, ch, profDir, k, k == largest, &r.MemWatching)
 		if err != nil {
 			return r, err
 		}
@@ -213,7 +221,7 @@ func settle(ctx context.Context, h *httpClient, u string) ([]byte, error) {
 // benchWatch measures watchers watchers under churn. With profile, it saves a
 // CPU profile of the server and reads its memory into mem before the
 // watchers disconnect.
-func benchWatch(ctx context.Context, c config, cp *framework.ControlPlane, admin *httpClient, nodes []string, profDir string, watchers int, profile bool, mem *memory) (*watchResult, error) {
+func benchWatch(ctx context.Context, c config, cp *framework.ControlPlane, admin *httpClient, ch *churn, profDir string, watchers int, profile bool, mem *memory) (*watchResult, error) {
 	res := &watchResult{Watchers: watchers}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -264,7 +272,7 @@ func benchWatch(ctx context.Context, c config, cp *framework.ControlPlane, admin
 		w.mu.Unlock()
 	}
 	begin := time.Now()
-	ch := &churn{kube: cp.Kube, nodes: nodes, rate: c.churnRate}
+	ch.reset()
 	cctx, stopChurn := context.WithTimeout(wctx, c.watchDuration)
 	churnDone := make(chan struct{})
 	go func() { ch.run(cctx); close(churnDone) }()
@@ -297,6 +305,9 @@ func benchWatch(ctx context.Context, c config, cp *framework.ControlPlane, admin
 	if profile {
 		if *mem, err = measureMemory(ctx, admin, cp.ServerURL, pid); err != nil {
 			return nil, err
+		}
+		if err := saveProfile(ctx, admin, cp.ServerURL, "heap", filepath.Join(profDir, "heap-watching.pprof")); err != nil {
+			klog.ErrorS(err, "No heap profile")
 		}
 	}
 	cancel()

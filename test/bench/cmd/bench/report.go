@@ -139,6 +139,7 @@ func (r *report) goals(p func(string, ...any)) {
 	if w := s.largestWatch(); w != nil {
 		p("| server CPU under one core with %d watchers | %.1f CPU-s per minute (%.2f cores) | %s |\n", w.Connected, w.CPUPerMinute, w.CPUPerMinute/60, met(w.CPUPerMinute < 60))
 	}
+	r.watchBound(p, s)
 	perNode := (s.Mem.HeapInuse - s.EmptyMem.HeapInuse) / float64(s.Nodes)
 	perNodeRSS := (s.Mem.RSS - s.EmptyMem.RSS) / float64(s.Nodes)
 	p("| at most 2 KiB of server memory per node (above the empty cluster) | Go heap %s, RSS %s per node | %s |\n", bytesIEC(perNode), bytesIEC(perNodeRSS), met(perNode <= 2048 && perNodeRSS <= 2048))
@@ -184,11 +185,15 @@ func (r *report) tables(p func(string, ...any)) {
 	p("Lag: each write's etcd resourceVersion and send time are recorded; a watcher receives the write with the first event whose resourceVersion's input part (rv / 10^6, docs/watch.md) reaches it. The lag therefore includes the write's own latency and the fold delay. ")
 	p("Allocations come from the server's `go_memstats_alloc_bytes_total` and `go_memstats_mallocs_total` over the window, divided by the events delivered (all watchers) and by the revisions published.\n\n")
 	p("%s\n\n", watchNote)
-	p("| nodes | watchers | writes (skipped: API too slow or failed) | revisions published | events / watcher / s | delivered to all watchers | lag p50 | lag p99 | lag max | writes never delivered | server CPU-s / min | bytes / event | allocated / event | mallocs / event | allocated / revision |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	p("| nodes | watchers | writes (skipped: API too slow or failed) | revisions published | events / watcher / s | delivered to all watchers | lag p50 | lag p99 | lag max | writes never delivered | server CPU-s / min | server CPU-s per GiB delivered | watchers' CPU-s / min | machine busy | bytes / event | allocated / event | mallocs / event | allocated / revision |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.sizes {
 		for _, w := range s.Watches {
-			p("| %d | %d | %d (%d) | %.0f | %.2f | %s/s | %s | %s | %s | %d | %.1f | %s | %s | %.0f | %s |\n", s.Nodes, w.Connected, w.Writes, w.ChurnErrors, w.Published, w.EventsPerWatcherSec, bytesIEC(w.DeliveredPerSec), ms(w.Lag.P50), ms(w.Lag.P99), ms(w.Lag.Max),
-				w.Missed, w.CPUPerMinute, bytesIEC(w.BytesPerEvent), bytesIEC(w.AllocBytesPerEvent), w.MallocsPerEvent, bytesIEC(w.AllocBytesPerRev))
+			perGiB := 0.0
+			if w.DeliveredPerSec > 0 {
+				perGiB = w.CPUPerMinute / 60 / (w.DeliveredPerSec / (1 << 30))
+			}
+			p("| %d | %d | %d (%d) | %.0f | %.2f | %s/s | %s | %s | %s | %d | %.1f | %.2f | %.1f | %.0f%% | %s | %s | %.0f | %s |\n", s.Nodes, w.Connected, w.Writes, w.ChurnErrors, w.Published, w.EventsPerWatcherSec, bytesIEC(w.DeliveredPerSec), ms(w.Lag.P50), ms(w.Lag.P99), ms(w.Lag.Max),
+				w.Missed, w.CPUPerMinute, perGiB, w.ClientCPUPerMinute, 100*w.MachineBusy, bytesIEC(w.BytesPerEvent), bytesIEC(w.AllocBytesPerEvent), w.MallocsPerEvent, bytesIEC(w.AllocBytesPerRev))
 		}
 	}
 	p("\n## 5. Memory\n\nAfter two forced GCs (`/debug/pprof/heap?gc=1`, twice, so that pooled buffers are freed): Go heap in use (`go_memstats_heap_inuse_bytes`) and RSS (`/proc/<pid>/status`). The empty cluster is the same control plane before the simulator creates anything (CRDs, RBAC, no objects).\n\n")
@@ -220,6 +225,20 @@ func (r *report) marginal() (lo, hi *sizeResult, ok bool) {
 		}
 	}
 	return lo, hi, lo != nil && hi != nil && hi.Nodes > lo.Nodes
+}
+
+// watchBound explains, from the figures of the largest watch measurement,
+// the floor the machine puts under the watch lag.
+func (r *report) watchBound(p func(string, ...any), s *sizeResult) {
+	w := s.largestWatch()
+	if w == nil || w.DeliveredPerSec == 0 || w.EventsPerWatcherSec == 0 {
+		return
+	}
+	perRevision := w.BytesPerEvent * float64(w.Connected)
+	fanout := perRevision / w.DeliveredPerSec
+	perGiB := w.CPUPerMinute / 60 / (w.DeliveredPerSec / (1 << 30))
+	p("| *reading the %d-watcher rows* | one revision is %s to send to %d watchers; the machine moved %s/s to them while %.0f%% busy (server %.2f cores, the watchers' process %.2f cores, etcd and kube-apiserver under the churn the rest), so one fan-out takes %.1f s here and a write waits up to one fan-out in progress plus its own: the lag floor on this machine is about the fold delay + %.1f s. The server spent %.2f CPU-s per GiB delivered, so on a server with its own cores and remote clients a 1-s fan-out of this object to %d watchers needs about %.1f cores | |\n",
+		w.Connected, bytesIEC(perRevision), w.Connected, bytesIEC(w.DeliveredPerSec), 100*w.MachineBusy, w.CPUPerMinute/60, w.ClientCPUPerMinute/60, fanout, 2*fanout, perGiB, w.Connected, perGiB*perRevision/(1<<30))
 }
 
 // largestWatch is the watch measurement with the most watchers.

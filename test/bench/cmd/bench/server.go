@@ -135,6 +135,31 @@ func cpuSeconds(pid int) (float64, error) {
 	return (ut + st) / 100, nil
 }
 
+// machineCPU reads the busy and total CPU time of the machine, in clock
+// ticks, from the first line of /proc/stat.
+func machineCPU() (busy, total float64, err error) {
+	raw, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, err
+	}
+	line, _, _ := strings.Cut(string(raw), "\n")
+	f := strings.Fields(line)
+	if len(f) < 5 || f[0] != "cpu" {
+		return 0, 0, fmt.Errorf("malformed /proc/stat")
+	}
+	for i, v := range f[1:] {
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("malformed /proc/stat")
+		}
+		total += n
+		if i != 3 && i != 4 { // idle and iowait
+			busy += n
+		}
+	}
+	return busy, total, nil
+}
+
 // rssBytes reads VmRSS of pid from /proc/<pid>/status.
 func rssBytes(pid int) (float64, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))

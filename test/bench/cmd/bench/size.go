@@ -49,6 +49,8 @@ type watchResult struct {
 	Revisions           float64 // events received per watcher
 	Published           float64 // revisions the server published in the window
 	DeliveredPerSec     float64 // bytes per second received by all watchers together
+	ClientCPUPerMinute  float64 // CPU of this process (watchers and churn)
+	MachineBusy         float64 // fraction of the machine's CPU time busy
 }
 
 func benchSize(ctx context.Context, c config, n int) (_ *sizeResult, err error) {
@@ -266,6 +268,14 @@ func benchWatch(ctx context.Context, c config, cp *framework.ControlPlane, admin
 	if err != nil {
 		return nil, err
 	}
+	self0, err := cpuSeconds(os.Getpid())
+	if err != nil {
+		return nil, err
+	}
+	busy0, total0, err := machineCPU()
+	if err != nil {
+		return nil, err
+	}
 	for _, w := range ws {
 		w.mu.Lock()
 		w.events, w.bytes = nil, 0
@@ -295,6 +305,14 @@ func benchWatch(ctx context.Context, c config, cp *framework.ControlPlane, admin
 	}
 	elapsed := time.Since(begin)
 	cpu1, err := cpuSeconds(pid)
+	if err != nil {
+		return nil, err
+	}
+	self1, err := cpuSeconds(os.Getpid())
+	if err != nil {
+		return nil, err
+	}
+	busy1, total1, err := machineCPU()
 	if err != nil {
 		return nil, err
 	}
@@ -330,6 +348,10 @@ func benchWatch(ctx context.Context, c config, cp *framework.ControlPlane, admin
 	res.Lag = summarize(lags)
 	res.EventsPerWatcherSec = float64(events) / float64(res.Connected) / elapsed.Seconds()
 	res.CPUPerMinute = (cpu1 - cpu0) / elapsed.Seconds() * 60
+	res.ClientCPUPerMinute = (self1 - self0) / elapsed.Seconds() * 60
+	if total1 > total0 {
+		res.MachineBusy = (busy1 - busy0) / (total1 - total0)
+	}
 	res.Revisions = float64(events) / float64(res.Connected)
 	res.Published = sumSeries(m1, "update_status_recomputations_total", `result="changed"`) - sumSeries(m0, "update_status_recomputations_total", `result="changed"`)
 	res.DeliveredPerSec = float64(bytes) / elapsed.Seconds()

@@ -104,3 +104,87 @@ func TestCachedObjectAccessors(t *testing.T) {
 		t.Error("unwrap of a plain object")
 	}
 }
+
+// recordingSplice is a runtime.Splice that records how it was filled.
+type recordingSplice struct {
+	bytes.Buffer
+	spliced []byte
+}
+
+func (r *recordingSplice) Splice(raw []byte) { r.spliced = raw }
+
+// TestWatchEventEncodingSplicesTheSharedObjectEncoding follows the shape of
+// the apiserver's watch encoder: its event encoding calls an embedded
+// encoder, which handles a runtime.CacheableObject, with what it was given,
+// into a splice buffer of its own. That buffer must receive the shared
+// encoding by reference, encoded once for every stream; other encoders
+// must be given a plain object.
+func TestWatchEventEncodingSplicesTheSharedObjectEncoding(t *testing.T) {
+	c := newCachedObject(viewRevision(rv1, "4.17.1").Object)
+	const watchID = runtime.Identifier(`{"name":"watch","embeddedEncoder":"json","encoder":"json","eventType":"MODIFIED"}`)
+	objectEncodings := 0
+	embedded := func(obj runtime.Object, w io.Writer) error {
+		if co, ok := obj.(runtime.CacheableObject); ok {
+			return co.CacheEncode("json", func(obj runtime.Object, w io.Writer) error {
+				objectEncodings++
+				if _, ok := obj.(*update.UpdateStatus); !ok {
+					t.Errorf("the object encoder got a %T", obj)
+				}
+				_, err := io.WriteString(w, "object")
+				return err
+			}, w)
+		}
+		objectEncodings++
+		_, err := io.WriteString(w, "object")
+		return err
+	}
+	streamBuffers := make([]*recordingSplice, 3)
+	for i := range streamBuffers {
+		streamBuffers[i] = &recordingSplice{}
+		buf := streamBuffers[i]
+		var out bytes.Buffer
+		err := c.CacheEncode(watchID, func(obj runtime.Object, w io.Writer) error {
+			if err := embedded(obj, buf); err != nil {
+				return err
+			}
+			raw := buf.spliced
+			if raw == nil {
+				raw = buf.Bytes()
+			}
+			_, err := io.WriteString(w, `{"type":"MODIFIED","object":`+string(raw)+"}")
+			return err
+		}, &out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := out.String(); got != `{"type":"MODIFIED","object":object}` {
+			t.Fatalf("event %d = %q", i, got)
+		}
+	}
+	if first := streamBuffers[0]; first.Len() != 0 || string(first.spliced) != "object" {
+		t.Errorf("the first stream's buffer holds %d copied bytes and %q spliced; want the shared encoding spliced, nothing copied", first.Len(), first.spliced)
+	}
+	// A GET of the same encoder reuses the object's encoding.
+	var get bytes.Buffer
+	if err := c.CacheEncode("json", embedded, &get); err != nil || get.String() != "object" {
+		t.Fatalf("GET = %q, %v", get.String(), err)
+	}
+	if objectEncodings != 1 {
+		t.Errorf("the object was encoded %d times, want once", objectEncodings)
+	}
+}
+
+func TestIsWatchEventEncoder(t *testing.T) {
+	for id, want := range map[runtime.Identifier]bool{
+		`{"name":"watch","embeddedEncoder":"x","encoder":"y","eventType":"ADDED"}`: true,
+		`{"name":"embedded","encoder":"y"}`:                                        false,
+		`{"encodeGV":"update.openshift.io/v1alpha1","encoder":"json"}`:             false,
+		"json": false,
+		"{":    false,
+		"":     false,
+	} {
+		if got := isWatchEventEncoder(id); got != want {
+			t.Errorf("isWatchEventEncoder(%s) = %v, want %v", id, got, want)
+		}
+	}
+}

@@ -154,12 +154,16 @@ func (r *report) goals(p func(string, ...any)) {
 
 func (r *report) tables(p func(string, ...any)) {
 	p("## 1. GET updatestatuses/cluster\n\nClosed loop: each client sends the next GET when the previous answer is read (body read, not decoded), for %v per cell. JSON, HTTP/2.\n\n", r.config.getDuration)
-	p("| nodes | object | clients | straight p50 | straight p99 | straight req/s | aggregated p50 | aggregated p99 | aggregated req/s | aggregated / straight (p50) |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	p("| nodes | object | clients | straight p50 | straight p99 | straight req/s | aggregated p50 | aggregated p99 | aggregated req/s | aggregated / straight (p50) | revisions published meanwhile |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.sizes {
 		for i := range s.Direct {
 			d, a := s.Direct[i], s.Aggregated[i]
-			p("| %d | %s | %d | %s | %s | %.0f | %s | %s | %.0f | %s |\n", s.Nodes, bytesIEC(float64(s.ObjectBytes)), d.Clients,
-				ms(d.Latency.P50), ms(d.Latency.P99), d.Throughput, ms(a.Latency.P50), ms(a.Latency.P99), a.Throughput, ratio(sec(a.Latency.P50), sec(d.Latency.P50)))
+			revs := "?"
+			if i < len(s.GetRevisions) {
+				revs = fmt.Sprintf("%.0f", s.GetRevisions[i])
+			}
+			p("| %d | %s | %d | %s | %s | %.0f | %s | %s | %.0f | %s | %s |\n", s.Nodes, bytesIEC(float64(s.ObjectBytes)), d.Clients,
+				ms(d.Latency.P50), ms(d.Latency.P99), d.Throughput, ms(a.Latency.P50), ms(a.Latency.P99), a.Throughput, ratio(sec(a.Latency.P50), sec(d.Latency.P50)), revs)
 		}
 	}
 	p("\n## 2. GET vs the client-side path\n\nThe client-side path is what `oc adm upgrade status` does: GET the ClusterVersion and the machine-config-operator Deployment, LIST ClusterOperators, MachineConfigPools, MachineConfigs and Nodes from the kube-apiserver, and run the same engine (`insights.NewEngine().Compute`) in the client. ")

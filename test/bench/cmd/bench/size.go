@@ -26,6 +26,9 @@ type sizeResult struct {
 	EmptyMem, Mem, MemWatching memory
 
 	Direct, Aggregated []loadResult
+	// GetRevisions is, per GET cell, how many revisions the server published
+	// meanwhile (each new one is encoded and compressed once).
+	GetRevisions []float64
 	Encode             summary
 	ClientSide         summary
 
@@ -136,12 +139,22 @@ func benchSize(ctx context.Context, c config, n int) (_ *sizeResult, err error) 
 				}
 			}()
 		}
+		m0, err := metrics(ctx, admin, cp.ServerURL)
+		if err != nil {
+			return r, err
+		}
 		// A second of unrecorded load first: connections, caches and the
 		// clients' goroutines warm up outside the measurement.
 		runLoad(ctx, k, time.Second, get(direct))
 		r.Direct = append(r.Direct, runLoad(ctx, k, c.getDuration, get(direct)))
 		runLoad(ctx, k, time.Second, get(aggregated))
 		r.Aggregated = append(r.Aggregated, runLoad(ctx, k, c.getDuration, get(aggregated)))
+		m1, err := metrics(ctx, admin, cp.ServerURL)
+		if err != nil {
+			return r, err
+		}
+		changed := `result="changed"`
+		r.GetRevisions = append(r.GetRevisions, sumSeries(m1, "update_status_recomputations_total", changed)-sumSeries(m0, "update_status_recomputations_total", changed))
 		klog.InfoS("GET", "nodes", n, "clients", k, "direct", r.Direct[len(r.Direct)-1].Latency.P50, "aggregated", r.Aggregated[len(r.Aggregated)-1].Latency.P50)
 	}
 	if err := saveProfile(ctx, admin, cp.ServerURL, "heap", filepath.Join(profDir, "heap-after-get.pprof")); err != nil {

@@ -65,6 +65,24 @@ func (h *httpClient) get(ctx context.Context, rawURL string) ([]byte, error) {
 	return body, nil
 }
 
+// discard sends a GET and reads the body into io.Discard (no buffer that
+// grows with the body: the load generator's own garbage collection must not
+// weigh on what it measures); any status but 200 is an error.
+func (h *httpClient) discard(ctx context.Context, rawURL string) error {
+	resp, err := h.do(ctx, rawURL)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", rawURL, resp.Status)
+	}
+	return nil
+}
+
 // startServer starts update-status-apiserver on the control plane's server
 // port with the flags framework.StartServer uses, and returns the process and
 // the time from its start to the first 200 from /readyz.

@@ -127,7 +127,7 @@ func benchSize(ctx context.Context, c config, n int) (_ *sizeResult, err error) 
 
 	// GET, straight and through the aggregator, side by side.
 	get := func(u string) func(context.Context) error {
-		return func(ctx context.Context) error { _, err := admin.get(ctx, u); return err }
+		return func(ctx context.Context) error { return admin.discard(ctx, u) }
 	}
 	for i, k := range c.getClients {
 		if i == len(c.getClients)-1 {

@@ -29,8 +29,8 @@ type sizeResult struct {
 	// GetRevisions is, per GET cell, how many revisions the server published
 	// meanwhile (each new one is encoded and compressed once).
 	GetRevisions []float64
-	Encode             summary
-	ClientSide         summary
+	Encode       summary
+	ClientSide   summary
 
 	Watches []*watchResult // one per watcher count, in the order of -watchers
 	Notes   []string

@@ -5,35 +5,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apiserver"
-	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/view"
-	"github.com/update-status/apiserver/pkg/view/viewtest"
 )
-
-// discardWriter is a ResponseWriter that keeps nothing but the status code
-// and the byte count, so the benchmark measures the server, not a buffer.
-type discardWriter struct {
-	header http.Header
-	code   int
-	n      int
-}
-
-func (w *discardWriter) Header() http.Header  { return w.header }
-func (w *discardWriter) WriteHeader(code int) { w.code = code }
-func (w *discardWriter) Flush()               {}
-func (w *discardWriter) Write(p []byte) (int, error) {
-	if w.code == 0 {
-		w.code = http.StatusOK
-	}
-	w.n += len(p)
-	return len(p), nil
-}
 
 // BenchmarkGet compares, at 5,000 worker nodes, a GET of an unchanged status
 // through the whole handler chain with encoding the same object alone. The
@@ -41,11 +18,7 @@ func (w *discardWriter) Write(p []byte) (int, error) {
 //
 //	go test -run XXX -bench BenchmarkGet -benchtime 20x ./pkg/apiserver/
 func BenchmarkGet(b *testing.B) {
-	status := viewtest.Synthetic(5000, 1)
-	s := newTestServer(b, serverOptions{computer: view.ComputerFunc(func(*insights.Sources, time.Time) insights.Result {
-		return insights.Result{Status: status}
-	})})
-	s.waitReady(b)
+	s := newSyntheticServer(b, 5000)
 
 	first := s.do(b, http.MethodGet, objPath, "", map[string]string{"Accept": "application/json"})
 	size := first.Body.Len()
@@ -55,21 +28,29 @@ func BenchmarkGet(b *testing.B) {
 	}
 	b.Logf("object: %d bytes of JSON", size)
 
-	b.Run("get-unchanged", func(b *testing.B) {
-		req := httptest.NewRequest(http.MethodGet, objPath, nil)
-		req.Header.Set("Accept", "application/json")
-		w := &discardWriter{header: http.Header{}}
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			w.code, w.n = 0, 0
-			clear(w.header)
-			s.handler.ServeHTTP(w, req)
-			if w.code != http.StatusOK || w.n != size {
-				b.Fatalf("GET: %d with %d bytes, want 200 with %d", w.code, w.n, size)
+	// A client that accepts gzip (client-go and kubectl do) gets the cached
+	// compressed encoding.
+	for _, bc := range []struct{ name, acceptEncoding, contentEncoding string }{
+		{name: "get-unchanged"},
+		{name: "get-unchanged-gzip", acceptEncoding: "gzip", contentEncoding: "gzip"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, objPath, nil)
+			req.Header.Set("Accept", "application/json")
+			if bc.acceptEncoding != "" {
+				req.Header.Set("Accept-Encoding", bc.acceptEncoding)
 			}
-		}
-	})
+			w := apiserver.NewDiscardWriter()
+			b.ReportAllocs()
+			for b.Loop() {
+				w.Reset()
+				s.handler.ServeHTTP(w, req)
+				if w.Code != http.StatusOK || w.Head.Get("Content-Encoding") != bc.contentEncoding || (bc.contentEncoding == "" && w.N != size) {
+					b.Fatalf("GET: %d with %d bytes (Content-Encoding %q), want 200 with %d", w.Code, w.N, w.Head.Get("Content-Encoding"), size)
+				}
+			}
+		})
+	}
 
 	b.Run("encode-alone", func(b *testing.B) {
 		info, _ := runtime.SerializerInfoForMediaType(apiserver.Codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)

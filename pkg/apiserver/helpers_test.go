@@ -82,6 +82,18 @@ func newTestServer(tb testing.TB, o serverOptions) *testServer {
 	return &testServer{srv: srv, handler: srv.GenericAPIServer.Handler}
 }
 
+// newSyntheticServer starts a ready server that serves a fixed synthetic
+// status with the given number of worker nodes.
+func newSyntheticServer(tb testing.TB, workers int) *testServer {
+	tb.Helper()
+	status := viewtest.Synthetic(workers, 1)
+	s := newTestServer(tb, serverOptions{computer: view.ComputerFunc(func(*insights.Sources, time.Time) insights.Result {
+		return insights.Result{Status: status}
+	})})
+	s.waitReady(tb)
+	return s
+}
+
 // do sends one request through the handler chain.
 func (s *testServer) do(tb testing.TB, method, path, body string, header map[string]string) *httptest.ResponseRecorder {
 	tb.Helper()

@@ -1,0 +1,41 @@
+package apiserver
+
+import "net/http"
+
+// CachedCompressions returns how many response bodies the server's
+// compression filter has compressed (cache misses), for tests.
+func (s *UpdateStatusServer) CachedCompressions() int64 {
+	if s.compression == nil {
+		return -1
+	}
+	return s.compression.cache.compressions.Load()
+}
+
+// DiscardWriter is an http.ResponseWriter (and http.Flusher) that keeps
+// nothing but the status code, the headers and the byte count, so that
+// benchmarks measure the server, not a buffer.
+type DiscardWriter struct {
+	Head http.Header
+	Code int
+	N    int
+}
+
+// NewDiscardWriter returns an empty DiscardWriter.
+func NewDiscardWriter() *DiscardWriter { return &DiscardWriter{Head: http.Header{}} }
+
+// Reset forgets the previous response.
+func (w *DiscardWriter) Reset() {
+	w.Code, w.N = 0, 0
+	clear(w.Head)
+}
+
+func (w *DiscardWriter) Header() http.Header  { return w.Head }
+func (w *DiscardWriter) WriteHeader(code int) { w.Code = code }
+func (w *DiscardWriter) Flush()               {}
+func (w *DiscardWriter) Write(p []byte) (int, error) {
+	if w.Code == 0 {
+		w.Code = http.StatusOK
+	}
+	w.N += len(p)
+	return len(p), nil
+}

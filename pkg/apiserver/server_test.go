@@ -270,7 +270,7 @@ func TestHealthAndMetrics(t *testing.T) {
 		"update_status_recomputations_total{result=\"changed\",trigger=\"start\"}",
 		"update_status_watchers ",
 		"update_status_watch_events_sent_total{type=\"ADDED\"}",
-		"update_status_slow_watchers_closed_total",
+		"update_status_stalled_watchers_closed_total",
 		"apiserver_request_total",
 	} {
 		if !strings.Contains(rec.Body.String(), want) {

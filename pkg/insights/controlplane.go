@@ -202,40 +202,34 @@ func coInsight(f *coFacts) *v1alpha1.ClusterOperatorStatusInsight {
 func coHealth(f *coFacts, now time.Time) ([]*healthItem, time.Time) {
 	var out []*healthItem
 	var next time.Time
-	name := f.co.Name
-	ref := coRef(name)
-	if a := f.available; a != nil && a.Status == configv1.ConditionFalse {
-		since := a.LastTransitionTime.Time
-		level, show, n := thresholdLevel(since, now, coUnavailableWarn, coUnavailableErr)
-		next = earliest(next, n)
-		if show {
-			desc := a.Message
-			if desc == "" {
-				desc = "<no message>"
-			}
-			if h := newHealth(encoding.HealthCOUnavailable, name, &ref, v1alpha1.ControlPlaneScope, since, level,
-				v1alpha1.ApiAvailabilityImpactType, fmt.Sprintf("Cluster Operator %s is unavailable (%s)", name, a.Reason),
-				desc, refCODown); h != nil {
-				h.acquired = f.changed
-				out = append(out, h)
-			}
+	for _, r := range []struct {
+		cond           *configv1.ClusterOperatorStatusCondition
+		bad            configv1.ConditionStatus
+		warn, errAfter time.Duration
+		kind           encoding.HealthKind
+		state, runbook string
+	}{
+		{f.available, configv1.ConditionFalse, coUnavailableWarn, coUnavailableErr, encoding.HealthCOUnavailable, "unavailable", refCODown},
+		{f.degraded, configv1.ConditionTrue, coDegradedWarn, coDegradedErr, encoding.HealthCODegraded, "degraded", refCODeg},
+	} {
+		if r.cond == nil || r.cond.Status != r.bad {
+			continue
 		}
-	}
-	if d := f.degraded; d != nil && d.Status == configv1.ConditionTrue {
-		since := d.LastTransitionTime.Time
-		level, show, n := thresholdLevel(since, now, coDegradedWarn, coDegradedErr)
+		since := r.cond.LastTransitionTime.Time
+		level, show, n := thresholdLevel(since, now, r.warn, r.errAfter)
 		next = earliest(next, n)
-		if show {
-			desc := d.Message
-			if desc == "" {
-				desc = "<no message>"
-			}
-			if h := newHealth(encoding.HealthCODegraded, name, &ref, v1alpha1.ControlPlaneScope, since, level,
-				v1alpha1.ApiAvailabilityImpactType, fmt.Sprintf("Cluster Operator %s is degraded (%s)", name, d.Reason),
-				desc, refCODeg); h != nil {
-				h.acquired = f.changed
-				out = append(out, h)
-			}
+		if !show {
+			continue
+		}
+		desc := r.cond.Message
+		if desc == "" {
+			desc = "<no message>"
+		}
+		ref := coRef(f.co.Name)
+		if h := newHealth(r.kind, f.co.Name, &ref, v1alpha1.ControlPlaneScope, since, level, v1alpha1.ApiAvailabilityImpactType,
+			fmt.Sprintf("Cluster Operator %s is %s (%s)", f.co.Name, r.state, r.cond.Reason), desc, r.runbook); h != nil {
+			h.acquired = f.changed
+			out = append(out, h)
 		}
 	}
 	return out, next

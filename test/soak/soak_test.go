@@ -99,6 +99,11 @@ func TestSoak(t *testing.T) {
 	}
 	pid := cp.Server.Pid()
 	admin := cp.DirectConfig(cp.ServerURL, &cp.Users.Admin)
+	adminHTTP, err := rest.HTTPClientFor(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := server{hc: adminHTTP, url: cp.ServerURL}
 	klog.InfoS("Soak starting", "duration", duration, "watchers", watchers, "getRate", getRate, "server", cp.ServerURL)
 
 	var (
@@ -189,7 +194,7 @@ func TestSoak(t *testing.T) {
 		begin := time.Now()
 		// Not reading is the point. Once the server reports a stalled
 		// watcher closed, drain: the stream must end with an error.
-		for runCtx.Err() == nil && stalledClosed(runCtx, cp) == 0 {
+		for runCtx.Err() == nil && srv.stalledClosed(runCtx) == 0 {
 			select {
 			case <-runCtx.Done():
 			case <-time.After(time.Second):
@@ -301,7 +306,7 @@ func TestSoak(t *testing.T) {
 		case <-runCtx.Done():
 			heapMinute <- -1
 		case <-time.After(min(time.Minute, duration/2)):
-			heapMinute <- heapAfterGC(runCtx, cp)
+			heapMinute <- srv.heapAfterGC(runCtx)
 		}
 	}()
 	var rss []string
@@ -321,9 +326,9 @@ loop:
 		}
 	}
 	sample.Stop()
-	heapAtEnd := heapAfterGC(ctx, cp)
+	heapAtEnd := srv.heapAfterGC(ctx)
 	var memBreakdown []string
-	if page, err := serverMetrics(ctx, cp); err == nil {
+	if page, err := srv.metrics(ctx); err == nil {
 		for _, m := range []string{"go_memstats_heap_sys_bytes", "go_memstats_heap_idle_bytes", "go_memstats_heap_released_bytes", "go_memstats_stack_inuse_bytes", "go_goroutines"} {
 			memBreakdown = append(memBreakdown, fmt.Sprintf("%s=%.0f", strings.TrimPrefix(m, "go_memstats_"), metricValue(page, m)))
 		}
@@ -382,17 +387,19 @@ func metaRV(obj any) (string, error) {
 	return m.GetResourceVersion(), nil
 }
 
-// serverMetrics reads the server's /metrics as cluster-admin.
-func serverMetrics(ctx context.Context, cp *framework.ControlPlane) (string, error) {
-	hc, err := rest.HTTPClientFor(cp.DirectConfig(cp.ServerURL, &cp.Users.Admin))
+// server reads the server's diagnostics as cluster-admin.
+type server struct {
+	hc  *http.Client
+	url string
+}
+
+// metrics returns the server's /metrics page.
+func (s server) metrics(ctx context.Context) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url+"/metrics", nil)
 	if err != nil {
 		return "", err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cp.ServerURL+"/metrics", nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := hc.Do(req)
+	resp, err := s.hc.Do(req)
 	if err != nil {
 		return "", err
 	}
@@ -415,8 +422,8 @@ func metricValue(page, name string) float64 {
 
 // stalledClosed returns how many watch streams the server closed for
 // stalling.
-func stalledClosed(ctx context.Context, cp *framework.ControlPlane) float64 {
-	page, err := serverMetrics(ctx, cp)
+func (s server) stalledClosed(ctx context.Context) float64 {
+	page, err := s.metrics(ctx)
 	if err != nil {
 		return 0
 	}
@@ -425,24 +432,20 @@ func stalledClosed(ctx context.Context, cp *framework.ControlPlane) float64 {
 
 // heapAfterGC forces two garbage collections in the server (through its
 // pprof endpoint) and returns its Go heap in use, or -1.
-func heapAfterGC(ctx context.Context, cp *framework.ControlPlane) float64 {
-	hc, err := rest.HTTPClientFor(cp.DirectConfig(cp.ServerURL, &cp.Users.Admin))
-	if err != nil {
-		return -1
-	}
+func (s server) heapAfterGC(ctx context.Context) float64 {
 	for range 2 {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, cp.ServerURL+"/debug/pprof/heap?gc=1", nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url+"/debug/pprof/heap?gc=1", nil)
 		if err != nil {
 			return -1
 		}
-		resp, err := hc.Do(req)
+		resp, err := s.hc.Do(req)
 		if err != nil {
 			return -1
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		_ = resp.Body.Close()
 	}
-	page, err := serverMetrics(ctx, cp)
+	page, err := s.metrics(ctx)
 	if err != nil {
 		return -1
 	}

@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/apiserver/pkg/storage"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
@@ -183,14 +182,6 @@ func (h *Hub) appendHistoryLocked(rev *revision) {
 			h.history[i].rev = nil
 		}
 	}
-}
-
-// closeBrokenLocked ends a watcher whose queue is full, which the coalescing
-// of sendLatest rules out; it exists so that the hub never blocks.
-func (h *Hub) closeBrokenLocked(w *watcher) {
-	h.removeLocked(w)
-	slowWatchersClosed.Inc()
-	klog.ErrorS(nil, "Closed a watcher whose queue was full")
 }
 
 func (h *Hub) removeLocked(w *watcher) {

@@ -18,18 +18,12 @@ var (
 		Help:           "Watch events queued to UpdateStatus watchers, by event type.",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"type"})
-	slowWatchersClosed = metrics.NewCounter(&metrics.CounterOpts{
-		Namespace:      "update_status",
-		Name:           "slow_watchers_closed_total",
-		Help:           "UpdateStatus watchers closed because their queue was full; states are coalesced, so this should stay 0.",
-		StabilityLevel: metrics.ALPHA,
-	})
 )
 
 // RegisterMetrics registers the watch metrics with register, for example
 // legacyregistry.Register or the Register method of a test registry.
 func RegisterMetrics(register func(metrics.Registerable) error) error {
-	for _, m := range []metrics.Registerable{currentWatchers, eventsSent, slowWatchersClosed} {
+	for _, m := range []metrics.Registerable{currentWatchers, eventsSent} {
 		if err := register(m); err != nil {
 			return err
 		}

@@ -82,7 +82,8 @@ take:
 		case w.ch <- p:
 		default:
 			// Unreachable with the collapsing above; never block the hub.
-			w.hub.closeBrokenLocked(w)
+			w.hub.removeLocked(w)
+			klog.ErrorS(nil, "Closed a watcher whose queue was full")
 			return false
 		}
 	}

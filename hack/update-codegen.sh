@@ -10,7 +10,14 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "${ROOT}"
 
 MODULE=$(go list -m)
+# `go list -m -f {{.Dir}}` prints nothing for a module that is not in the module
+# cache yet (a fresh machine): download it first.
+go mod download k8s.io/code-generator
 CODEGEN_PKG=$(go list -m -f '{{.Dir}}' k8s.io/code-generator)
+if [[ -z "${CODEGEN_PKG}" || ! -f "${CODEGEN_PKG}/kube_codegen.sh" ]]; then
+    echo "update-codegen: cannot find k8s.io/code-generator in the module cache" >&2
+    exit 1
+fi
 export GOBIN="${ROOT}/_output/codegen-bin"
 mkdir -p "${GOBIN}"
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Regenerates every generated file: deepcopy, conversion and defaulter helpers
-# beside the types, and OpenAPI definitions, clientset (with apply
-# configurations and watch), listers and informers under pkg/generated/.
-# The generators are the k8s.io/code-generator and kube-openapi versions pinned
-# in go.mod; kube_codegen.sh builds them into _output/codegen-bin.
+# Regenerates every generated file: protobuf (generated.proto, generated.pb.go
+# and the protobuf tags of the versioned types), deepcopy, conversion and
+# defaulter helpers beside the types, and OpenAPI definitions, clientset (with
+# apply configurations and watch), listers and informers under pkg/generated/.
+# The generators are the k8s.io/code-generator, kube-openapi and goimports
+# versions pinned as tools in go.mod, built into _output/codegen-bin; protoc is
+# the distribution's (hack/ensure-protoc.sh).
 set -o errexit -o nounset -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -23,6 +25,29 @@ mkdir -p "${GOBIN}"
 
 # shellcheck source=/dev/null
 source "${CODEGEN_PKG}/kube_codegen.sh"
+
+# Protobuf first: it rewrites the struct tags of the versioned types, which the
+# other generators read. go-to-protobuf wants a GOPATH-like tree in which the
+# proto import paths resolve: a temporary one of symbolic links.
+"${ROOT}/hack/ensure-protoc.sh"
+go build -o "${GOBIN}/" \
+    k8s.io/code-generator/cmd/go-to-protobuf \
+    k8s.io/code-generator/cmd/go-to-protobuf/protoc-gen-gogo \
+    golang.org/x/tools/cmd/goimports
+PROTO_TREE=$(mktemp -d)
+trap 'rm -rf "${PROTO_TREE}"' EXIT
+for m in "${MODULE}" k8s.io/apimachinery github.com/gogo/protobuf; do
+    mkdir -p "${PROTO_TREE}/$(dirname "${m}")"
+    go mod download "${m}" 2>/dev/null || true
+    ln -s "$(go list -m -f '{{.Dir}}' "${m}")" "${PROTO_TREE}/${m}"
+done
+PATH="${GOBIN}:${PATH}" "${GOBIN}/go-to-protobuf" \
+    --go-header-file "${ROOT}/hack/boilerplate.go.txt" \
+    --output-dir "${PROTO_TREE}" \
+    --proto-import "${PROTO_TREE}" \
+    --proto-import /usr/include \
+    --apimachinery-packages "-k8s.io/apimachinery/pkg/util/intstr,-k8s.io/apimachinery/pkg/api/resource,-k8s.io/apimachinery/pkg/runtime/schema,-k8s.io/apimachinery/pkg/runtime,-k8s.io/apimachinery/pkg/apis/meta/v1" \
+    --packages "${MODULE}/pkg/apis/update/v1alpha1"
 
 kube::codegen::gen_helpers \
     --boilerplate "${ROOT}/hack/boilerplate.go.txt" \

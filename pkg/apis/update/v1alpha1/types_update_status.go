@@ -18,17 +18,17 @@ type UpdateStatus struct {
 
 	// metadata is the standard object metadata; the name is always "cluster".
 	// +optional
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// spec is empty: UpdateStatus has no knobs yet.
 	// +required
-	Spec UpdateStatusSpec `json:"spec"`
+	Spec UpdateStatusSpec `json:"spec" protobuf:"bytes,2,opt,name=spec"`
 
 	// status holds the three layers of update information: insights reported by
 	// informers, their aggregation for the control plane and each worker pool,
 	// and conditions about the health of the producer itself.
 	// +optional
-	Status UpdateStatusStatus `json:"status"`
+	Status UpdateStatusStatus `json:"status" protobuf:"bytes,3,opt,name=status"`
 }
 
 // UpdateStatusSpec is empty. It is a placeholder for future knobs that would
@@ -46,12 +46,12 @@ type UpdateStatusStatus struct {
 	// +patchMergeKey=type
 	// +k8s:validation:maxItems=10
 	// +optional
-	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,1,rep,name=conditions"`
 
 	// controlPlane summarises the update of the control plane and carries the
 	// insights about it.
 	// +optional
-	ControlPlane *ControlPlane `json:"controlPlane,omitempty"`
+	ControlPlane *ControlPlane `json:"controlPlane,omitempty" protobuf:"bytes,2,opt,name=controlPlane"`
 
 	// workerPools summarise the update of each worker node pool and carry the
 	// insights about it.
@@ -61,7 +61,7 @@ type UpdateStatusStatus struct {
 	// +patchMergeKey=name
 	// +k8s:validation:maxItems=32
 	// +optional
-	WorkerPools []Pool `json:"workerPools,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
+	WorkerPools []Pool `json:"workerPools,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,3,rep,name=workerPools"`
 }
 
 // ControlPlane is the aggregated view of the control-plane update.
@@ -74,17 +74,17 @@ type ControlPlane struct {
 	// +patchMergeKey=type
 	// +k8s:validation:maxItems=10
 	// +optional
-	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,1,rep,name=conditions"`
 
 	// resource is the object that stands for the control plane: the
 	// ClusterVersion (or a HostedCluster). It is absent while unknown.
 	// +optional
-	Resource *ResourceRef `json:"resource,omitempty"`
+	Resource *ResourceRef `json:"resource,omitempty" protobuf:"bytes,2,opt,name=resource"`
 
 	// poolResource is the node pool that hosts the control-plane nodes (the
 	// master MachineConfigPool). It is absent where no such pool exists.
 	// +optional
-	PoolResource *PoolResourceRef `json:"poolResource,omitempty"`
+	PoolResource *PoolResourceRef `json:"poolResource,omitempty" protobuf:"bytes,3,opt,name=poolResource"`
 
 	// informers are the insight producers and what each reported about the
 	// control plane.
@@ -94,7 +94,7 @@ type ControlPlane struct {
 	// +patchMergeKey=name
 	// +k8s:validation:maxItems=16
 	// +optional
-	Informers []ControlPlaneInformer `json:"informers,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
+	Informers []ControlPlaneInformer `json:"informers,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,4,rep,name=informers"`
 }
 
 // ControlPlaneConditionType is a condition type of the control-plane summary.
@@ -129,17 +129,17 @@ type Pool struct {
 	// +patchMergeKey=type
 	// +k8s:validation:maxItems=10
 	// +optional
-	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,1,rep,name=conditions"`
 
 	// name is the name of the pool; it equals resource.name.
 	// +k8s:validation:maxLength=253
 	// +required
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,2,opt,name=name"`
 
 	// resource is the object that stands for the pool: a MachineConfigPool (or a
 	// NodePool).
 	// +required
-	Resource PoolResourceRef `json:"resource"`
+	Resource PoolResourceRef `json:"resource" protobuf:"bytes,3,opt,name=resource"`
 
 	// informers are the insight producers and what each reported about this pool.
 	// +listType=map
@@ -148,7 +148,7 @@ type Pool struct {
 	// +patchMergeKey=name
 	// +k8s:validation:maxItems=16
 	// +optional
-	Informers []WorkerPoolInformer `json:"informers,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
+	Informers []WorkerPoolInformer `json:"informers,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,4,rep,name=informers"`
 }
 
 // ControlPlaneInformer is an insight producer and what it reported about the
@@ -157,7 +157,7 @@ type ControlPlaneInformer struct {
 	// name identifies the producer.
 	// +k8s:validation:maxLength=253
 	// +required
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 
 	// insights are everything this producer currently asserts about the control
 	// plane.
@@ -167,7 +167,7 @@ type ControlPlaneInformer struct {
 	// +patchMergeKey=uid
 	// +k8s:validation:maxItems=128
 	// +optional
-	Insights []ControlPlaneInsight `json:"insights,omitempty" patchStrategy:"merge" patchMergeKey:"uid"`
+	Insights []ControlPlaneInsight `json:"insights,omitempty" patchStrategy:"merge" patchMergeKey:"uid" protobuf:"bytes,2,rep,name=insights"`
 }
 
 // WorkerPoolInformer is an insight producer and what it reported about a worker
@@ -176,7 +176,7 @@ type WorkerPoolInformer struct {
 	// name identifies the producer.
 	// +k8s:validation:maxLength=253
 	// +required
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 
 	// insights are everything this producer currently asserts about the pool.
 	// +listType=map
@@ -185,7 +185,7 @@ type WorkerPoolInformer struct {
 	// +patchMergeKey=uid
 	// +k8s:validation:maxItems=1024
 	// +optional
-	Insights []WorkerPoolInsight `json:"insights,omitempty" patchStrategy:"merge" patchMergeKey:"uid"`
+	Insights []WorkerPoolInsight `json:"insights,omitempty" patchStrategy:"merge" patchMergeKey:"uid" protobuf:"bytes,2,rep,name=insights"`
 }
 
 // ControlPlaneInsight is one insight about the control plane.
@@ -196,15 +196,15 @@ type ControlPlaneInsight struct {
 	// +k8s:validation:maxLength=63
 	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 	// +required
-	UID string `json:"uid"`
+	UID string `json:"uid" protobuf:"bytes,1,opt,name=uid"`
 
 	// acquiredAt is when the data the insight is built from was obtained.
 	// +required
-	AcquiredAt metav1.Time `json:"acquiredAt"`
+	AcquiredAt metav1.Time `json:"acquiredAt" protobuf:"bytes,2,opt,name=acquiredAt"`
 
 	// insight is the payload, a union discriminated by type.
 	// +required
-	Insight ControlPlaneInsightUnion `json:"insight"`
+	Insight ControlPlaneInsightUnion `json:"insight" protobuf:"bytes,3,opt,name=insight"`
 }
 
 // WorkerPoolInsight is one insight about a worker pool.
@@ -215,15 +215,15 @@ type WorkerPoolInsight struct {
 	// +k8s:validation:maxLength=63
 	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 	// +required
-	UID string `json:"uid"`
+	UID string `json:"uid" protobuf:"bytes,1,opt,name=uid"`
 
 	// acquiredAt is when the data the insight is built from was obtained.
 	// +required
-	AcquiredAt metav1.Time `json:"acquiredAt"`
+	AcquiredAt metav1.Time `json:"acquiredAt" protobuf:"bytes,2,opt,name=acquiredAt"`
 
 	// insight is the payload, a union discriminated by type.
 	// +required
-	Insight WorkerPoolInsightUnion `json:"insight"`
+	Insight WorkerPoolInsightUnion `json:"insight" protobuf:"bytes,3,opt,name=insight"`
 }
 
 // ControlPlaneInsightUnion is an insight about the control plane: exactly the
@@ -234,31 +234,31 @@ type ControlPlaneInsightUnion struct {
 	// MachineConfigPool, Node or Health.
 	// +unionDiscriminator
 	// +required
-	Type InsightType `json:"type"`
+	Type InsightType `json:"type" protobuf:"bytes,1,opt,name=type,casttype=InsightType"`
 
 	// clusterVersion is the progress of the control plane as seen through the
 	// ClusterVersion. It is set iff type is ClusterVersion.
 	// +optional
-	ClusterVersionStatusInsight *ClusterVersionStatusInsight `json:"clusterVersion,omitempty"`
+	ClusterVersionStatusInsight *ClusterVersionStatusInsight `json:"clusterVersion,omitempty" protobuf:"bytes,2,opt,name=clusterVersion"`
 
 	// clusterOperator is the progress and health of one ClusterOperator. It is
 	// set iff type is ClusterOperator.
 	// +optional
-	ClusterOperatorStatusInsight *ClusterOperatorStatusInsight `json:"clusterOperator,omitempty"`
+	ClusterOperatorStatusInsight *ClusterOperatorStatusInsight `json:"clusterOperator,omitempty" protobuf:"bytes,3,opt,name=clusterOperator"`
 
 	// machineConfigPool is the progress of one node pool. It is set iff type is
 	// MachineConfigPool.
 	// +optional
-	MachineConfigPoolStatusInsight *MachineConfigPoolStatusInsight `json:"machineConfigPool,omitempty"`
+	MachineConfigPoolStatusInsight *MachineConfigPoolStatusInsight `json:"machineConfigPool,omitempty" protobuf:"bytes,4,opt,name=machineConfigPool"`
 
 	// node is the progress of one Node. It is set iff type is Node.
 	// +optional
-	NodeStatusInsight *NodeStatusInsight `json:"node,omitempty"`
+	NodeStatusInsight *NodeStatusInsight `json:"node,omitempty" protobuf:"bytes,5,opt,name=node"`
 
 	// health is an actionable problem related to the update. It is set iff type
 	// is Health.
 	// +optional
-	HealthInsight *HealthInsight `json:"health,omitempty"`
+	HealthInsight *HealthInsight `json:"health,omitempty" protobuf:"bytes,6,opt,name=health"`
 }
 
 // WorkerPoolInsightUnion is an insight about a worker pool: exactly the member
@@ -268,21 +268,21 @@ type WorkerPoolInsightUnion struct {
 	// type names the member that is set: MachineConfigPool, Node or Health.
 	// +unionDiscriminator
 	// +required
-	Type InsightType `json:"type"`
+	Type InsightType `json:"type" protobuf:"bytes,1,opt,name=type,casttype=InsightType"`
 
 	// machineConfigPool is the progress of one node pool. It is set iff type is
 	// MachineConfigPool.
 	// +optional
-	MachineConfigPoolStatusInsight *MachineConfigPoolStatusInsight `json:"machineConfigPool,omitempty"`
+	MachineConfigPoolStatusInsight *MachineConfigPoolStatusInsight `json:"machineConfigPool,omitempty" protobuf:"bytes,2,opt,name=machineConfigPool"`
 
 	// node is the progress of one Node. It is set iff type is Node.
 	// +optional
-	NodeStatusInsight *NodeStatusInsight `json:"node,omitempty"`
+	NodeStatusInsight *NodeStatusInsight `json:"node,omitempty" protobuf:"bytes,3,opt,name=node"`
 
 	// health is an actionable problem related to the update. It is set iff type
 	// is Health.
 	// +optional
-	HealthInsight *HealthInsight `json:"health,omitempty"`
+	HealthInsight *HealthInsight `json:"health,omitempty" protobuf:"bytes,4,opt,name=health"`
 }
 
 // InsightType is the discriminator of the insight unions.
@@ -307,28 +307,28 @@ type ResourceRef struct {
 	// group is the API group; it is omitted for the core group.
 	// +k8s:validation:maxLength=253
 	// +optional
-	Group string `json:"group,omitempty"`
+	Group string `json:"group,omitempty" protobuf:"bytes,1,opt,name=group"`
 
 	// resource is the lower-case plural resource name, e.g. clusterversions.
 	// +k8s:validation:maxLength=253
 	// +required
-	Resource string `json:"resource"`
+	Resource string `json:"resource" protobuf:"bytes,2,opt,name=resource"`
 
 	// name is the name of the object.
 	// +k8s:validation:maxLength=253
 	// +required
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,3,opt,name=name"`
 
 	// namespace is the namespace of a namespaced object; it is omitted otherwise.
 	// +k8s:validation:maxLength=253
 	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 	// +optional
-	Namespace string `json:"namespace,omitempty"`
+	Namespace string `json:"namespace,omitempty" protobuf:"bytes,4,opt,name=namespace"`
 }
 
 // PoolResourceRef references a node pool: a MachineConfigPool (or a NodePool).
 type PoolResourceRef struct {
-	ResourceRef `json:",inline"`
+	ResourceRef `json:",inline" protobuf:"bytes,1,opt,name=resourceRef"`
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -340,9 +340,9 @@ type UpdateStatusList struct {
 
 	// metadata is the standard list metadata.
 	// +optional
-	metav1.ListMeta `json:"metadata"`
+	metav1.ListMeta `json:"metadata" protobuf:"bytes,1,opt,name=metadata"`
 
 	// items are the UpdateStatus objects.
 	// +k8s:validation:maxItems=1024
-	Items []UpdateStatus `json:"items"`
+	Items []UpdateStatus `json:"items" protobuf:"bytes,2,rep,name=items"`
 }

@@ -9,32 +9,32 @@ import (
 type HealthInsight struct {
 	// startedAt is when the reported situation began.
 	// +required
-	StartedAt metav1.Time `json:"startedAt"`
+	StartedAt metav1.Time `json:"startedAt" protobuf:"bytes,1,opt,name=startedAt"`
 
 	// scope is where the problem applies and which objects are involved.
 	// +required
-	Scope InsightScope `json:"scope"`
+	Scope InsightScope `json:"scope" protobuf:"bytes,2,opt,name=scope"`
 
 	// impact is how bad the problem is and what it affects.
 	// +required
-	Impact InsightImpact `json:"impact"`
+	Impact InsightImpact `json:"impact" protobuf:"bytes,3,opt,name=impact"`
 
 	// remediation is where to read how to fix or avoid the problem.
 	// +required
-	Remediation InsightRemediation `json:"remediation"`
+	Remediation InsightRemediation `json:"remediation" protobuf:"bytes,4,opt,name=remediation"`
 }
 
 // InsightScope is where a health insight applies.
 type InsightScope struct {
 	// type is the part of the cluster affected.
 	// +required
-	Type ScopeType `json:"type"`
+	Type ScopeType `json:"type" protobuf:"bytes,1,opt,name=type,casttype=ScopeType"`
 
 	// resources are the objects involved, of any kind.
 	// +listType=atomic
 	// +k8s:validation:maxItems=16
 	// +optional
-	Resources []ResourceRef `json:"resources,omitempty"`
+	Resources []ResourceRef `json:"resources,omitempty" protobuf:"bytes,2,rep,name=resources"`
 }
 
 // ScopeType is a part of the cluster.
@@ -52,22 +52,22 @@ const (
 type InsightImpact struct {
 	// level is the severity.
 	// +required
-	Level InsightImpactLevel `json:"level"`
+	Level InsightImpactLevel `json:"level" protobuf:"bytes,1,opt,name=level,casttype=InsightImpactLevel"`
 
 	// type is what suffers.
 	// +required
-	Type InsightImpactType `json:"type"`
+	Type InsightImpactType `json:"type" protobuf:"bytes,2,opt,name=type,casttype=InsightImpactType"`
 
 	// summary is a one-line statement for tables.
 	// +k8s:validation:minLength=1
 	// +k8s:validation:maxLength=256
 	// +required
-	Summary string `json:"summary"`
+	Summary string `json:"summary" protobuf:"bytes,3,opt,name=summary"`
 
 	// description is a longer explanation, about a paragraph.
 	// +k8s:validation:maxLength=4096
 	// +optional
-	Description string `json:"description,omitempty"`
+	Description string `json:"description,omitempty" protobuf:"bytes,4,opt,name=description"`
 }
 
 // InsightImpactLevel is the severity of a problem.
@@ -118,10 +118,10 @@ type InsightRemediation struct {
 	// reference is a link to documentation or a knowledge-base article.
 	// +k8s:validation:maxLength=512
 	// +required
-	Reference string `json:"reference"`
+	Reference string `json:"reference" protobuf:"bytes,1,opt,name=reference"`
 
 	// estimatedFinish is when the situation is expected to clear on its own, if
 	// that can be told.
 	// +optional
-	EstimatedFinish *metav1.Time `json:"estimatedFinish,omitempty"`
+	EstimatedFinish *metav1.Time `json:"estimatedFinish,omitempty" protobuf:"bytes,2,opt,name=estimatedFinish"`
 }

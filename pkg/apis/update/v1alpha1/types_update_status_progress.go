@@ -15,38 +15,38 @@ type ClusterVersionStatusInsight struct {
 	// +patchMergeKey=type
 	// +k8s:validation:maxItems=10
 	// +optional
-	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,1,rep,name=conditions"`
 
 	// resource is the ClusterVersion (normally named version).
 	// +required
-	Resource ResourceRef `json:"resource"`
+	Resource ResourceRef `json:"resource" protobuf:"bytes,2,opt,name=resource"`
 
 	// assessment is a one-word summary of the control-plane update.
 	// +required
-	Assessment ControlPlaneAssessment `json:"assessment"`
+	Assessment ControlPlaneAssessment `json:"assessment" protobuf:"bytes,3,opt,name=assessment,casttype=ControlPlaneAssessment"`
 
 	// versions is the update edge: the version updated from and to.
 	// +required
-	Versions ControlPlaneUpdateVersions `json:"versions"`
+	Versions ControlPlaneUpdateVersions `json:"versions" protobuf:"bytes,4,opt,name=versions"`
 
 	// completion is the percentage of the control-plane update that is done.
 	// +k8s:validation:minimum=0
 	// +k8s:validation:maximum=100
 	// +required
-	Completion int32 `json:"completion"`
+	Completion int32 `json:"completion" protobuf:"varint,5,opt,name=completion"`
 
 	// startedAt is when the update began.
 	// +required
-	StartedAt metav1.Time `json:"startedAt"`
+	StartedAt metav1.Time `json:"startedAt" protobuf:"bytes,6,opt,name=startedAt"`
 
 	// completedAt is when the update finished; it is absent while it runs.
 	// +optional
-	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
+	CompletedAt *metav1.Time `json:"completedAt,omitempty" protobuf:"bytes,7,opt,name=completedAt"`
 
 	// estimatedCompletedAt is when the update is projected to finish, when an
 	// estimate exists.
 	// +optional
-	EstimatedCompletedAt *metav1.Time `json:"estimatedCompletedAt,omitempty"`
+	EstimatedCompletedAt *metav1.Time `json:"estimatedCompletedAt,omitempty" protobuf:"bytes,8,opt,name=estimatedCompletedAt"`
 }
 
 // ControlPlaneAssessment is a one-word summary of the control-plane update.
@@ -69,11 +69,11 @@ type ControlPlaneUpdateVersions struct {
 	// previous is the version the control plane was at before this update. For
 	// a cluster that was only installed it is "<none>" with Installation metadata.
 	// +required
-	Previous Version `json:"previous"`
+	Previous Version `json:"previous" protobuf:"bytes,1,opt,name=previous"`
 
 	// target is the version being updated to (or installed).
 	// +required
-	Target Version `json:"target"`
+	Target Version `json:"target" protobuf:"bytes,2,opt,name=target"`
 }
 
 // Version is one side of an update edge.
@@ -81,27 +81,27 @@ type Version struct {
 	// version is a semantic version such as 4.17.5, or the placeholder "<none>".
 	// +k8s:validation:maxLength=64
 	// +required
-	Version string `json:"version"`
+	Version string `json:"version" protobuf:"bytes,1,opt,name=version"`
 
 	// metadata are extra facts about this side of the edge.
 	// +listType=map
 	// +listMapKey=key
 	// +k8s:validation:maxItems=5
 	// +optional
-	Metadata []VersionMetadata `json:"metadata,omitempty"`
+	Metadata []VersionMetadata `json:"metadata,omitempty" protobuf:"bytes,2,rep,name=metadata"`
 }
 
 // VersionMetadata is one fact about a version.
 type VersionMetadata struct {
 	// key names the fact.
 	// +required
-	Key VersionMetadataKey `json:"key"`
+	Key VersionMetadataKey `json:"key" protobuf:"bytes,1,opt,name=key,casttype=VersionMetadataKey"`
 
 	// value is empty for flag-like keys; for Architecture it is the payload
 	// architecture.
 	// +k8s:validation:maxLength=32
 	// +optional
-	Value string `json:"value,omitempty"`
+	Value string `json:"value,omitempty" protobuf:"bytes,2,opt,name=value"`
 }
 
 // VersionMetadataKey names a fact about a version.
@@ -152,18 +152,18 @@ type ClusterOperatorStatusInsight struct {
 	// +patchMergeKey=type
 	// +k8s:validation:maxItems=10
 	// +optional
-	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,1,rep,name=conditions"`
 
 	// name is the name of the ClusterOperator; it equals resource.name.
 	// +k8s:validation:minLength=1
 	// +k8s:validation:maxLength=64
 	// +k8s:validation:pattern="^[a-z0-9-]+$"
 	// +required
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,2,opt,name=name"`
 
 	// resource is the ClusterOperator.
 	// +required
-	Resource ResourceRef `json:"resource"`
+	Resource ResourceRef `json:"resource" protobuf:"bytes,3,opt,name=resource"`
 }
 
 // ClusterOperatorStatusInsightConditionType is a condition type of the
@@ -219,32 +219,32 @@ type MachineConfigPoolStatusInsight struct {
 	// +patchMergeKey=type
 	// +k8s:validation:maxItems=10
 	// +optional
-	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,1,rep,name=conditions"`
 
 	// name is the name of the pool; it equals resource.name.
 	// +k8s:validation:minLength=1
 	// +k8s:validation:maxLength=64
 	// +k8s:validation:pattern="^[a-z0-9-]+$"
 	// +required
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,2,opt,name=name"`
 
 	// resource is the MachineConfigPool.
 	// +required
-	Resource PoolResourceRef `json:"resource"`
+	Resource PoolResourceRef `json:"resource" protobuf:"bytes,3,opt,name=resource"`
 
 	// scopeType says whether this is the control-plane pool or a worker pool.
 	// +required
-	Scope ScopeType `json:"scopeType"`
+	Scope ScopeType `json:"scopeType" protobuf:"bytes,4,opt,name=scopeType,casttype=ScopeType"`
 
 	// assessment is a one-word summary of the pool update.
 	// +required
-	Assessment PoolAssessment `json:"assessment"`
+	Assessment PoolAssessment `json:"assessment" protobuf:"bytes,5,opt,name=assessment,casttype=PoolAssessment"`
 
 	// completion is the percentage of the pool's nodes that are updated.
 	// +k8s:validation:minimum=0
 	// +k8s:validation:maximum=100
 	// +required
-	Completion int32 `json:"completion"`
+	Completion int32 `json:"completion" protobuf:"varint,6,opt,name=completion"`
 
 	// summaries count the pool's nodes by category; a node may be counted in
 	// several categories.
@@ -252,7 +252,7 @@ type MachineConfigPoolStatusInsight struct {
 	// +listMapKey=type
 	// +k8s:validation:maxItems=16
 	// +optional
-	Summaries []NodeSummary `json:"summaries,omitempty"`
+	Summaries []NodeSummary `json:"summaries,omitempty" protobuf:"bytes,7,rep,name=summaries"`
 }
 
 // PoolAssessment is a one-word summary of a pool update.
@@ -276,13 +276,13 @@ const (
 type NodeSummary struct {
 	// type is the counting criterion.
 	// +required
-	Type NodeSummaryType `json:"type"`
+	Type NodeSummaryType `json:"type" protobuf:"bytes,1,opt,name=type,casttype=NodeSummaryType"`
 
 	// count is the number of nodes that meet it.
 	// +k8s:validation:minimum=0
 	// +k8s:validation:maximum=4096
 	// +required
-	Count int32 `json:"count"`
+	Count int32 `json:"count" protobuf:"varint,2,opt,name=count"`
 }
 
 // NodeSummaryType is a criterion by which nodes are counted.
@@ -316,39 +316,39 @@ type NodeStatusInsight struct {
 	// +patchMergeKey=type
 	// +k8s:validation:maxItems=10
 	// +optional
-	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,1,rep,name=conditions"`
 
 	// name is the name of the Node; it equals resource.name.
 	// +k8s:validation:minLength=1
 	// +k8s:validation:maxLength=253
 	// +required
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,2,opt,name=name"`
 
 	// resource is the Node.
 	// +required
-	Resource ResourceRef `json:"resource"`
+	Resource ResourceRef `json:"resource" protobuf:"bytes,3,opt,name=resource"`
 
 	// poolResource is the MachineConfigPool the node belongs to.
 	// +required
-	PoolResource PoolResourceRef `json:"poolResource"`
+	PoolResource PoolResourceRef `json:"poolResource" protobuf:"bytes,4,opt,name=poolResource"`
 
 	// scopeType says whether this is a control-plane node or a worker node.
 	// +required
-	Scope ScopeType `json:"scopeType"`
+	Scope ScopeType `json:"scopeType" protobuf:"bytes,5,opt,name=scopeType,casttype=ScopeType"`
 
 	// version is the OpenShift version the node runs, when it can be inferred.
 	// +k8s:validation:maxLength=64
 	// +optional
-	Version string `json:"version,omitempty"`
+	Version string `json:"version,omitempty" protobuf:"bytes,6,opt,name=version"`
 
 	// estimatedToComplete is the expected remaining time for this node, when known.
 	// +optional
-	EstimatedToComplete *metav1.Duration `json:"estimatedToComplete,omitempty"`
+	EstimatedToComplete *metav1.Duration `json:"estimatedToComplete,omitempty" protobuf:"bytes,7,opt,name=estimatedToComplete"`
 
 	// message is a short human note, only when there is something worth saying.
 	// +k8s:validation:maxLength=100
 	// +optional
-	Message string `json:"message,omitempty"`
+	Message string `json:"message,omitempty" protobuf:"bytes,8,opt,name=message"`
 }
 
 // NodeStatusInsightConditionType is a condition type of the Node status insight.

@@ -54,7 +54,8 @@ func TestMatchersAgreeWithPatterns(t *testing.T) {
 	}
 }
 
-// TestVersionD2 pins the interpretation of P-VERSION (api-spec §10 D2).
+// TestVersionD2 pins the interpretation of P-VERSION
+// (docs/api-decisions.md#validation-rules).
 func TestVersionD2(t *testing.T) {
 	tests := []struct {
 		in   string

@@ -23,6 +23,12 @@ build: ## Build every command into ./bin.
 codegen: ## Regenerate deepcopy, conversion, defaults, OpenAPI and the client.
 	hack/update-codegen.sh
 
+##@ Docs
+
+.PHONY: docs
+docs: ## Regenerate docs/api.md from the doc comments and markers of pkg/apis/update/v1alpha1.
+	$(GO) run ./hack/apidocs -out docs/api.md
+
 ##@ Run
 
 .PHONY: run
@@ -74,11 +80,15 @@ soak: ## Load run: 1,000 watchers + 200 GET/s for SOAK_DURATION (default 5m) aga
 ##@ Verify
 
 .PHONY: verify
-verify: verify-codegen verify-gofmt verify-vet verify-tidy ## Every check CI runs besides the tests.
+verify: verify-codegen verify-docs verify-gofmt verify-vet verify-tidy ## Every check CI runs besides the tests.
 
 .PHONY: verify-codegen
 verify-codegen: ## Fail if generated files are stale or hand-edited.
 	hack/verify-codegen.sh
+
+.PHONY: verify-docs
+verify-docs: ## Fail if docs/api.md is stale (make docs regenerates it).
+	$(GO) run ./hack/apidocs -verify -out docs/api.md
 
 .PHONY: verify-gofmt
 verify-gofmt: ## Fail if any Go file is not gofmt-formatted.

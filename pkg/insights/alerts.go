@@ -10,13 +10,13 @@ import (
 )
 
 // alertsAffectingUpdates are shown even when they fired before the update
-// started (insight-rules §7.4).
+// started (docs/insights.md#alerts).
 var alertsAffectingUpdates = map[string]bool{
 	"PodDisruptionBudgetLimit":   true,
 	"PodDisruptionBudgetAtLimit": true,
 }
 
-// alertHealth applies insight-rules §7.4. An alert is not a Kubernetes
+// alertHealth applies docs/insights.md#alerts. An alert is not a Kubernetes
 // object: it is referenced as alerts.config.openshift.io in the alert's
 // namespace, named by encoding.EncodeAlertName. Alerts concern the whole
 // cluster (oc's scope "Cluster"), which the API cannot say; they are filed

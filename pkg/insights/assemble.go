@@ -15,8 +15,8 @@ import (
 )
 
 // assembly collects one evaluation's pieces and places them into the
-// object (api-spec §7), ordered as api-spec §12 Q6 says and within the
-// limits of §12 Q5.
+// object, ordered and within the API's limits as
+// docs/insights.md#where-insights-go describes.
 type assembly struct {
 	now  time.Time
 	next time.Time
@@ -113,9 +113,10 @@ func dedupeSorted(items []item) []item {
 	return out
 }
 
-// fit truncates items to limit by importance (api-spec §12 Q5), adding a
-// health insight that says how many were left out, and sorts the result by
-// type and uid. where names the list for messages.
+// fit truncates items to limit by importance
+// (docs/insights.md#where-insights-go), adding a health insight that says how
+// many were left out, and sorts the result by type and uid. where names the
+// list for messages.
 func (a *assembly) fit(items []item, limit int, where string, scope v1alpha1.ScopeType) []item {
 	sortItems(items)
 	items = dedupeSorted(items)
@@ -220,7 +221,7 @@ func (a *assembly) build(cv *configv1.ClusterVersion) Result {
 		placed[p.info.name] = true
 	}
 	// Pool-level health of pools that are not listed goes to the control
-	// plane (api-spec §7: no pool can be identified).
+	// plane (docs/insights.md#where-insights-go: no pool can be identified).
 	for _, h := range a.poolHealth {
 		if !placed[h.pool] {
 			cpNodeItems = append(cpNodeItems, healthToItem(h))
@@ -401,9 +402,9 @@ func (a *assembly) buildPoolInsights(p *poolResult, health []*healthItem) []v1al
 const nodeRanks = 7
 
 // truncatePool chooses what a worker pool's informer keeps when it has more
-// insights than the API allows (api-spec §12 Q5), without sorting the node
-// list: the pool insight, the health insights (most severe and newest
-// first), then as many nodes of each rank, most important rank first, as
+// insights than the API allows (docs/insights.md#where-insights-go), without
+// sorting the node list: the pool insight, the health insights (most severe and
+// newest first), then as many nodes of each rank, most important rank first, as
 // still fit, in uid order. It returns the health insights to list (with the
 // notice about what was left out) and how many nodes of each rank to keep.
 func (a *assembly) truncatePool(p *poolResult, health []item) ([]item, *[nodeRanks]int) {
@@ -437,13 +438,13 @@ func coUID(name string) string  { return encoding.UID("co", groupConfig, "cluste
 func mcpUID(name string) string { return encoding.UID("mcp", groupMCO, "machineconfigpools", "", name) }
 
 // isOperatorNameValid reports whether a ClusterOperator insight can carry the
-// name (api-spec §10 D11).
+// name (docs/api-decisions.md#insight-engine, inputs oc rejects).
 func isOperatorNameValid(name string) bool {
 	return encoding.IsOperatorName(name) && encoding.IsDNSSubdomain(name)
 }
 
 // unrepresentableOperator reports a platform operator the API cannot
-// describe (api-spec §10 D11).
+// describe (docs/insights.md#inputs-oc-rejects).
 func unrepresentableOperator(f *coFacts) *healthItem {
 	name := f.co.Name
 	h := newHealth(encoding.HealthUnrepresentable, "co/"+name, nil, v1alpha1.ControlPlaneScope, time.Time{},

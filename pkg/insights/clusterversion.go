@@ -13,18 +13,21 @@ import (
 	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
-// semverRE is P-NODEVERSION for a non-empty value (api-spec §3, D2).
+// semverRE is P-NODEVERSION for a non-empty value
+// (docs/api-decisions.md#validation-rules).
 var semverRE = regexp.MustCompile(`^(?:0|[1-9]\d*)[.](?:0|[1-9]\d*)[.](?:0|[1-9]\d*)` +
 	`(?:-(?:(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:[.](?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?$`)
 
 // isVersion reports whether v can be carried in a Version field.
 func isVersion(v string) bool { return v != "" && len(v) <= maxVersion && semverRE.MatchString(v) }
 
-// operatorCounts are the control-plane counts of insight-rules §3-§4.
+// operatorCounts are the control-plane counts of
+// docs/insights.md#operator-counts.
 type operatorCounts struct {
 	total, updated, updating, waiting int
 	// lastProgress is the latest Progressing transition among platform
-	// operators, after the MCO override of §3.5.
+	// operators, after the MCO override of
+	// docs/insights.md#last-observed-progress.
 	lastProgress time.Time
 	changed      time.Time
 }
@@ -75,8 +78,8 @@ type cvResult struct {
 	acquired time.Time
 }
 
-// evaluateClusterVersion applies insight-rules §3 and the ClusterVersion
-// health rules (§7.2 rows 1-3 and 6).
+// evaluateClusterVersion applies docs/insights.md#control-plane and the
+// ClusterVersion rules of docs/insights.md#health-rules.
 func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool, now time.Time) cvResult {
 	var r cvResult
 	cv := f.cv
@@ -96,7 +99,8 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 	r.acquired = latest(f.changed, ops.changed)
 	ref := cvRef(cv.Name)
 
-	// The Updating condition mirrors Progressing (api-spec §7).
+	// The Updating condition mirrors Progressing
+	// (docs/insights.md#clusterversion-updating-condition).
 	p := f.progressing
 	switch {
 	case p == nil:
@@ -206,8 +210,9 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 	return r
 }
 
-// historyVersions builds the update edge (api-spec §5.8) from the history;
-// ok is false when the history cannot be represented.
+// historyVersions builds the update edge
+// (docs/api.md#controlplaneupdateversions) from the history; ok is false when
+// the history cannot be represented.
 func historyVersions(f *cvFacts) (v1alpha1.ControlPlaneUpdateVersions, bool) {
 	var out v1alpha1.ControlPlaneUpdateVersions
 	h := f.cv.Status.History
@@ -248,9 +253,10 @@ func historySummary(h []configv1.UpdateHistory) string {
 	}
 }
 
-// failingHealth applies rows 1-3 of insight-rules §7.2. Row 1 has no source
-// time; it starts at the ClusterVersion's last change instead of oc's "now"
-// so that it does not change between evaluations.
+// failingHealth applies the Failing rules of docs/insights.md#health-rules.
+// A missing Failing condition has no source time; its insight starts at the
+// ClusterVersion's last change instead of oc's "now" so that it does not
+// change between evaluations.
 func failingHealth(f *cvFacts, ref *v1alpha1.ResourceRef) []*healthItem {
 	cv := f.cv
 	c := findClusterCondition(cv.Status.Conditions, failingCondition)

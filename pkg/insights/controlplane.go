@@ -21,7 +21,7 @@ const (
 	failingCondition    = configv1.ClusterStatusConditionType("Failing")
 )
 
-// Thresholds of insight-rules §8.
+// Thresholds of docs/insights.md#time.
 const (
 	coUnavailableWarn = 5 * time.Minute
 	coUnavailableErr  = 20 * time.Minute
@@ -73,7 +73,8 @@ func newCVFacts(cv *configv1.ClusterVersion) cvFacts {
 	return f
 }
 
-// coFacts are one platform ClusterOperator's facts (insight-rules §4).
+// coFacts are one platform ClusterOperator's facts
+// (docs/insights.md#operator-counts).
 type coFacts struct {
 	co                               *configv1.ClusterOperator
 	updated                          bool
@@ -82,7 +83,7 @@ type coFacts struct {
 }
 
 // isPlatformOperator reports whether co is part of the release payload
-// (insight-rules §1.2).
+// (docs/insights.md#platform-operators).
 func isPlatformOperator(co *configv1.ClusterOperator) bool {
 	for k := range co.Annotations {
 		if strings.HasPrefix(k, "include.release.openshift.io/") || strings.HasPrefix(k, "exclude.release.openshift.io/") {
@@ -127,7 +128,7 @@ func newCOFacts(co *configv1.ClusterOperator, target, mcoImage string) coFacts {
 }
 
 // mcoImagePullSpec is the image of the machine-config-operator container of
-// the MCO Deployment, or "" (insight-rules §1.3).
+// the MCO Deployment, or "" (docs/insights.md#mco-image).
 func mcoImagePullSpec(d *appsv1.Deployment) string {
 	if d == nil {
 		return ""
@@ -140,7 +141,8 @@ func mcoImagePullSpec(d *appsv1.Deployment) string {
 	return ""
 }
 
-// coInsight builds the ClusterOperator status insight (api-spec §5.9, §6).
+// coInsight builds the ClusterOperator status insight
+// (docs/insights.md#clusteroperator-insights).
 func coInsight(f *coFacts) *v1alpha1.ClusterOperatorStatusInsight {
 	name := f.co.Name
 	changed := f.changed
@@ -196,9 +198,9 @@ func coInsight(f *coFacts) *v1alpha1.ClusterOperatorStatusInsight {
 	}
 }
 
-// coHealth returns the health insights of rows 4 and 5 of insight-rules §7.2
-// and the next instant at which their presence or level changes by time
-// alone (zero when none).
+// coHealth returns the operator health insights of
+// docs/insights.md#health-rules and the next instant at which their presence or
+// level changes by time alone (zero when none).
 func coHealth(f *coFacts, now time.Time) ([]*healthItem, time.Time) {
 	var out []*healthItem
 	var next time.Time
@@ -262,8 +264,9 @@ func earliest(a, b time.Time) time.Time {
 	return a
 }
 
-// timewiseComplete maps the fraction of updated operators to the fraction
-// of the update's duration that has typically passed (insight-rules §3.6).
+// timewiseComplete maps the fraction of updated operators to the fraction of
+// the update's duration that has typically passed
+// (docs/insights.md#estimated-completion).
 func timewiseComplete(x float64) float64 {
 	x2, x3, x4 := x*x, x*x*x, x*x*x*x
 	switch {
@@ -292,7 +295,7 @@ func baselineDuration(h []configv1.UpdateHistory) time.Duration {
 
 // projection computes the control plane's projected completion
 // (estimatedCompletedAt): the update's start plus its estimated total
-// duration, at whole seconds (insight-rules §3.5, §3.6).
+// duration, at whole seconds (docs/insights.md#estimated-completion).
 type projection struct {
 	started      time.Time
 	baseline     time.Duration

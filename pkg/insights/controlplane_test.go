@@ -241,8 +241,8 @@ func TestMachineConfigOperatorImage(t *testing.T) {
 }
 
 // TestEstimateVectors checks the estimator against oc's own unit vectors
-// (insight-rules §3.6): the projection the object carries, read back the way
-// a client reads it, gives oc's estimate.
+// (docs/insights.md#estimated-completion): the projection the object carries,
+// read back the way a client reads it, gives oc's estimate.
 func TestEstimateVectors(t *testing.T) {
 	for _, tc := range []struct {
 		baseline, toLastProgress, updatingFor time.Duration

@@ -2,7 +2,7 @@
 // the status of an UpdateStatus, judging the cluster as `oc adm upgrade status`
 // does. It does no I/O and never reads the wall clock.
 //
-// The rules are those of the project's insight-rules document; where the API
+// The rules are described in docs/insights.md; where the API
 // cannot say what oc concludes, the object follows the conventions of package
 // encoding (documented in docs/api-decisions.md), so that a client such as
 // pkg/report can print oc's text from the object alone.

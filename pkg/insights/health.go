@@ -7,7 +7,7 @@ import (
 	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
-// Limits of the API (api-spec §3-§5) that the engine must respect.
+// Limits of the API (docs/api.md) that the engine must respect.
 const (
 	maxConditionMessage     = 32768
 	maxSummary              = 256
@@ -23,7 +23,7 @@ const (
 	maxNodeName             = 253
 )
 
-// Remediation references oc uses (insight-rules §7.2).
+// Remediation references oc uses (docs/insights.md#health-rules).
 const (
 	refCODown   = "https://github.com/openshift/runbooks/blob/master/alerts/cluster-monitoring-operator/ClusterOperatorDown.md"
 	refCODeg    = "https://github.com/openshift/runbooks/blob/master/alerts/cluster-monitoring-operator/ClusterOperatorDegraded.md"
@@ -67,7 +67,8 @@ type healthItem struct {
 
 // newHealth builds a Health insight. It returns nil when oc would drop the
 // insight as incomplete (empty summary, description or reference,
-// insight-rules §7.3). Texts are shortened to the API's limits.
+// docs/insights.md#complete-insights-only). Texts are shortened to the API's
+// limits.
 func newHealth(kind encoding.HealthKind, subject string, ref *v1alpha1.ResourceRef, scope v1alpha1.ScopeType,
 	started time.Time, level v1alpha1.InsightImpactLevel, impact v1alpha1.InsightImpactType,
 	summary, description, reference string) *healthItem {

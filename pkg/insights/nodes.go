@@ -12,7 +12,8 @@ import (
 	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
-// Annotations the machine-config daemon keeps on nodes (insight-rules §1.5).
+// Annotations the machine-config daemon keeps on nodes
+// (docs/insights.md#node-annotations).
 const (
 	annCurrentConfig = "machineconfiguration.openshift.io/currentConfig"
 	annDesiredConfig = "machineconfiguration.openshift.io/desiredConfig"
@@ -30,7 +31,8 @@ const (
 	stateUnreconcilable = "Unreconcilable"
 )
 
-// Reasons a node is unavailable (the MCO's own notion, insight-rules §6.4).
+// Reasons a node is unavailable (the MCO's own notion,
+// docs/insights.md#node-availability).
 const (
 	reasonNotReady      = "Not ready"
 	reasonDiskPressure  = "Disk pressure"
@@ -138,7 +140,7 @@ type nodeInputs struct {
 	multiArch bool
 }
 
-// evaluateNode applies insight-rules §6 to one node of pool.
+// evaluateNode applies docs/insights.md#node-rules to one node of pool.
 func evaluateNode(n *corev1.Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
 	mcVersions, latestVersion, multiArchInProgress := in.mcVersions, in.latest, in.multiArch
 	ann := n.Annotations
@@ -183,7 +185,7 @@ func evaluateNode(n *corev1.Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
 	f.isDegraded = desired != "" && (state == stateDegraded || state == stateUnreconcilable)
 	mcReason := ann[annReason]
 
-	// EST (insight-rules §6.6): none is "?", zero is "-".
+	// EST (docs/insights.md#node-insights): none is "?", zero is "-".
 	var est *time.Duration
 	switch f.phase {
 	case phaseDraining:
@@ -349,7 +351,8 @@ func nodeChangeTime(n *corev1.Node) time.Time {
 	return t
 }
 
-// mcVersion is the release version of a rendered MachineConfig (§6.1).
+// mcVersion is the release version of a rendered MachineConfig
+// (docs/insights.md#node-versions).
 func mcVersion(versions map[string]string, name string) (string, bool) {
 	if name == "" {
 		return "", false
@@ -358,7 +361,7 @@ func mcVersion(versions map[string]string, name string) (string, bool) {
 	return v, ok && v != ""
 }
 
-// isDraining applies the draining rule of insight-rules §6.3.
+// isDraining applies the draining rule of docs/insights.md#draining.
 func isDraining(ann map[string]string, isUpdating bool) bool {
 	desired, applied := ann[annDesiredDrain], ann[annAppliedDrain]
 	if desired == "" || applied == "" {
@@ -373,8 +376,8 @@ func isDraining(ann map[string]string, isUpdating bool) bool {
 	return isUpdating && ann[annState] == stateDone
 }
 
-// unavailability applies insight-rules §6.4: the reasons a node is
-// unavailable and whether it is.
+// unavailability applies docs/insights.md#node-availability: the reasons a node
+// is unavailable and whether it is.
 func unavailability(n *corev1.Node, pool *poolInfo) ([]badCondition, bool) {
 	var bad []badCondition
 	for i := range n.Status.Conditions {
@@ -490,8 +493,9 @@ func unavailableSince(bad []badCondition) time.Time {
 	return out
 }
 
-// seriouslyUnavailable applies the age rule of insight-rules §6.4 at now and
-// returns the next instant at which the answer changes (zero if never).
+// seriouslyUnavailable applies the age rule of
+// docs/insights.md#node-availability at now and returns the next instant at
+// which the answer changes (zero if never).
 func seriouslyUnavailable(bad []badCondition, now time.Time) (bool, time.Time) {
 	var next time.Time
 	for _, b := range bad {

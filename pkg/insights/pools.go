@@ -29,8 +29,8 @@ type selector = labels.Selector
 // poolSet is the snapshot's MachineConfigPools, ready for node assignment.
 type poolSet struct {
 	byName map[string]*poolInfo
-	// order is the assignment order of insight-rules §5.1: master, the
-	// custom pools by name, worker.
+	// order is the assignment order of docs/insights.md#pool-assignment:
+	// master, the custom pools by name, worker.
 	order []*poolInfo
 	// workers are every pool but master, by name.
 	workers []*poolInfo
@@ -149,7 +149,7 @@ func mcpChangeTime(m *mcfgv1.MachineConfigPool) time.Time {
 	return t
 }
 
-// poolCounters are the counters of insight-rules §5.2.
+// poolCounters are the counters of docs/insights.md#pool-counters.
 type poolCounters struct {
 	total, available, degraded, excluded, draining, progressing, outdated, updated, pending, moving int
 	// acquired is the latest change of a member, in Unix seconds.
@@ -188,7 +188,7 @@ func (c *poolCounters) add(ent *nodeEntry) {
 	}
 }
 
-// assessment applies insight-rules §5.3.
+// assessment applies docs/insights.md#pool-assessment.
 func (c *poolCounters) assessment() v1alpha1.PoolAssessment {
 	switch {
 	case c.updated == c.total:
@@ -253,9 +253,10 @@ func poolInsight(p *poolInfo, c *poolCounters) (*v1alpha1.MachineConfigPoolStatu
 	}, cond
 }
 
-// pausedHealth applies row 9 of insight-rules §7.2. oc scopes it WorkerPool
-// even for the control-plane pool; here the control-plane pool's insight is
-// scoped ControlPlane, because it is filed under the control plane.
+// pausedHealth applies the paused-pool rule of docs/insights.md#health-rules.
+// oc scopes it WorkerPool even for the control-plane pool; here the
+// control-plane pool's insight is scoped ControlPlane, because it is filed
+// under the control plane.
 func pausedHealth(p *poolInfo, c *poolCounters) *healthItem {
 	if c.excluded == 0 || !p.paused {
 		return nil

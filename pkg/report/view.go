@@ -186,9 +186,9 @@ func poolRank(name string) int {
 	return 2
 }
 
-// updating reports whether the cluster is updating (insight-rules §2.2
-// step 4): the control plane says so, or a worker pool with nodes is not
-// completely updated.
+// updating reports whether the cluster is updating
+// (docs/insights.md#what-a-client-derives): the control plane says so, or a
+// worker pool with nodes is not completely updated.
 func (v *view) updating() bool {
 	cond := v.cpUpdating
 	if v.cv != nil {

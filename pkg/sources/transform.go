@@ -13,7 +13,7 @@ import (
 )
 
 // The transforms below drop, before an object enters a cache, every field the
-// insight engine never reads (docs/insight-rules.md §1 lists what it reads;
+// insight engine never reads (docs/insights.md#inputs lists what it reads;
 // the engine also takes the latest managedFields time of the main resource of
 // ClusterVersions, ClusterOperators, MachineConfigPools and Nodes as a change
 // time), to keep the memory of large clusters low. Most mutate in place,
@@ -122,9 +122,9 @@ func transformMachineConfig(obj interface{}) (interface{}, error) {
 }
 
 // nodeAnnotations are the only Node annotations the engine reads: the
-// machine-config daemon's (insight-rules §1.5). transformNode keeps these and
-// drops every other; TestEngineReadsOnlyKeptNodeAnnotations checks the engine
-// against this list.
+// machine-config daemon's (docs/insights.md#node-annotations). transformNode
+// keeps these and drops every other; TestEngineReadsOnlyKeptNodeAnnotations
+// checks the engine against this list.
 var nodeAnnotations = []string{
 	"machineconfiguration.openshift.io/currentConfig",
 	"machineconfiguration.openshift.io/desiredConfig",

@@ -37,7 +37,8 @@ func objectMeta(cv *configv1.ClusterVersion) metav1.ObjectMeta {
 // epoch stands in for a time no source provides.
 var epoch = metav1.Unix(0, 0)
 
-// availableCondition returns the outer Available condition (api-spec §8) for
+// availableCondition returns the outer Available condition
+// (docs/api.md#untyped-constants) for
 // a computation over snap that failed with computeErr (nil on success) and
 // left out the insights listed in truncations.
 //

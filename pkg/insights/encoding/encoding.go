@@ -18,7 +18,7 @@ import (
 	"unicode/utf8"
 )
 
-// Informer names (api-spec §7).
+// Informer names (docs/insights.md#where-insights-go).
 const (
 	// InformerControlPlane reports the ClusterVersion, the ClusterOperators and
 	// their health.
@@ -110,10 +110,10 @@ func Hash16(parts ...string) string {
 // MaxUIDLength is the API's limit on insight uids.
 const MaxUIDLength = 63
 
-// UID builds an insight uid by api-spec §10 D10: prefix + "-" + name with
-// every "." replaced by "-"; when that is not a valid uid (too long, or name
-// has characters a uid cannot have), prefix + "-" + the first 16 hex
-// characters of sha256(group/resource/namespace/name).
+// UID builds an insight uid (docs/insights.md#where-insights-go): prefix + "-"
+// + name with every "." replaced by "-"; when that is not a valid uid (too
+// long, or name has characters a uid cannot have), prefix + "-" + the first 16
+// hex characters of sha256(group/resource/namespace/name).
 func UID(prefix, group, resource, namespace, name string) string {
 	if len(prefix)+1+len(name) <= MaxUIDLength {
 		candidate := prefix + "-" + strings.ReplaceAll(name, ".", "-")

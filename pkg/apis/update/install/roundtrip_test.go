@@ -20,7 +20,7 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 )
 
-// structTypes are the 26 struct types of the API (api-spec Appendix A).
+// structTypes are the 26 struct types of the API (docs/api.md).
 var structTypes = []string{
 	"ClusterOperatorStatusInsight", "ClusterVersionStatusInsight", "ControlPlane", "ControlPlaneInformer",
 	"ControlPlaneInsight", "ControlPlaneInsightUnion", "ControlPlaneUpdateVersions", "HealthInsight",

@@ -15,7 +15,7 @@ import (
 
 const modelPackage = "io.openshift.update.v1alpha1."
 
-// modelTypes are the 26 struct types of the API (api-spec Appendix A).
+// modelTypes are the 26 struct types of the API (docs/api.md).
 var modelTypes = []interface{ OpenAPIModelName() string }{
 	v1alpha1.ClusterOperatorStatusInsight{}, v1alpha1.ClusterVersionStatusInsight{}, v1alpha1.ControlPlane{},
 	v1alpha1.ControlPlaneInformer{}, v1alpha1.ControlPlaneInsight{}, v1alpha1.ControlPlaneInsightUnion{},

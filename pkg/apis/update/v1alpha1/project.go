@@ -1,8 +1,8 @@
 package v1alpha1
 
-// Values this project adds where upstream defines none (api-spec §6 and §8,
-// marked [project] there). Condition types and reasons are plain strings in
-// metav1.Condition, so these are untyped constants.
+// Values this project adds where upstream defines none (listed in
+// docs/api.md#untyped-constants). Condition types and reasons are plain
+// strings in metav1.Condition, so these are untyped constants.
 const (
 	// UpdateStatusAvailable is the one outer condition of UpdateStatus.
 	UpdateStatusAvailable = "Available"

@@ -35,7 +35,7 @@ var (
 	exampleErr  error
 )
 
-// decodeExample decodes the spec's §9 example through the scheme.
+// decodeExample decodes the example object of ../testdata through the scheme.
 func decodeExample() (*v1alpha1.UpdateStatus, error) {
 	data, err := os.ReadFile(examplePath)
 	if err != nil {

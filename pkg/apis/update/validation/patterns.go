@@ -8,9 +8,9 @@ import (
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 )
 
-// Patterns of api-spec §3. The simple ones are matched by hand-written loops
-// that accept exactly the language of the pattern quoted above each; the
-// complex ones use regexps compiled once.
+// Patterns of docs/api-decisions.md#validation-rules. The simple ones are
+// matched by hand-written loops that accept exactly the language of the pattern
+// quoted above each; the complex ones use regexps compiled once.
 
 // semverCore is P-NODEVERSION without its outer optional group: a SemVer core
 // with an optional pre-release and no build metadata.
@@ -19,7 +19,7 @@ const semverCore = `(?:0|[1-9]\d*)[.](?:0|[1-9]\d*)[.](?:0|[1-9]\d*)` +
 
 var (
 	// versionRE is P-NODEVERSION for a non-empty value. P-VERSION is "<none>"
-	// or this (api-spec §10 D2).
+	// or this (docs/api-decisions.md#api-types-and-validation, Versions).
 	versionRE = regexp.MustCompile(`^` + semverCore + `$`)
 
 	// conditionTypeRE is the metav1.Condition type pattern.

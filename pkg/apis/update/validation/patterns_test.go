@@ -7,8 +7,9 @@ import (
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 )
 
-// The hand-written matchers must accept exactly what the spec's patterns
-// accept; these are the patterns as the spec writes them.
+// The hand-written matchers must accept exactly what upstream's patterns
+// accept; these are the patterns as upstream writes them
+// (docs/api-decisions.md#validation-rules).
 var (
 	dnsRE    = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 	opNameRE = regexp.MustCompile(`^[a-z0-9-]+$`)
@@ -54,7 +55,8 @@ func TestMatchersAgreeWithPatterns(t *testing.T) {
 	}
 }
 
-// TestVersionD2 pins the interpretation of P-VERSION (api-spec §10 D2).
+// TestVersionD2 pins the interpretation of P-VERSION
+// (docs/api-decisions.md#validation-rules).
 func TestVersionD2(t *testing.T) {
 	tests := []struct {
 		in   string

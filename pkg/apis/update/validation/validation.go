@@ -1,7 +1,8 @@
 // Package validation checks UpdateStatus objects against the constraints of
 // the update.openshift.io/v1alpha1 API: the lengths, limits, patterns, enums
-// and list-map keys of the schema, the CEL rules as api-spec §10 interprets
-// them, and the cheap consistency invariants of api-spec §7.
+// and list-map keys of the schema, the CEL rules as this project interprets
+// them (docs/api-decisions.md#validation-rules), and the cheap consistency
+// invariants of insight placement (docs/insights.md#where-insights-go).
 //
 // The server serves v1alpha1 objects as computed, so the validator checks
 // v1alpha1 and is the oracle for every test of computed objects. It is written
@@ -24,7 +25,7 @@ import (
 // ObjectName is the only name an UpdateStatus may have.
 const ObjectName = "cluster"
 
-// Limits of api-spec §3-§5.
+// Limits of the API (docs/api.md).
 const (
 	maxConditions           = 10
 	maxWorkerPools          = 32
@@ -98,7 +99,8 @@ type refRule struct {
 	message string
 }
 
-// The reference rules of api-spec §3, with upstream's messages.
+// The reference rules (docs/api-decisions.md#validation-rules), with
+// upstream's messages.
 var (
 	ruleCPResource = refRule{
 		allowed: []groupResource{{"config.openshift.io", "clusterversions"}, {"hypershift.openshift.io", "hostedclusters"}},
@@ -109,7 +111,7 @@ var (
 		message: "controlPlane.poolResource must be a machineconfigpools.machineconfiguration.openshift.io resource",
 	}
 	// R-WP-RES: the rule text is normative, its message mentions the wrong
-	// resource (api-spec §10 D4).
+	// resource (docs/api-decisions.md#validation-rules).
 	ruleWPResource = refRule{
 		allowed: []groupResource{{"machineconfiguration.openshift.io", "machineconfigpools"}, {"hypershift.openshift.io", "nodepools"}},
 		message: "workerPools[].poolResource must be a machineconfigpools.machineconfiguration.openshift.io or hostedclusters.hypershift.openshift.io resource",
@@ -126,7 +128,8 @@ var (
 		allowed: []groupResource{{"machineconfiguration.openshift.io", "machineconfigpools"}},
 		message: "resource must be a machineconfigpools.machineconfiguration.openshift.io resource",
 	}
-	// R-NODE-RES: the core group is written as an absent group (api-spec §10 D5).
+	// R-NODE-RES: the core group is written as an absent group
+	// (docs/api-decisions.md#validation-rules).
 	ruleNodeResource = refRule{
 		allowed: []groupResource{{"", "nodes"}},
 		message: "resource must be a nodes.core.k8s.io resource",
@@ -172,7 +175,7 @@ type validator struct {
 	lastVersion string
 }
 
-// placement says where an insight sits, for the §7 consistency checks.
+// placement says where an insight sits, for the placement checks.
 type placement struct {
 	// scope is the scopeType MachineConfigPool and Node insights must have.
 	scope v1alpha1.ScopeType
@@ -499,7 +502,8 @@ func (v *validator) health(p *path, h *v1alpha1.HealthInsight, where *placement)
 	tp := scope.child("type")
 	checkEnum(v, &tp, h.Scope.Type, scopeTypes)
 	// A WorkerPool-scoped problem that names no pool is placed under the
-	// control plane (api-spec §7), so only placement under a pool is strict.
+	// control plane (docs/insights.md#where-insights-go), so only placement
+	// under a pool is strict.
 	if where.scope == v1alpha1.WorkerPoolScope && h.Scope.Type == v1alpha1.ControlPlaneScope {
 		v.add(field.Invalid(tp.build(), h.Scope.Type, "must be WorkerPool for an insight under status.workerPools"))
 	}

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/update-status/apiserver/internal/fixtures"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/insights/encoding"
@@ -77,7 +78,7 @@ func TestParseDetails(t *testing.T) {
 // scenario loads a fixture scenario for tests that edit it.
 func scenario(t *testing.T, name string) (*insights.Sources, time.Time) {
 	t.Helper()
-	src, err := sourcefiles.LoadScenario(fixturesDir(t), name)
+	src, err := sourcefiles.LoadScenario(fixtures.Dir(t), name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,47 +5,17 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sort"
 	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/update-status/apiserver/internal/fixtures"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/sourcefiles"
 )
-
-// fixturesDir is ../shared/fixtures/oc-status beside the repository, or
-// $UPDATE_STATUS_FIXTURES.
-func fixturesDir(t testing.TB) string {
-	if d := os.Getenv("UPDATE_STATUS_FIXTURES"); d != "" {
-		return d
-	}
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
-	dir := filepath.Join(root, "..", "shared", "fixtures", "oc-status")
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("fixtures not found (set UPDATE_STATUS_FIXTURES): %v", err)
-	}
-	return dir
-}
-
-// scenarios lists every NAME that has a NAME.output file.
-func scenarios(t testing.TB, dir string) []string {
-	matches, err := filepath.Glob(filepath.Join(dir, "*.output"))
-	if err != nil || len(matches) == 0 {
-		t.Fatalf("no scenarios in %s: %v", dir, err)
-	}
-	var names []string
-	for _, m := range matches {
-		names = append(names, strings.TrimSuffix(filepath.Base(m), ".output"))
-	}
-	sort.Strings(names)
-	return names
-}
 
 // computeScenario loads a scenario, computes its UpdateStatus at the
 // fixture clock, checks it with the API validator and returns it after a
@@ -84,8 +54,8 @@ func computeScenario(t *testing.T, dir, name string) (*v1alpha1.UpdateStatus, in
 // TestFixtures renders every oc fixture from the computed object alone and
 // compares it with oc's output, byte for byte.
 func TestFixtures(t *testing.T) {
-	dir := fixturesDir(t)
-	for _, name := range scenarios(t, dir) {
+	dir := fixtures.Dir(t)
+	for _, name := range fixtures.Scenarios(t) {
 		t.Run(name, func(t *testing.T) {
 			obj, _, src := computeScenario(t, dir, name)
 			now := sourcefiles.MockNow(src)

@@ -81,10 +81,24 @@ func (r *renderer) collectionKey(e healthEntry) collectionKey {
 	return k
 }
 
-// sortedHealth orders the Health insights as oc does: newest first, then
-// by level, ties in collection order.
+// complete tells whether the report shows a Health insight. oc leaves out
+// an insight that lacks a summary, a description or a reference
+// (assessUpdateInsights); the API requires the summary and the reference,
+// so in practice this drops the insights that carry no description. When no
+// insight is left, the section reads "Update is proceeding well".
+func complete(h *v1alpha1.HealthInsight) bool {
+	return h.Impact.Summary != "" && h.Impact.Description != "" && h.Remediation.Reference != ""
+}
+
+// sortedHealth returns the Health insights the report shows (see complete),
+// ordered as oc does: newest first, then by level, ties in collection order.
 func (r *renderer) sortedHealth() []healthEntry {
-	entries := append([]healthEntry(nil), r.v.health...)
+	entries := make([]healthEntry, 0, len(r.v.health))
+	for _, e := range r.v.health {
+		if complete(e.insight) {
+			entries = append(entries, e)
+		}
+	}
 	keys := make(map[string]collectionKey, len(entries))
 	for _, e := range entries {
 		keys[e.uid] = r.collectionKey(e)

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/update-status/apiserver/internal/fixtures"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/insights/encoding"
@@ -77,7 +78,7 @@ func TestParseDetails(t *testing.T) {
 // scenario loads a fixture scenario for tests that edit it.
 func scenario(t *testing.T, name string) (*insights.Sources, time.Time) {
 	t.Helper()
-	src, err := sourcefiles.LoadScenario(fixturesDir(t), name)
+	src, err := sourcefiles.LoadScenario(fixtures.Dir(t), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,4 +264,92 @@ func TestRenderWithoutClusterVersion(t *testing.T) {
 	if err := Render(&b, nil, time.Now(), DetailsNone); err == nil {
 		t.Error("rendering nothing must be an error")
 	}
+}
+
+// TestHealthLeavesOutIncompleteInsights: like oc, the report shows no Health
+// insight without a description; one that is complete is shown. The
+// scenario itself has no Health insight, so its report reads "Update is
+// proceeding well" unless an added insight is shown.
+func TestHealthLeavesOutIncompleteInsights(t *testing.T) {
+	const proceeding = "Update is proceeding well"
+	src, now := scenario(t, "4.16.0-compact")
+	base := insights.Compute(src, now).Status
+	if len(base.ControlPlane.Informers) == 0 {
+		t.Fatal("the scenario has no control plane informer")
+	}
+	if out := renderStatus(t, &base, now, DetailsNone); !strings.Contains(out, proceeding) {
+		t.Fatalf("the scenario must start without Health insights:\n%s", out)
+	}
+
+	type insight struct{ name, description, reference string }
+	const ref = "https://example.com/runbook"
+	complete := insight{"complete", "complete description", ref}
+	noDescription := insight{"no-description", "", ref}
+	noReference := insight{"no-reference", "no-reference description", ""}
+	for _, tc := range []struct {
+		name   string
+		add    []insight
+		shown  []insight
+		hidden []insight
+	}{
+		{name: "a complete insight is shown", add: []insight{complete}, shown: []insight{complete}},
+		{name: "an insight without description is left out", add: []insight{noDescription}, hidden: []insight{noDescription}},
+		{name: "of two, only the one without description is left out", add: []insight{noDescription, complete},
+			shown: []insight{complete}, hidden: []insight{noDescription}},
+		{name: "an insight without reference is left out", add: []insight{noReference, complete},
+			shown: []insight{complete}, hidden: []insight{noReference}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := *base.DeepCopy()
+			inf := &st.ControlPlane.Informers[0]
+			for i, in := range tc.add {
+				inf.Insights = append(inf.Insights, v1alpha1.ControlPlaneInsight{
+					UID:        "test-" + in.name,
+					AcquiredAt: metav1.NewTime(now),
+					Insight: v1alpha1.ControlPlaneInsightUnion{
+						Type: v1alpha1.HealthInsightType,
+						HealthInsight: &v1alpha1.HealthInsight{
+							StartedAt: metav1.NewTime(now.Add(-time.Duration(i+1) * time.Minute)),
+							Scope:     v1alpha1.InsightScope{Type: v1alpha1.ControlPlaneScope},
+							Impact: v1alpha1.InsightImpact{
+								Level:       v1alpha1.WarningImpactLevel,
+								Type:        v1alpha1.UpdateSpeedImpactType,
+								Summary:     in.name + " summary",
+								Description: in.description,
+							},
+							Remediation: v1alpha1.InsightRemediation{Reference: in.reference},
+						},
+					},
+				})
+			}
+			for _, d := range []Details{DetailsNone, DetailsHealth} {
+				out := renderStatus(t, &st, now, d)
+				for _, in := range tc.shown {
+					if !strings.Contains(out, in.name+" summary") {
+						t.Errorf("--details=%s: %q is missing:\n%s", d, in.name, out)
+					}
+					if d == DetailsHealth && !strings.Contains(out, "Description: "+in.description+"\n") {
+						t.Errorf("--details=%s: the description of %q is missing:\n%s", d, in.name, out)
+					}
+				}
+				for _, in := range tc.hidden {
+					if strings.Contains(out, in.name+" summary") {
+						t.Errorf("--details=%s: %q is shown:\n%s", d, in.name, out)
+					}
+				}
+				if got, want := strings.Contains(out, proceeding), len(tc.shown) == 0; got != want {
+					t.Errorf("--details=%s: %q shown %v, want %v:\n%s", d, proceeding, got, want, out)
+				}
+			}
+		})
+	}
+}
+
+func renderStatus(t *testing.T, st *v1alpha1.UpdateStatusStatus, now time.Time, d Details) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Render(&b, &v1alpha1.UpdateStatus{Status: *st}, now, d); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

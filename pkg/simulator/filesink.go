@@ -24,7 +24,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// File names of one state, as in shared/fixtures/oc-status (without the
+// File names of one state, as in testdata/oc-status (without the
 // scenario prefix).
 const (
 	FileClusterVersion     = "cv.yaml"

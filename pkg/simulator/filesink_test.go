@@ -13,11 +13,9 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/update-status/apiserver/internal/fixtures"
 	"github.com/update-status/apiserver/pkg/sourcefiles"
 )
-
-// fixtureDir holds the real cluster snapshots (read-only, shared).
-const fixtureDir = "/work/shared/fixtures/oc-status"
 
 // runToFiles runs a whole update into a FileSink and returns the directory.
 func runToFiles(t *testing.T, o Options, asJSON bool) (string, *Simulator) {
@@ -150,10 +148,7 @@ func TestLooksLikeTheFixtures(t *testing.T) {
 	const scenario = "4.14.1-workers-started-updating-multiple-pools"
 	real := t.TempDir()
 	for short, suffix := range map[string]string{"cv.yaml": "-cv.yaml", "co.yaml": "-co.yaml", "mcp.yaml": "-mcp.yaml", "mc.yaml": "-mc.yaml", "node.yaml": "-node.yaml"} {
-		raw, err := os.ReadFile(filepath.Join(fixtureDir, scenario+suffix))
-		if err != nil {
-			t.Skipf("fixtures not available: %v", err)
-		}
+		raw := fixtures.Read(t, scenario+suffix)
 		if err := os.WriteFile(filepath.Join(real, short), raw, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -36,7 +36,7 @@ const (
 
 // operatorCatalogue lists the ClusterOperators of the simulated payload in
 // update order; machine-config is last. The names, annotations and version
-// entries follow a real 4.x cluster (fixtures in shared/fixtures/oc-status).
+// entries follow a real 4.x cluster (fixtures in testdata/oc-status).
 var operatorCatalogue = []operatorSpec{
 	{name: "config-operator", level: 1, weight: 0.5, singleNode: true, hypershiftExcluded: true, namespace: "openshift-config-operator", operands: []string{"feature-gates"}},
 	{name: "etcd", level: 2, weight: 4, singleNode: true, hypershiftExcluded: true, namespace: "openshift-etcd", operands: []string{"raw-internal", "etcd"}, progressingReason: "NodeInstaller", progressingMessage: staticPodMessage},

@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/update-status/apiserver/internal/fixtures"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/insights"
@@ -21,9 +22,16 @@ func FuzzLoadBytes(f *testing.F) {
 	f.Add([]byte("kind: ClusterOperatorList\nitems:\n- metadata: {name: etcd}\n"))
 	f.Add([]byte(`{"data":{"alerts":[{"labels":{"alertname":"A"},"state":"firing"}]}}`))
 	// Seed with the smaller fixture files so mutations start from real objects.
-	fixtures, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "fixtures", "oc-status", "4.15.0-ec2-early-*.yaml"))
-	for _, p := range fixtures {
-		if data, err := os.ReadFile(p); err == nil && len(data) < 64<<10 {
+	seeds, err := filepath.Glob(filepath.Join(fixtures.Dir(f), "4.15.0-ec2-early-*.yaml"))
+	if err != nil || len(seeds) == 0 {
+		f.Fatalf("no seed fixtures 4.15.0-ec2-early-*.yaml (err %v)", err)
+	}
+	for _, p := range seeds {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(data) < 64<<10 {
 			f.Add(data)
 		}
 	}

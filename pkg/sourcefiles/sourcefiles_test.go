@@ -3,10 +3,11 @@ package sourcefiles
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/update-status/apiserver/internal/fixtures"
 )
 
 func write(t *testing.T, dir, name, content string) {
@@ -179,20 +180,8 @@ func TestLoadErrorsNameTheFile(t *testing.T) {
 	}
 }
 
-func fixtures(t *testing.T) string {
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "fixtures", "oc-status")
-	if d := os.Getenv("UPDATE_STATUS_FIXTURES"); d != "" {
-		dir = d
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("fixtures not found (set UPDATE_STATUS_FIXTURES): %v", err)
-	}
-	return dir
-}
-
 func TestLoadScenario(t *testing.T) {
-	dir := fixtures(t)
+	dir := fixtures.Dir(t)
 	for _, tc := range []struct {
 		name                  string
 		operators, pools, nds int

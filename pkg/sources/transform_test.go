@@ -8,7 +8,6 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -25,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/update-status/apiserver/internal/fixtures"
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/sourcefiles"
 )
@@ -402,31 +402,13 @@ func TestEngineReadsOnlyKeptNodeAnnotations(t *testing.T) {
 	}
 }
 
-// fixturesDir is ../shared/fixtures/oc-status beside the repository, or
-// $UPDATE_STATUS_FIXTURES.
-func fixturesDir(t *testing.T) string {
-	if d := os.Getenv("UPDATE_STATUS_FIXTURES"); d != "" {
-		return d
-	}
-	dir := filepath.Join("..", "..", "..", "shared", "fixtures", "oc-status")
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("fixtures not found (set UPDATE_STATUS_FIXTURES): %v", err)
-	}
-	return dir
-}
-
 // TestTransformsKeepEngineResults computes every real-cluster fixture from
 // the objects as loaded, with annotations the engine must ignore added to
 // every Node, and from the same objects after the transforms: the results
 // must be identical.
 func TestTransformsKeepEngineResults(t *testing.T) {
-	dir := fixturesDir(t)
-	names, err := filepath.Glob(filepath.Join(dir, "*-node.yaml"))
-	if err != nil || len(names) == 0 {
-		t.Fatalf("no scenarios in %s: %v", dir, err)
-	}
-	for _, file := range names {
-		name := strings.TrimSuffix(filepath.Base(file), "-node.yaml")
+	dir := fixtures.Dir(t)
+	for _, name := range fixtures.Scenarios(t) {
 		t.Run(name, func(t *testing.T) {
 			src, err := sourcefiles.LoadScenario(dir, name)
 			if err != nil {

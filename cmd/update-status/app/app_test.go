@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/yaml"
 
+	"github.com/update-status/apiserver/internal/fixtures"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
@@ -25,24 +25,15 @@ import (
 	"github.com/update-status/apiserver/pkg/sourcefiles"
 )
 
-func fixtures(t *testing.T) string {
-	if d := os.Getenv("UPDATE_STATUS_FIXTURES"); d != "" {
-		return d
-	}
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "shared", "fixtures", "oc-status")
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("fixtures not found (set UPDATE_STATUS_FIXTURES): %v", err)
-	}
-	return dir
-}
-
 // scenarioDir copies one scenario's input files into a directory of their own.
 func scenarioDir(t *testing.T, name string) string {
 	t.Helper()
-	src := fixtures(t)
+	src := fixtures.Dir(t)
 	dir := t.TempDir()
-	matches, _ := filepath.Glob(filepath.Join(src, name+"-*"))
+	matches, err := filepath.Glob(filepath.Join(src, name+"-*"))
+	if err != nil || len(matches) == 0 {
+		t.Fatalf("no input files %s-* in %s (err %v)", name, src, err)
+	}
 	for _, m := range matches {
 		data, err := os.ReadFile(m)
 		if err != nil {
@@ -123,7 +114,7 @@ func TestReportFromDir(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("%s: exit %d: %s", name, code, errOut)
 			}
-			want, _ := os.ReadFile(filepath.Join(fixtures(t), name+file))
+			want := fixtures.Read(t, name+file)
 			if out != string(want) {
 				t.Errorf("%s --details=%s differs from %s", name, flag, name+file)
 			}
@@ -137,7 +128,7 @@ func TestReportFromDir(t *testing.T) {
 // schemas that the generated fake does not register.)
 func servedScenario(t *testing.T, name string) (*fake.Clientset, *v1alpha1.UpdateStatus, time.Time) {
 	t.Helper()
-	src, err := sourcefiles.LoadScenario(fixtures(t), name)
+	src, err := sourcefiles.LoadScenario(fixtures.Dir(t), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +147,7 @@ func TestReportFromCluster(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	want, _ := os.ReadFile(filepath.Join(fixtures(t), "4.14.1-degraded.output"))
+	want := fixtures.Read(t, "4.14.1-degraded.output")
 	if out != string(want) {
 		t.Errorf("the report of the served object differs:\n%s", out)
 	}

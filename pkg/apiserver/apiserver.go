@@ -13,6 +13,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/server/healthz"
@@ -24,6 +25,7 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/registry/updatestatus"
+	"github.com/update-status/apiserver/pkg/registry/virtualstore"
 	"github.com/update-status/apiserver/pkg/view"
 )
 
@@ -52,8 +54,6 @@ type ExtraConfig struct {
 	// WatchStallTimeout bounds the write of one watch event to a client
 	// (withWatchStallTimeout); DefaultWatchStallTimeout when 0.
 	WatchStallTimeout time.Duration
-	// Watch tunes the watch fan-out; its Clock is set from Clock.
-	Watch updatestatus.HubConfig
 }
 
 // Config is the configuration of the server.
@@ -65,13 +65,6 @@ type Config struct {
 type completedConfig struct {
 	GenericConfig genericapiserver.CompletedConfig
 	ExtraConfig   *ExtraConfig
-	filters       *filters
-}
-
-// filters are the handler filters of this server that New builds into the
-// handler chain.
-type filters struct {
-	compression *compressionFilter
 }
 
 // CompletedConfig is a Config after Complete; only it can build a server.
@@ -87,7 +80,6 @@ func (c *Config) Complete() CompletedConfig {
 	if c.ExtraConfig.Clock == nil {
 		c.ExtraConfig.Clock = clock.RealClock{}
 	}
-	c.ExtraConfig.Watch.Clock = c.ExtraConfig.Clock
 	if c.ExtraConfig.WatchStallTimeout == 0 {
 		c.ExtraConfig.WatchStallTimeout = DefaultWatchStallTimeout
 	}
@@ -98,32 +90,25 @@ func (c *Config) Complete() CompletedConfig {
 		build = genericapiserver.DefaultBuildHandlerChain
 	}
 	serializer := c.GenericConfig.Serializer
-	filters := &filters{}
 	c.GenericConfig.BuildHandlerChainFunc = func(apiHandler http.Handler, gc *genericapiserver.Config) http.Handler {
 		// Innermost, after authentication, authorization, audit and the
 		// timeout: each filter applies to update.openshift.io requests only.
-		filters.compression = newCompressionFilter(withReadOnly(apiHandler, serializer), gzipCacheEntries)
-		return build(withWatchStallTimeout(filters.compression, stall), gc)
+		return build(withWatchStallTimeout(withReadOnly(apiHandler, serializer), stall), gc)
 	}
 	return CompletedConfig{&completedConfig{
 		GenericConfig: c.GenericConfig.Complete(nil),
 		ExtraConfig:   &c.ExtraConfig,
-		filters:       filters,
 	}}
 }
 
 // UpdateStatusServer is the aggregated API server. Its background loops (the
-// sources, the view and the watch hub) start in a post-start hook and stop
-// with the server.
+// sources and the view) start in a post-start hook and stop with the server.
 type UpdateStatusServer struct {
 	GenericAPIServer *genericapiserver.GenericAPIServer
 
 	sources Sources
 	view    *view.View
-	hub     *updatestatus.Hub
-	// compression serves the gzip encodings of large responses from a
-	// cache; nil when the chain was built without Complete's filters.
-	compression *compressionFilter
+	store   *virtualstore.Store
 }
 
 // New builds the server and installs the update.openshift.io API group.
@@ -138,7 +123,7 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	hub, err := updatestatus.NewHub(extra.Watch)
+	store, err := updatestatus.NewStore()
 	if err != nil {
 		return nil, err
 	}
@@ -147,18 +132,27 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 		Computer:  extra.Computer,
 		Clock:     extra.Clock,
 		FoldDelay: extra.FoldDelay,
-		Publish:   hub.Publish,
+		Publish: func(r *view.Revision) {
+			if err := store.Publish(r.ResourceVersion, []runtime.Object{r.Object}, r.Synced); err != nil {
+				klog.ErrorS(err, "Cannot publish the UpdateStatus revision", "resourceVersion", r.ResourceVersion)
+			}
+		},
 	})
 	if err != nil {
 		return nil, err
 	}
 	extra.Sources.AddListener(v.Trigger)
-	s := &UpdateStatusServer{GenericAPIServer: generic, sources: extra.Sources, view: v, hub: hub, compression: c.filters.compression}
+	s := &UpdateStatusServer{GenericAPIServer: generic, sources: extra.Sources, view: v, store: store}
 
+	codec := Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion)
+	main, status, err := updatestatus.NewREST(store, Scheme, codec, extra.Clock)
+	if err != nil {
+		return nil, err
+	}
 	group := genericapiserver.NewDefaultAPIGroupInfo(update.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	group.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = map[string]rest.Storage{
-		updatestatus.Resource:             updatestatus.NewREST(hub, extra.Clock),
-		updatestatus.Resource + "/status": updatestatus.NewStatusREST(hub, extra.Clock),
+		updatestatus.Resource:             main,
+		updatestatus.Resource + "/status": status,
 	}
 	if err := generic.InstallAPIGroup(&group); err != nil {
 		return nil, fmt.Errorf("installing the %s API group: %w", update.GroupName, err)
@@ -172,7 +166,7 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 	}
 	if err := generic.AddReadyzChecks(
 		check("update-status-sources-synced", extra.Sources.SyncCheck),
-		check("update-status-computed", hub.CheckReady),
+		check("update-status-computed", main.ReadinessCheck),
 	); err != nil {
 		return nil, err
 	}
@@ -183,12 +177,11 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 	return s, nil
 }
 
-// Start runs the sources, the view and the watch hub until ctx is done. The
-// post-start hook calls it; tests that drive the handler directly may too.
+// Start runs the sources and the view until ctx is done. The post-start hook
+// calls it; tests that drive the handler directly may too.
 func (s *UpdateStatusServer) Start(ctx context.Context) {
 	go s.sources.Run(ctx)
 	go s.view.Run(ctx)
-	go s.hub.Run(ctx)
 }
 
 // Run serves until ctx is done.
@@ -215,9 +208,6 @@ func registerMetrics() {
 	registerOnce.Do(func() {
 		if err := view.RegisterMetrics(legacyregistry.Register); err != nil {
 			klog.ErrorS(err, "Cannot register the view metrics")
-		}
-		if err := updatestatus.RegisterMetrics(legacyregistry.Register); err != nil {
-			klog.ErrorS(err, "Cannot register the watch metrics")
 		}
 		if err := legacyregistry.Register(stalledWatchersClosed); err != nil {
 			klog.ErrorS(err, "Cannot register the stalled-watch metric")

@@ -2,15 +2,6 @@ package apiserver
 
 import "net/http"
 
-// CachedCompressions returns how many response bodies the server's
-// compression filter has compressed (cache misses), for tests.
-func (s *UpdateStatusServer) CachedCompressions() int64 {
-	if s.compression == nil {
-		return -1
-	}
-	return s.compression.cache.compressions.Load()
-}
-
 // DiscardWriter is an http.ResponseWriter (and http.Flusher) that keeps
 // nothing but the status code, the headers and the byte count, so that
 // benchmarks measure the server, not a buffer.

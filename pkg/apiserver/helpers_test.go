@@ -19,7 +19,6 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apiserver"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/registry/updatestatus"
 	"github.com/update-status/apiserver/pkg/view"
 	"github.com/update-status/apiserver/pkg/view/viewtest"
 )
@@ -41,7 +40,6 @@ type serverOptions struct {
 	computer  view.Computer
 	clock     clock.WithTicker
 	foldDelay time.Duration
-	watch     updatestatus.HubConfig
 	stall     time.Duration
 }
 
@@ -66,7 +64,7 @@ func newTestServer(tb testing.TB, o serverOptions) *testServer {
 	cfg := &apiserver.Config{
 		GenericConfig: gc,
 		ExtraConfig: apiserver.ExtraConfig{Sources: o.sources, Computer: o.computer, Clock: o.clock,
-			FoldDelay: o.foldDelay, Watch: o.watch, WatchStallTimeout: o.stall},
+			FoldDelay: o.foldDelay, WatchStallTimeout: o.stall},
 	}
 	srv, err := cfg.Complete().New()
 	if err != nil {

@@ -6,12 +6,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/registry/updatestatus"
 	"github.com/update-status/apiserver/pkg/view"
 	"github.com/update-status/apiserver/pkg/view/viewtest"
 )
@@ -268,8 +266,7 @@ func TestHealthAndMetrics(t *testing.T) {
 	for _, want := range []string{
 		"update_status_computation_duration_seconds_bucket",
 		"update_status_recomputations_total{result=\"changed\",trigger=\"start\"}",
-		"update_status_watchers ",
-		"update_status_watch_events_sent_total{type=\"ADDED\"}",
+		"apiserver_init_events_total{group=\"update.openshift.io\",resource=\"updatestatuses\"}",
 		"update_status_stalled_watchers_closed_total",
 		"apiserver_request_total",
 	} {
@@ -282,7 +279,7 @@ func TestHealthAndMetrics(t *testing.T) {
 // TestBadInputIsNeverAServerError: malformed requests get a 4xx with a
 // Status, never a 5xx (504 for a resourceVersion from the future aside).
 func TestBadInputIsNeverAServerError(t *testing.T) {
-	s := newTestServer(t, serverOptions{watch: updatestatus.HubConfig{FreshnessTimeout: 50 * time.Millisecond}})
+	s := newTestServer(t, serverOptions{})
 	s.waitReady(t)
 	col := base + "/updatestatuses"
 	tests := []struct {

@@ -31,6 +31,9 @@ func metricValue(t *testing.T, s *testServer, name string) float64 {
 	return 0
 }
 
+// watchRequests is the apiserver's gauge of open UpdateStatus watches.
+const watchRequests = `apiserver_longrunning_requests{component="apiserver",group="update.openshift.io",resource="updatestatuses",scope="cluster",subresource="",verb="WATCH",version="v1alpha1"}`
+
 // TestStalledWatcherIsClosedOthersKeepReceiving opens, over HTTP/2 and TLS,
 // a watch whose client never reads (a 16 KiB receive window, so the
 // server's writes soon block) next to one that reads everything. The
@@ -104,7 +107,7 @@ func TestStalledWatcherIsClosedOthersKeepReceiving(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the stalled stream is still open")
 	}
-	eventually(t, "one watcher left", func() bool { return metricValue(t, s, "update_status_watchers") == 1 })
+	eventually(t, "one watcher left", func() bool { return metricValue(t, s, watchRequests) == 1 })
 	// And the reader still gets changes.
 	change(src, comp, "4.18.0", 10_000)
 	if ev := next(t, reader); target(&ev.Object) != "4.18.0" {

@@ -262,3 +262,12 @@ func orUnknown(s string) string {
 	}
 	return s
 }
+
+// unwrap returns the object inside a cacheable wrapper (the watch cache's
+// events), or obj itself.
+func unwrap(obj runtime.Object) runtime.Object {
+	if c, ok := obj.(runtime.CacheableObject); ok {
+		return c.GetObject()
+	}
+	return obj
+}

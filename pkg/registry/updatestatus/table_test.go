@@ -18,8 +18,8 @@ import (
 func TestConvertToTable(t *testing.T) {
 	// The synthetic cluster started updating at 09:14:03; now is 10:00.
 	now := t0
-	synthetic := revisionOf(rv1, viewtest.Synthetic(2500, 1)).Object
-	completed := revisionOf(rv2, viewtest.Synthetic(3, 1)).Object
+	synthetic := objectOf(rv1, viewtest.Synthetic(2500, 1))
+	completed := objectOf(rv2, viewtest.Synthetic(3, 1))
 	cv := completed.Status.ControlPlane.Informers[0].Insights[0].Insight.ClusterVersionStatusInsight
 	cv.Assessment, cv.Completion = "Completed", 100
 	done := metav1.NewTime(now.Add(-time.Minute))
@@ -37,7 +37,7 @@ func TestConvertToTable(t *testing.T) {
 		noHeader bool
 	}{
 		{name: "object", obj: synthetic, wantRows: [][]interface{}{syntheticRow}, wantRV: "1000001"},
-		{name: "wrapped object", obj: newCachedObject(synthetic), wantRows: [][]interface{}{syntheticRow}, wantRV: "1000001"},
+		{name: "wrapped object", obj: cacheable{synthetic}, wantRows: [][]interface{}{syntheticRow}, wantRV: "1000001"},
 		{name: "list", obj: &update.UpdateStatusList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}, Items: []update.UpdateStatus{*synthetic}},
 			wantRows: [][]interface{}{syntheticRow}, wantRV: "9"},
 		{name: "empty list", obj: &update.UpdateStatusList{}, wantRows: [][]interface{}{}},

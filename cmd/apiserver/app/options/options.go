@@ -26,7 +26,6 @@ import (
 	netutils "k8s.io/utils/net"
 
 	"github.com/update-status/apiserver/pkg/apiserver"
-	"github.com/update-status/apiserver/pkg/registry/updatestatus"
 	"github.com/update-status/apiserver/pkg/sources"
 	"github.com/update-status/apiserver/pkg/view"
 )
@@ -57,9 +56,6 @@ type Options struct {
 	FoldDelay         time.Duration
 	DiscoveryInterval time.Duration
 	WatchStallTimeout time.Duration
-	WatchHistory      int
-	WatchHistoryBytes int64
-	BookmarkInterval  time.Duration
 }
 
 var overrideGates sync.Once
@@ -83,9 +79,6 @@ func NewOptions() *Options {
 		FoldDelay:         view.DefaultFoldDelay,
 		DiscoveryInterval: sources.DefaultDiscoveryInterval,
 		WatchStallTimeout: apiserver.DefaultWatchStallTimeout,
-		WatchHistory:      updatestatus.DefaultHistoryLength,
-		WatchHistoryBytes: updatestatus.DefaultHistoryBytes,
-		BookmarkInterval:  updatestatus.DefaultBookmarkInterval,
 	}
 	o.SecureServing.BindPort = defaultSecurePort
 	// Without --tls-cert-file the self-signed certificate stays in memory, so
@@ -108,12 +101,6 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 		"How often to look for source APIs that are not served (e.g. MachineConfigPool) or stopped being served.")
 	fs.DurationVar(&o.WatchStallTimeout, "watch-stall-timeout", o.WatchStallTimeout,
 		"How long writing one watch event to a client may take before the stream is closed. A client that reads slowly gets fewer, newer states; one that stops reading is disconnected.")
-	fs.IntVar(&o.WatchHistory, "watch-history", o.WatchHistory,
-		"Past resourceVersions from which a watch can resume; older ones get 410 Expired.")
-	fs.Int64Var(&o.WatchHistoryBytes, "watch-history-bytes", o.WatchHistoryBytes,
-		"Memory budget, in bytes of JSON, of the past objects kept for resourceVersionMatch=Exact reads (the newest is always kept).")
-	fs.DurationVar(&o.BookmarkInterval, "watch-bookmark-interval", o.BookmarkInterval,
-		"Period of the bookmarks sent to watchers that allow them.")
 	utilfeature.DefaultMutableFeatureGate.AddFlag(fs)
 
 	o.SecureServing.AddFlags(fss.FlagSet("secure serving"))
@@ -153,15 +140,6 @@ func (o *Options) Validate() error {
 	}
 	if o.WatchStallTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--watch-stall-timeout must be positive, got %v", o.WatchStallTimeout))
-	}
-	if o.WatchHistory < 1 {
-		errs = append(errs, fmt.Errorf("--watch-history must be at least 1, got %d", o.WatchHistory))
-	}
-	if o.WatchHistoryBytes < 1 {
-		errs = append(errs, fmt.Errorf("--watch-history-bytes must be at least 1, got %d", o.WatchHistoryBytes))
-	}
-	if o.BookmarkInterval <= 0 {
-		errs = append(errs, fmt.Errorf("--watch-bookmark-interval must be positive, got %v", o.BookmarkInterval))
 	}
 	if err := logsapi.Validate(o.Logging, nil, nil).ToAggregate(); err != nil {
 		errs = append(errs, err)
@@ -203,11 +181,6 @@ func (o *Options) Config() (*apiserver.Config, error) {
 			Clock:             clk,
 			FoldDelay:         o.FoldDelay,
 			WatchStallTimeout: o.WatchStallTimeout,
-			Watch: updatestatus.HubConfig{
-				HistoryLength:    o.WatchHistory,
-				HistoryBytes:     o.WatchHistoryBytes,
-				BookmarkInterval: o.BookmarkInterval,
-			},
 		},
 	}, nil
 }

@@ -57,15 +57,16 @@ func TestFlagsTheHarnessUses(t *testing.T) {
 		"secure-port", "bind-address", "tls-cert-file", "tls-private-key-file", "cert-dir",
 		"kubeconfig", "authentication-kubeconfig", "authorization-kubeconfig", "authentication-skip-lookup",
 		"audit-log-path", "audit-policy-file", "v", "logging-format", "feature-gates",
-		"fold-delay", "source-discovery-interval", "watch-stall-timeout", "watch-history", "watch-history-bytes", "watch-bookmark-interval",
+		"fold-delay", "source-discovery-interval", "watch-stall-timeout",
 	} {
 		if fs.Lookup(name) == nil {
 			t.Errorf("no --%s flag", name)
 		}
 	}
-	for _, name := range []string{"etcd-servers", "admission-control-config-file", "enable-admission-plugins"} {
+	for _, name := range []string{"etcd-servers", "admission-control-config-file", "enable-admission-plugins",
+		"watch-history", "watch-history-bytes", "watch-bookmark-interval"} {
 		if fs.Lookup(name) != nil {
-			t.Errorf("unexpected --%s flag: the server has no etcd and no admission", name)
+			t.Errorf("unexpected --%s flag: the server has no etcd, no admission and the library's watch cache", name)
 		}
 	}
 }
@@ -79,8 +80,8 @@ func TestValidate(t *testing.T) {
 		{name: "defaults"},
 		{name: "fold delay too long", args: []string{"--fold-delay=1s"}, wantErr: []string{"--fold-delay"}},
 		{name: "priority and fairness", args: []string{"--enable-priority-and-fairness=true"}, wantErr: []string{"priority-and-fairness"}},
-		{name: "every error at once", args: []string{"--watch-stall-timeout=0", "--watch-history=0", "--watch-bookmark-interval=0", "--source-discovery-interval=0", "--watch-history-bytes=0"},
-			wantErr: []string{"--watch-stall-timeout", "--watch-history ", "--watch-bookmark-interval", "--source-discovery-interval", "--watch-history-bytes"}},
+		{name: "every error at once", args: []string{"--watch-stall-timeout=0", "--source-discovery-interval=0", "--fold-delay=-1s"},
+			wantErr: []string{"--watch-stall-timeout", "--source-discovery-interval", "--fold-delay"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	clientfeatures "k8s.io/client-go/features"
 	clientfeaturestesting "k8s.io/client-go/features/testing"
 	"k8s.io/client-go/rest"
@@ -165,17 +167,26 @@ func TestWatchOverHTTP(t *testing.T) {
 }
 
 func TestInformerFollowsChanges(t *testing.T) {
-	for _, watchList := range []bool{false, true} {
-		t.Run(fmt.Sprintf("WatchListClient=%v", watchList), func(t *testing.T) {
+	for _, tc := range []struct {
+		watchList   bool
+		contentType string
+	}{
+		{false, "application/json"}, {true, "application/json"},
+		{false, runtime.ContentTypeProtobuf}, {true, runtime.ContentTypeProtobuf},
+	} {
+		watchList := tc.watchList
+		t.Run(fmt.Sprintf("WatchListClient=%v,%s", watchList, tc.contentType), func(t *testing.T) {
 			clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, watchList)
 			src, comp := viewtest.NewSource(100), &versionedComputer{target: "4.17.5"}
 			s := newTestServer(t, serverOptions{sources: src, computer: comp})
 			s.waitReady(t)
 			var reqMu sync.Mutex
 			var lists, watchLists int
+			var accepts []string
 			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				q := r.URL.Query()
 				reqMu.Lock()
+				accepts = append(accepts, r.Header.Get("Accept"))
 				switch {
 				case q.Get("watch") == "true" && q.Get("sendInitialEvents") == "true":
 					watchLists++
@@ -187,7 +198,7 @@ func TestInformerFollowsChanges(t *testing.T) {
 			}))
 			defer hs.Close()
 
-			client, err := versioned.NewForConfig(&rest.Config{Host: hs.URL})
+			client, err := versioned.NewForConfig(&rest.Config{Host: hs.URL, ContentConfig: rest.ContentConfig{ContentType: tc.contentType}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -243,6 +254,11 @@ func TestInformerFollowsChanges(t *testing.T) {
 			defer reqMu.Unlock()
 			if watchList && (watchLists == 0 || lists != 0) || !watchList && (watchLists != 0 || lists == 0) {
 				t.Errorf("WatchListClient=%v: %d watch-list requests, %d lists", watchList, watchLists, lists)
+			}
+			for _, a := range accepts {
+				if !strings.HasPrefix(a, tc.contentType) {
+					t.Errorf("the client asked for %q, not %s", a, tc.contentType)
+				}
 			}
 		})
 	}

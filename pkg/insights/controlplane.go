@@ -15,7 +15,6 @@ import (
 )
 
 const (
-	mcoName             = "machine-config"
 	coVersionOperator   = "operator"
 	coVersionOperatorIm = "operator-image"
 	failingCondition    = configv1.ClusterStatusConditionType("Failing")
@@ -95,7 +94,7 @@ func isPlatformOperator(co *configv1.ClusterOperator) bool {
 func newCOFacts(co *configv1.ClusterOperator, target, mcoImage string) coFacts {
 	f := coFacts{co: co}
 	imageUpgrading := false
-	if co.Name == mcoName {
+	if co.Name == MCOClusterOperatorName {
 		for _, v := range co.Status.Versions {
 			if v.Name == coVersionOperatorIm && v.Version != mcoImage {
 				imageUpgrading = true
@@ -133,7 +132,7 @@ func mcoImagePullSpec(d *appsv1.Deployment) string {
 		return ""
 	}
 	for _, c := range d.Spec.Template.Spec.Containers {
-		if c.Name == "machine-config-operator" {
+		if c.Name == MCOContainerName {
 			return c.Image
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/sourcefiles"
 )
 
@@ -112,8 +113,8 @@ func testFileSinkWritesEveryState(t *testing.T, asJSON bool) {
 	}
 	versions := last.MachineConfigVersions()
 	for _, n := range last.Nodes {
-		if versions[n.Annotations[annoCurrentConfig]] != o.ToVersion {
-			t.Errorf("node %s runs %s in the last state", n.Name, n.Annotations[annoCurrentConfig])
+		if versions[n.Annotations[insights.CurrentConfigAnnotation]] != o.ToVersion {
+			t.Errorf("node %s runs %s in the last state", n.Name, n.Annotations[insights.CurrentConfigAnnotation])
 		}
 	}
 }

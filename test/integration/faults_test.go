@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/test/integration/framework/examplecluster"
+	"github.com/update-status/apiserver/test/examplecluster"
 )
 
 // verdictDeadline bounds the time from a source change to the matching

@@ -19,7 +19,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/test/integration/framework"
+	"github.com/update-status/apiserver/pkg/localstack"
 )
 
 func TestNextVersion(t *testing.T) {
@@ -75,7 +75,7 @@ func TestShiftTimes(t *testing.T) {
 // newFakeCluster loads artifacts/examples into fake clients.
 func newFakeCluster(t *testing.T, now time.Time) (*Cluster, *clocktesting.FakeClock) {
 	t.Helper()
-	objs, err := framework.ReadManifests(nil, filepath.Join("..", "..", "..", "..", "artifacts", "examples"))
+	objs, err := localstack.ReadManifests(nil, filepath.Join("..", "..", "artifacts", "examples"))
 	if err != nil {
 		t.Fatal(err)
 	}

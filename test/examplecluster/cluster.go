@@ -21,7 +21,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/test/integration/framework"
+	"github.com/update-status/apiserver/pkg/localstack"
 )
 
 // ReferenceInstant is the "now" the timestamps of artifacts/examples are
@@ -37,7 +37,7 @@ type Cluster struct {
 	// Dir holds the example manifests (artifacts/examples).
 	Dir string
 	// Applier creates the example objects.
-	Applier *framework.Applier
+	Applier *localstack.Applier
 	// Dynamic and Kube read and write the cluster's objects.
 	Dynamic dynamic.Interface
 	Kube    kubernetes.Interface
@@ -46,7 +46,7 @@ type Cluster struct {
 
 // New returns the example cluster of repoRoot/artifacts/examples for the
 // control plane cp.
-func New(cp *framework.ControlPlane) (*Cluster, error) {
+func New(cp *localstack.ControlPlane) (*Cluster, error) {
 	cfg := cp.RESTConfig(&cp.Users.Admin)
 	// The openshift/api Go types carry fields of feature-gated CRD variants
 	// (ClusterVersion spec.signatureStores) that the -Default CRD prunes with
@@ -70,7 +70,7 @@ func (c *Cluster) dyn() dynamic.Interface { return c.Dynamic }
 // Create applies the example objects, their timestamps shifted so that the
 // reference instant becomes now.
 func (c *Cluster) Create(ctx context.Context) error {
-	objs, err := framework.ReadManifests(nil, c.Dir)
+	objs, err := localstack.ReadManifests(nil, c.Dir)
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func (c *Cluster) Create(ctx context.Context) error {
 	for _, o := range objs {
 		shiftTimes(o.Object, shift)
 	}
-	framework.SortForApply(objs)
+	localstack.SortForApply(objs)
 	_, err = c.Applier.Apply(ctx, objs...)
 	return err
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
+	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/localstack"
 	"github.com/update-status/apiserver/test/examplecluster"
 )
@@ -162,8 +163,8 @@ func TestAbsurdSources(t *testing.T) {
 				return mutateNode(ctx, "worker-0", func(n *corev1.Node) {
 					n.Labels["node-role.kubernetes.io/master"] = ""
 					n.Labels["node-role.kubernetes.io/control-plane"] = ""
-					n.Annotations["machineconfiguration.openshift.io/currentConfig"] = huge
-					n.Annotations[annState] = "Exploding"
+					n.Annotations[insights.CurrentConfigAnnotation] = huge
+					n.Annotations[insights.MCDStateAnnotation] = "Exploding"
 				}, nil)
 			},
 		},
@@ -207,7 +208,7 @@ func TestAbsurdSources(t *testing.T) {
 }
 
 func mutateCV(ctx context.Context, f func(*configv1.ClusterVersion)) error {
-	return examplecluster.Mutate(ctx, cluster.Dynamic, examplecluster.ClusterVersions, "version", true, func(cv *configv1.ClusterVersion) bool {
+	return examplecluster.Mutate(ctx, cluster.Dynamic, examplecluster.ClusterVersions, insights.ClusterVersionName, true, func(cv *configv1.ClusterVersion) bool {
 		f(cv)
 		return true
 	})

@@ -19,6 +19,7 @@ import (
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
+	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/localstack"
 	"github.com/update-status/apiserver/test/examplecluster"
 )
@@ -157,7 +158,7 @@ func grant(t *testing.T, clusterRole, mcoRole string) {
 		Subjects:   subjects,
 	}
 	rb := &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "it-readyz-nobody-mco", Namespace: "openshift-machine-config-operator"},
+		ObjectMeta: metav1.ObjectMeta{Name: "it-readyz-nobody-mco", Namespace: insights.MCONamespace},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: mcoRole},
 		Subjects:   subjects,
 	}

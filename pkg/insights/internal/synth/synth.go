@@ -295,7 +295,7 @@ func operator(name string, i int, now, started time.Time) *configv1.ClusterOpera
 	version := To
 	progressing := configv1.ConditionFalse
 	progressingAt := started.Add(time.Duration(i) * time.Minute)
-	if name == "machine-config" {
+	if name == insights.MCOClusterOperatorName {
 		version = From
 		progressing = configv1.ConditionTrue
 		progressingAt = now.Add(-12 * time.Minute)

@@ -52,10 +52,10 @@ func newCachedObject(obj *update.UpdateStatus) *cachedObject {
 //
 // The apiserver's watch event encoder encodes the embedded object into a
 // buffer of the watch stream that asked first, then the event around it
-// into a second one, and keeps both buffers for the life of the stream: with
-// a ~1 MiB object and 1,000 watchers, each revision first encoded by another
-// stream added ~2 MiB that stayed (a heap profile under the benchmark's
-// watchers showed 193 MB there). The event encoder is therefore given this
+// into a second one, and keeps both buffers for the life of the stream: every
+// stream would hold about twice the size of the object for good, which with
+// large objects and many watchers adds up to most of the server's heap
+// (docs/benchmarks.md). The event encoder is therefore given this
 // object itself: its embedded encoder then comes back here for the object's
 // own encoding, which is shared with every other request of that encoder,
 // and splices those bytes into the stream's buffer instead of copying them.

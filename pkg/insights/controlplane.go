@@ -15,9 +15,7 @@ import (
 )
 
 const (
-	coVersionOperator   = "operator"
-	coVersionOperatorIm = "operator-image"
-	failingCondition    = configv1.ClusterStatusConditionType("Failing")
+	failingCondition = configv1.ClusterStatusConditionType("Failing")
 )
 
 // Thresholds of insight-rules §8.
@@ -96,7 +94,7 @@ func newCOFacts(co *configv1.ClusterOperator, target, mcoImage string) coFacts {
 	imageUpgrading := false
 	if co.Name == MCOClusterOperatorName {
 		for _, v := range co.Status.Versions {
-			if v.Name == coVersionOperatorIm && v.Version != mcoImage {
+			if v.Name == OperatorImageVersionName && v.Version != mcoImage {
 				imageUpgrading = true
 				break
 			}
@@ -104,7 +102,7 @@ func newCOFacts(co *configv1.ClusterOperator, target, mcoImage string) coFacts {
 	}
 	if !imageUpgrading {
 		for _, v := range co.Status.Versions {
-			if v.Name == coVersionOperator && v.Version == target {
+			if v.Name == OperatorVersionName && v.Version == target {
 				f.updated = true
 				break
 			}

@@ -23,6 +23,15 @@ const (
 	MCOClusterOperatorName = "machine-config"
 )
 
+// Entries of a ClusterOperator's status.versions the engine reads.
+const (
+	// OperatorVersionName is the operator's own version.
+	OperatorVersionName = "operator"
+	// OperatorImageVersionName is the operator's image pull spec, reported by
+	// the machine-config operator only.
+	OperatorImageVersionName = "operator-image"
+)
+
 // ReleaseImageVersionAnnotation is the only part of a MachineConfig the
 // engine reads: the OCP version a rendered config belongs to.
 const ReleaseImageVersionAnnotation = "machineconfiguration.openshift.io/release-image-version"

@@ -165,7 +165,7 @@ func payloadLoaded(v string) string {
 
 // operatorVersions returns the status.versions of an operator at release v.
 func operatorVersions(spec *operatorSpec, v string) []configv1.OperandVersion {
-	out := []configv1.OperandVersion{{Name: "operator", Version: v}}
+	out := []configv1.OperandVersion{{Name: insights.OperatorVersionName, Version: v}}
 	for _, op := range spec.operands {
 		out = append(out, configv1.OperandVersion{Name: op, Version: v})
 	}
@@ -173,7 +173,7 @@ func operatorVersions(spec *operatorSpec, v string) []configv1.OperandVersion {
 		out = append(out, configv1.OperandVersion{Name: spec.kubeOperand, Version: kubeVersion(v)})
 	}
 	if spec.name == insights.MCOClusterOperatorName {
-		out = append(out, configv1.OperandVersion{Name: "operator-image", Version: mcoImage(v)})
+		out = append(out, configv1.OperandVersion{Name: insights.OperatorImageVersionName, Version: mcoImage(v)})
 	}
 	return out
 }

@@ -164,7 +164,7 @@ func compareLast(a, b, last string) int {
 
 func operatorVersion(co *configv1.ClusterOperator) string {
 	for _, v := range co.Status.Versions {
-		if v.Name == "operator" {
+		if v.Name == insights.OperatorVersionName {
 			return v.Version
 		}
 	}
@@ -272,9 +272,9 @@ func (c *Cluster) finishOperator(ctx context.Context, name, target string, now t
 	return Mutate(ctx, c.dyn(), ClusterOperators, name, true, func(co *configv1.ClusterOperator) bool {
 		for i := range co.Status.Versions {
 			switch co.Status.Versions[i].Name {
-			case "operator":
+			case insights.OperatorVersionName:
 				co.Status.Versions[i].Version = target
-			case "operator-image":
+			case insights.OperatorImageVersionName:
 				co.Status.Versions[i].Version = MCOImage(target)
 			}
 		}

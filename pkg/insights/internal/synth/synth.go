@@ -312,7 +312,7 @@ func operator(name string, i int, now, started time.Time) *configv1.ClusterOpera
 			CreationTimestamp: metav1.NewTime(now.Add(-60 * 24 * time.Hour)),
 		},
 		Status: configv1.ClusterOperatorStatus{
-			Versions: []configv1.OperandVersion{{Name: "operator", Version: version}},
+			Versions: []configv1.OperandVersion{{Name: insights.OperatorVersionName, Version: version}},
 			Conditions: []configv1.ClusterOperatorStatusCondition{
 				{Type: configv1.OperatorAvailable, Status: configv1.ConditionTrue, Reason: "AsExpected", LastTransitionTime: metav1.NewTime(now.Add(-40 * 24 * time.Hour))},
 				{Type: configv1.OperatorDegraded, Status: degraded, Reason: "AsExpected", Message: "All is well", LastTransitionTime: metav1.NewTime(now.Add(-7 * time.Minute))},

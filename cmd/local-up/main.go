@@ -20,8 +20,7 @@ import (
 
 	"k8s.io/klog/v2"
 
-	"github.com/update-status/apiserver/test/integration/framework"
-	"github.com/update-status/apiserver/test/integration/framework/examplecluster"
+	"github.com/update-status/apiserver/pkg/localstack"
 )
 
 func main() {
@@ -29,7 +28,6 @@ func main() {
 	outDir := flag.String("output-dir", "_output/local", "where the kubeconfigs, the ready file and the run directory (logs, certificates, etcd data) go")
 	interval := flag.Duration("step-interval", 2*time.Second, "time between two steps of the update")
 	pause := flag.Int("pause-steps", 10, "steps to wait after an update completes before the next one starts")
-	flag.StringVar(&clusterKind, "cluster", "simulator", "what drives the cluster: simulator (pkg/simulator) or examples (artifacts/examples, step by step)")
 	flag.IntVar(&simNodes, "nodes", 12, "nodes of the simulated cluster")
 	flag.Float64Var(&simSpeed, "speed", 60, "speed factor of the simulated update (60: an update of about 75 minutes takes about a minute and a quarter)")
 	flag.Parse()
@@ -44,32 +42,10 @@ func main() {
 	klog.Flush()
 }
 
-// updater is what `make run` needs from the simulated cluster: pkg/simulator
-// by default, or the example cluster of artifacts/examples stepped along.
-type updater interface {
-	// Create puts the cluster, mid-update, into the control plane.
-	Create(ctx context.Context) error
-	// Drive keeps the update moving until ctx ends (loop: one update after
-	// another, pausing pause steps in between).
-	Drive(ctx context.Context, interval time.Duration, loop bool, pause int) error
-}
-
 var (
-	clusterKind string
-	simNodes    int
-	simSpeed    float64
+	simNodes int
+	simSpeed float64
 )
-
-func newUpdater(cp *framework.ControlPlane) (updater, error) {
-	switch clusterKind {
-	case "simulator":
-		return newSimulated(cp, simNodes, simSpeed)
-	case "examples":
-		return examplecluster.New(cp)
-	default:
-		return nil, fmt.Errorf("--cluster must be simulator or examples, not %q", clusterKind)
-	}
-}
 
 func run(ctx context.Context, outDir string, interval time.Duration, pause int) error {
 	begin := time.Now()
@@ -90,7 +66,7 @@ func run(ctx context.Context, outDir string, interval time.Duration, pause int) 
 		return err
 	}
 
-	cp, err := framework.Start(ctx, framework.Options{Dir: runDir})
+	cp, err := localstack.Start(ctx, localstack.Options{Dir: runDir})
 	if err != nil {
 		return err
 	}
@@ -102,18 +78,18 @@ func run(ctx context.Context, outDir string, interval time.Duration, pause int) 
 		klog.InfoS("Stopped the control plane and the server")
 	}()
 
-	kubeconfigs := map[string]framework.User{
+	kubeconfigs := map[string]localstack.User{
 		"kubeconfig":        cp.Users.Admin,
 		"kubeconfig-viewer": cp.Users.Viewer,
 		"kubeconfig-nobody": cp.Users.Nobody,
 	}
 	for name, user := range kubeconfigs {
-		if err := framework.WriteKubeconfig(filepath.Join(outDir, name), cp.KubeAPIServer.URL, cp.PKI.CAPEM, user); err != nil {
+		if err := localstack.WriteKubeconfig(filepath.Join(outDir, name), cp.KubeAPIServer.URL, cp.PKI.CAPEM, user); err != nil {
 			return err
 		}
 	}
 
-	cluster, err := newUpdater(cp)
+	cluster, err := newSimulated(cp, simNodes, simSpeed)
 	if err != nil {
 		return err
 	}
@@ -123,7 +99,7 @@ func run(ctx context.Context, outDir string, interval time.Duration, pause int) 
 	if err := cp.StartServer(ctx); err != nil {
 		return err
 	}
-	if res := cp.Kubectl(ctx, framework.AdminUser, "get", "updatestatus"); res.Err != nil {
+	if res := cp.Kubectl(ctx, localstack.AdminUser, "get", "updatestatus"); res.Err != nil {
 		return fmt.Errorf("kubectl get updatestatus does not work: %w", res.Err)
 	}
 	if err := os.WriteFile(readyFile, nil, 0o644); err != nil {
@@ -139,7 +115,7 @@ func run(ctx context.Context, outDir string, interval time.Duration, pause int) 
 	return err
 }
 
-func printTryThis(outDir string, cp *framework.ControlPlane, took time.Duration) {
+func printTryThis(outDir string, cp *localstack.ControlPlane, took time.Duration) {
 	rel := func(name string) string {
 		p := filepath.Join(outDir, name)
 		if wd, err := os.Getwd(); err == nil {

@@ -10,8 +10,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
+	"github.com/update-status/apiserver/pkg/localstack"
 	"github.com/update-status/apiserver/pkg/simulator"
-	"github.com/update-status/apiserver/test/integration/framework"
 )
 
 // simulated drives the demo cluster with pkg/simulator: a realistic update,
@@ -21,7 +21,7 @@ type simulated struct {
 	sim *simulator.Simulator
 }
 
-func newSimulated(cp *framework.ControlPlane, nodes int, speed float64) (*simulated, error) {
+func newSimulated(cp *localstack.ControlPlane, nodes int, speed float64) (*simulated, error) {
 	// A modest request rate keeps the demo light on a laptop. The Default
 	// ClusterVersion CRD lacks the TechPreview spec.signatureStores field the
 	// typed client always sends; its warning on every write is noise here.
@@ -38,7 +38,8 @@ func newSimulated(cp *framework.ControlPlane, nodes int, speed float64) (*simula
 	return &simulated{sim: sim}, nil
 }
 
-// Create implements updater: the cluster is created and its update requested.
+// Create puts the cluster, mid-update, into the control plane: the cluster is
+// created and its update requested.
 func (s *simulated) Create(ctx context.Context) error {
 	if err := s.sim.Create(ctx); err != nil {
 		return err
@@ -46,7 +47,8 @@ func (s *simulated) Create(ctx context.Context) error {
 	return s.sim.StartUpdate(ctx)
 }
 
-// Drive implements updater. interval*pause is the rest between two updates.
+// Drive keeps the update moving until ctx ends (loop: one update after
+// another). interval*pause is the rest between two updates.
 func (s *simulated) Drive(ctx context.Context, interval time.Duration, loop bool, pause int) error {
 	for {
 		if err := s.sim.Run(ctx); err != nil {

@@ -24,6 +24,7 @@ import (
 	versioned "github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	informers "github.com/update-status/apiserver/pkg/generated/informers/externalversions"
 	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/sources"
 	"github.com/update-status/apiserver/pkg/view"
 	"github.com/update-status/apiserver/pkg/view/viewtest"
 )
@@ -53,7 +54,7 @@ func (c *versionedComputer) Compute(*insights.Sources, time.Time) insights.Resul
 // newer input resourceVersion.
 func change(src *viewtest.Source, comp *versionedComputer, target string, inputRV uint64) {
 	comp.set(target)
-	src.Update(func(s *view.Snapshot) { s.MaxResourceVersion = inputRV })
+	src.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = inputRV })
 }
 
 // wireEvent is a watch event as it travels; Object is decoded from Raw for
@@ -318,7 +319,7 @@ func TestWatchSeesTimeOnlyChangesAndFoldedBursts(t *testing.T) {
 		mu.Lock()
 		inputs = i
 		mu.Unlock()
-		src.Update(func(s *view.Snapshot) { s.MaxResourceVersion = uint64(100 + i) })
+		src.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = uint64(100 + i) })
 	}
 	eventually(t, "the fold timer", func() bool { return clk.Waiters() > waiters })
 	clk.Step(200 * time.Millisecond)

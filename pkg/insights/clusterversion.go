@@ -46,7 +46,7 @@ func countOperators(cos []coFacts) operatorCounts {
 			c.lastProgress = latest(c.lastProgress, p.LastTransitionTime.Time)
 			if !f.updated && p.Status == configv1.ConditionTrue {
 				c.updating++
-				if f.co.Name == mcoName {
+				if f.co.Name == MCOClusterOperatorName {
 					mcoStarted = p.LastTransitionTime.Time
 				}
 			}

@@ -15,10 +15,7 @@ import (
 )
 
 const (
-	mcoName             = "machine-config"
-	coVersionOperator   = "operator"
-	coVersionOperatorIm = "operator-image"
-	failingCondition    = configv1.ClusterStatusConditionType("Failing")
+	failingCondition = configv1.ClusterStatusConditionType("Failing")
 )
 
 // Thresholds of docs/insights.md#time.
@@ -96,9 +93,9 @@ func isPlatformOperator(co *configv1.ClusterOperator) bool {
 func newCOFacts(co *configv1.ClusterOperator, target, mcoImage string) coFacts {
 	f := coFacts{co: co}
 	imageUpgrading := false
-	if co.Name == mcoName {
+	if co.Name == MCOClusterOperatorName {
 		for _, v := range co.Status.Versions {
-			if v.Name == coVersionOperatorIm && v.Version != mcoImage {
+			if v.Name == OperatorImageVersionName && v.Version != mcoImage {
 				imageUpgrading = true
 				break
 			}
@@ -106,7 +103,7 @@ func newCOFacts(co *configv1.ClusterOperator, target, mcoImage string) coFacts {
 	}
 	if !imageUpgrading {
 		for _, v := range co.Status.Versions {
-			if v.Name == coVersionOperator && v.Version == target {
+			if v.Name == OperatorVersionName && v.Version == target {
 				f.updated = true
 				break
 			}
@@ -134,7 +131,7 @@ func mcoImagePullSpec(d *appsv1.Deployment) string {
 		return ""
 	}
 	for _, c := range d.Spec.Template.Spec.Containers {
-		if c.Name == "machine-config-operator" {
+		if c.Name == MCOContainerName {
 			return c.Image
 		}
 	}

@@ -24,27 +24,28 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 )
 
-// Sources is a snapshot of every object the engine reads. Slices may be in any
-// order; the engine sorts what it needs. Objects are never modified, and an
+// Sources is a snapshot of every object the engine reads; build it with a
+// SourcesBuilder. Slices may be in any order; the engine sorts what it needs. Objects are never modified, and an
 // object handed in must not change afterwards: a changed object is a new
 // object, as in an informer cache. (An Engine recognises an object it saw
 // before by its pointer, and another object of the same Node by its name, UID
 // and resourceVersion.)
 type Sources struct {
-	// ClusterVersion is the ClusterVersion named "version"; nil when absent.
+	// ClusterVersion is the ClusterVersion named ClusterVersionName; nil
+	// when absent.
 	ClusterVersion *configv1.ClusterVersion
 	// ClusterOperators are all ClusterOperators.
 	ClusterOperators []*configv1.ClusterOperator
 	// MachineConfigPools are all MachineConfigPools.
 	MachineConfigPools []*mcfgv1.MachineConfigPool
 	// MachineConfigVersions maps a MachineConfig name to the value of its
-	// machineconfiguration.openshift.io/release-image-version annotation
-	// (only that annotation of a MachineConfig matters).
+	// ReleaseImageVersionAnnotation (only that annotation of a MachineConfig
+	// matters).
 	MachineConfigVersions map[string]string
 	// Nodes are all Nodes.
 	Nodes []*corev1.Node
-	// MCODeployment is openshift-machine-config-operator/machine-config-operator;
-	// nil when absent.
+	// MCODeployment is the Deployment MCONamespace/MCODeploymentName; nil
+	// when absent.
 	MCODeployment *appsv1.Deployment
 	// Alerts are firing or pending Prometheus alerts; nil when unknown.
 	Alerts []Alert

@@ -25,10 +25,10 @@ func bigCluster(n int) *Sources {
 		case 0:
 			updated(node)
 		case 1:
-			updating(node, stateWorking)
+			updating(node, MCDStateWorking)
 		case 2:
-			node.Annotations[annState] = stateDegraded
-			node.Annotations[annReason] = "boom"
+			node.Annotations[MCDStateAnnotation] = MCDStateDegraded
+			node.Annotations[MCDReasonAnnotation] = "boom"
 		case 3:
 			setNodeCondition(node, corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionFalse, LastTransitionTime: mt(t0)})
 		}
@@ -158,13 +158,13 @@ func TestIncrementalMatchesFresh(t *testing.T) {
 		{"one node changes but no count does", func(s *Sources) {
 			n := s.Nodes[9].DeepCopy()
 			n.ResourceVersion = "2"
-			n.Annotations[annCurrentConfig], n.Annotations[annDesiredConfig] = "rendered-worker-older", "rendered-worker-older"
+			n.Annotations[CurrentConfigAnnotation], n.Annotations[DesiredConfigAnnotation] = "rendered-worker-older", "rendered-worker-older"
 			s.Nodes[9] = n
 		}},
 		{"one node becomes degraded", func(s *Sources) {
 			n := s.Nodes[11].DeepCopy()
 			n.ResourceVersion = "2"
-			n.Annotations[annState], n.Annotations[annReason] = stateDegraded, "bad"
+			n.Annotations[MCDStateAnnotation], n.Annotations[MCDReasonAnnotation] = MCDStateDegraded, "bad"
 			s.Nodes[11] = n
 		}},
 		{"a node is removed", func(s *Sources) { s.Nodes = append(s.Nodes[:12:12], s.Nodes[13:]...) }},
@@ -388,8 +388,8 @@ func TestMalformedInputs(t *testing.T) {
 			return s
 		}},
 		{name: "huge strings", edit: func(s *Sources) *Sources {
-			s.Nodes[3].Annotations[annState] = stateDegraded
-			s.Nodes[3].Annotations[annReason] = huge
+			s.Nodes[3].Annotations[MCDStateAnnotation] = MCDStateDegraded
+			s.Nodes[3].Annotations[MCDReasonAnnotation] = huge
 			co := s.ClusterOperators[0]
 			setCOCondition(co, ccond(configv1.OperatorDegraded, configv1.ConditionTrue, huge, huge, t0))
 			setCOCondition(s.ClusterOperators[2], ccond(configv1.OperatorProgressing, configv1.ConditionTrue, huge, huge, t0))

@@ -109,8 +109,8 @@ func newNode(name, pool string) *corev1.Node {
 			Name: name, UID: types.UID("uid-" + name), ResourceVersion: "1",
 			Labels: map[string]string{"node-role.kubernetes.io/" + pool: ""},
 			Annotations: map[string]string{
-				annCurrentConfig: old, annDesiredConfig: old, annState: stateDone,
-				annDesiredDrain: "uncordon-" + old, annAppliedDrain: "uncordon-" + old,
+				CurrentConfigAnnotation: old, DesiredConfigAnnotation: old, MCDStateAnnotation: MCDStateDone,
+				DesiredDrainAnnotation: "uncordon-" + old, LastAppliedDrainAnnotation: "uncordon-" + old,
 			},
 		},
 		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{
@@ -290,17 +290,17 @@ func setNodeCondition(n *corev1.Node, c corev1.NodeCondition) {
 
 // updating makes a node updating to the new config in the given daemon state.
 func updating(n *corev1.Node, state string) *corev1.Node {
-	pool := strings.TrimPrefix(strings.TrimSuffix(n.Annotations[annCurrentConfig], "-old"), "rendered-")
-	n.Annotations[annDesiredConfig] = "rendered-" + pool + "-new"
-	n.Annotations[annState] = state
+	pool := strings.TrimPrefix(strings.TrimSuffix(n.Annotations[CurrentConfigAnnotation], "-old"), "rendered-")
+	n.Annotations[DesiredConfigAnnotation] = "rendered-" + pool + "-new"
+	n.Annotations[MCDStateAnnotation] = state
 	return n
 }
 
 // updated makes a node run the new config.
 func updated(n *corev1.Node) *corev1.Node {
-	pool := strings.TrimPrefix(strings.TrimSuffix(n.Annotations[annCurrentConfig], "-old"), "rendered-")
-	n.Annotations[annCurrentConfig] = "rendered-" + pool + "-new"
-	n.Annotations[annDesiredConfig] = "rendered-" + pool + "-new"
+	pool := strings.TrimPrefix(strings.TrimSuffix(n.Annotations[CurrentConfigAnnotation], "-old"), "rendered-")
+	n.Annotations[CurrentConfigAnnotation] = "rendered-" + pool + "-new"
+	n.Annotations[DesiredConfigAnnotation] = "rendered-" + pool + "-new"
 	return n
 }
 

@@ -12,25 +12,6 @@ import (
 	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
-// Annotations the machine-config daemon keeps on nodes
-// (docs/insights.md#node-annotations).
-const (
-	annCurrentConfig = "machineconfiguration.openshift.io/currentConfig"
-	annDesiredConfig = "machineconfiguration.openshift.io/desiredConfig"
-	annState         = "machineconfiguration.openshift.io/state"
-	annReason        = "machineconfiguration.openshift.io/reason"
-	annDesiredDrain  = "machineconfiguration.openshift.io/desiredDrain"
-	annAppliedDrain  = "machineconfiguration.openshift.io/lastAppliedDrain"
-	annDesiredImage  = "machineconfiguration.openshift.io/desiredImage"
-	annCurrentImage  = "machineconfiguration.openshift.io/currentImage"
-
-	stateDone           = "Done"
-	stateWorking        = "Working"
-	stateRebooting      = "Rebooting"
-	stateDegraded       = "Degraded"
-	stateUnreconcilable = "Unreconcilable"
-)
-
 // Reasons a node is unavailable (the MCO's own notion,
 // docs/insights.md#node-availability).
 const (
@@ -148,8 +129,8 @@ func evaluateNode(n *corev1.Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
 	f.acquiredAt = wire(f.changed)
 	f.uid = encoding.UID("node", "", "nodes", "", n.Name)
 
-	current := ann[annCurrentConfig]
-	desired, desiredSet := ann[annDesiredConfig]
+	current := ann[CurrentConfigAnnotation]
+	desired, desiredSet := ann[DesiredConfigAnnotation]
 	currentVersion, foundCurrent := mcVersion(mcVersions, current)
 	desiredVersion, foundDesired := mcVersion(mcVersions, desired)
 
@@ -160,15 +141,15 @@ func evaluateNode(n *corev1.Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
 	f.isUpdating = !f.isUpdated && foundCurrent && foundDesired && latestVersion != "" && desiredVersion == latestVersion &&
 		!matched && desiredIsTarget
 
-	state := ann[annState]
+	state := ann[MCDStateAnnotation]
 	switch {
 	case f.isUpdating && isDraining(ann, f.isUpdating):
 		f.phase = phaseDraining
 	case f.isUpdating:
 		switch state {
-		case stateRebooting:
+		case MCDStateRebooting:
 			f.phase = phaseRebooting
-		case stateDone:
+		case MCDStateDone:
 			f.phase = phaseUpdated
 		default:
 			f.phase = phaseUpdating
@@ -182,8 +163,8 @@ func evaluateNode(n *corev1.Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
 	}
 
 	f.bad, f.isUnavailable = unavailability(n, pool)
-	f.isDegraded = desired != "" && (state == stateDegraded || state == stateUnreconcilable)
-	mcReason := ann[annReason]
+	f.isDegraded = desired != "" && (state == MCDStateDegraded || state == MCDStateUnreconcilable)
+	mcReason := ann[MCDReasonAnnotation]
 
 	// EST (docs/insights.md#node-insights): none is "?", zero is "-".
 	var est *time.Duration
@@ -363,7 +344,7 @@ func mcVersion(versions map[string]string, name string) (string, bool) {
 
 // isDraining applies the draining rule of docs/insights.md#draining.
 func isDraining(ann map[string]string, isUpdating bool) bool {
-	desired, applied := ann[annDesiredDrain], ann[annAppliedDrain]
+	desired, applied := ann[DesiredDrainAnnotation], ann[LastAppliedDrainAnnotation]
 	if desired == "" || applied == "" {
 		return false
 	}
@@ -373,7 +354,7 @@ func isDraining(ann map[string]string, isUpdating bool) bool {
 			return true
 		}
 	}
-	return isUpdating && ann[annState] == stateDone
+	return isUpdating && ann[MCDStateAnnotation] == MCDStateDone
 }
 
 // unavailability applies docs/insights.md#node-availability: the reasons a node
@@ -403,14 +384,14 @@ func unavailability(n *corev1.Node, pool *poolInfo) ([]badCondition, bool) {
 		if isNodeDone(ann) {
 			return nil, false
 		}
-		if s := ann[annState]; s == stateDegraded || s == stateUnreconcilable {
+		if s := ann[MCDStateAnnotation]; s == MCDStateDegraded || s == MCDStateUnreconcilable {
 			return nil, false
 		}
 		bad = append(bad, badCondition{reason: reasonMCDWorking})
 	}
 	// The pool image check: a layered pool expects its image, any other
 	// pool none.
-	desiredImage := ann[annDesiredImage]
+	desiredImage := ann[DesiredImageAnnotation]
 	if pool.layered && pool.osImage != "" {
 		if desiredImage != pool.osImage {
 			return nil, false
@@ -424,18 +405,18 @@ func unavailability(n *corev1.Node, pool *poolInfo) ([]badCondition, bool) {
 // isNodeDone reports whether the daemon finished: configs set and equal,
 // image annotations absent or equal, state Done.
 func isNodeDone(ann map[string]string) bool {
-	c, d := ann[annCurrentConfig], ann[annDesiredConfig]
+	c, d := ann[CurrentConfigAnnotation], ann[DesiredConfigAnnotation]
 	if c == "" || d == "" || c != d {
 		return false
 	}
-	di, dok := ann[annDesiredImage]
-	ci, cok := ann[annCurrentImage]
+	di, dok := ann[DesiredImageAnnotation]
+	ci, cok := ann[CurrentImageAnnotation]
 	if dok || cok {
 		if di == "" || ci == "" || di != ci {
 			return false
 		}
 	}
-	return ann[annState] == stateDone
+	return ann[MCDStateAnnotation] == MCDStateDone
 }
 
 func reasonList(bad []badCondition) string {

@@ -50,25 +50,25 @@ func TestNodeRules(t *testing.T) {
 			want: nodeWant{phase: v1alpha1.NodeUpdatePending, est: "?", version: fromV}},
 		{name: "updated", edit: func(s *Sources) { updated(s.Nodes[3]) },
 			want: nodeWant{phase: v1alpha1.NodeCompleted, est: "-", version: toV}},
-		{name: "updating: the daemon works, unavailable but not reported", edit: func(s *Sources) { updating(s.Nodes[3], stateWorking) },
+		{name: "updating: the daemon works, unavailable but not reported", edit: func(s *Sources) { updating(s.Nodes[3], MCDStateWorking) },
 			want: nodeWant{phase: v1alpha1.NodeUpdating, updating: true, available: NodeAvailableReasonMCDProcessing, est: "5m0s", version: fromV}},
-		{name: "rebooting", edit: func(s *Sources) { updating(s.Nodes[3], stateRebooting) },
+		{name: "rebooting", edit: func(s *Sources) { updating(s.Nodes[3], MCDStateRebooting) },
 			want: nodeWant{phase: v1alpha1.NodeRebooting, updating: true, available: NodeAvailableReasonMCDProcessing, est: "5m0s", version: fromV}},
 		{name: "draining", edit: func(s *Sources) {
-			updating(s.Nodes[3], stateWorking).Annotations[annDesiredDrain] = "drain-rendered-worker-new"
+			updating(s.Nodes[3], MCDStateWorking).Annotations[DesiredDrainAnnotation] = "drain-rendered-worker-new"
 		}, want: nodeWant{phase: v1alpha1.NodeDraining, updating: true, available: NodeAvailableReasonMCDProcessing, est: "10m0s", version: fromV}},
-		{name: "daemon still Done with drain annotations counts as draining", edit: func(s *Sources) { updating(s.Nodes[3], stateDone) },
+		{name: "daemon still Done with drain annotations counts as draining", edit: func(s *Sources) { updating(s.Nodes[3], MCDStateDone) },
 			want: nodeWant{phase: v1alpha1.NodeDraining, updating: true, available: NodeAvailableReasonMCDProcessing, est: "10m0s", version: fromV}},
 		{name: "daemon still Done without drain annotations shows Updated while updating", edit: func(s *Sources) {
-			n := updating(s.Nodes[3], stateDone)
-			delete(n.Annotations, annDesiredDrain)
-			delete(n.Annotations, annAppliedDrain)
+			n := updating(s.Nodes[3], MCDStateDone)
+			delete(n.Annotations, DesiredDrainAnnotation)
+			delete(n.Annotations, LastAppliedDrainAnnotation)
 		}, want: nodeWant{phase: v1alpha1.NodeCompleted, updating: true, available: NodeAvailableReasonMCDProcessing, est: "-", version: fromV}},
 		{name: "paused pool", edit: func(s *Sources) { s.MachineConfigPools[1].Spec.Paused = true },
 			want: nodeWant{phase: v1alpha1.NodePaused, est: "-", version: fromV, health: []encoding.HealthKind{encoding.HealthPoolPaused}}},
 		{name: "paused pool keeps an updating node updating", edit: func(s *Sources) {
 			s.MachineConfigPools[1].Spec.Paused = true
-			updating(s.Nodes[3], stateWorking)
+			updating(s.Nodes[3], MCDStateWorking)
 		}, want: nodeWant{phase: v1alpha1.NodeUpdating, updating: true, available: NodeAvailableReasonMCDProcessing, est: "5m0s", version: fromV,
 			health: []encoding.HealthKind{encoding.HealthPoolPaused}}},
 		{name: "not ready for under 5m is not serious", edit: notReady(5*time.Minute - time.Second),
@@ -93,36 +93,36 @@ func TestNodeRules(t *testing.T) {
 		{name: "unschedulable is never serious", edit: func(s *Sources) { s.Nodes[3].Spec.Unschedulable = true },
 			want: nodeWant{phase: v1alpha1.NodeUpdatePending, available: v1alpha1.NodeAvailableReasonUnschedulable, est: "?", version: fromV}},
 		{name: "degraded", edit: func(s *Sources) {
-			s.Nodes[3].Annotations[annState] = stateDegraded
-			s.Nodes[3].Annotations[annReason] = "boom"
+			s.Nodes[3].Annotations[MCDStateAnnotation] = MCDStateDegraded
+			s.Nodes[3].Annotations[MCDReasonAnnotation] = "boom"
 		}, want: nodeWant{phase: v1alpha1.NodeUpdatePending, degraded: true, est: "?", version: fromV, health: []encoding.HealthKind{encoding.HealthNodeDegraded}}},
-		{name: "degraded without a reason reports no insight", edit: func(s *Sources) { s.Nodes[3].Annotations[annState] = stateUnreconcilable },
+		{name: "degraded without a reason reports no insight", edit: func(s *Sources) { s.Nodes[3].Annotations[MCDStateAnnotation] = MCDStateUnreconcilable },
 			want: nodeWant{phase: v1alpha1.NodeUpdatePending, degraded: true, est: "?", version: fromV}},
 		{name: "degraded without a desired config is not degraded", edit: func(s *Sources) {
-			s.Nodes[3].Annotations[annState] = stateDegraded
-			delete(s.Nodes[3].Annotations, annDesiredConfig)
+			s.Nodes[3].Annotations[MCDStateAnnotation] = MCDStateDegraded
+			delete(s.Nodes[3].Annotations, DesiredConfigAnnotation)
 		}, want: nodeWant{phase: v1alpha1.NodeUpdatePending, available: NodeAvailableReasonMCDProcessing, est: "?", version: fromV}},
 		{name: "degraded and seriously unavailable", edit: func(s *Sources) {
 			notReady(time.Hour)(s)
-			s.Nodes[3].Annotations[annState] = stateDegraded
-			s.Nodes[3].Annotations[annReason] = "boom"
+			s.Nodes[3].Annotations[MCDStateAnnotation] = MCDStateDegraded
+			s.Nodes[3].Annotations[MCDReasonAnnotation] = "boom"
 		}, want: nodeWant{phase: v1alpha1.NodeUpdatePending, available: v1alpha1.NodeAvailableReasonNotReady, degraded: true, est: "?", version: fromV,
 			health: []encoding.HealthKind{encoding.HealthNodeDegraded, encoding.HealthNodeUnavailable}}},
 		{name: "layered pool: a node without the pool's image is not unavailable", edit: func(s *Sources) {
 			notReady(time.Hour)(s)
-			s.MachineConfigPools[1].Labels = map[string]string{labelLayering: ""}
-			s.MachineConfigPools[1].Annotations = map[string]string{annNewestImageConfig: "img@sha256:1"}
+			s.MachineConfigPools[1].Labels = map[string]string{LayeringEnabledLabel: ""}
+			s.MachineConfigPools[1].Annotations = map[string]string{NewestImageEquivalentConfigAnnotation: "img@sha256:1"}
 		}, want: nodeWant{phase: v1alpha1.NodeUpdatePending, est: "?", version: fromV}},
 		{name: "layered pool: a node with the pool's image can be unavailable", edit: func(s *Sources) {
 			notReady(time.Hour)(s)
-			s.MachineConfigPools[1].Labels = map[string]string{labelLayering: ""}
-			s.MachineConfigPools[1].Annotations = map[string]string{annNewestImageConfig: "img@sha256:1"}
-			s.Nodes[3].Annotations[annDesiredImage] = "img@sha256:1"
+			s.MachineConfigPools[1].Labels = map[string]string{LayeringEnabledLabel: ""}
+			s.MachineConfigPools[1].Annotations = map[string]string{NewestImageEquivalentConfigAnnotation: "img@sha256:1"}
+			s.Nodes[3].Annotations[DesiredImageAnnotation] = "img@sha256:1"
 		}, want: nodeWant{phase: v1alpha1.NodeUpdatePending, available: v1alpha1.NodeAvailableReasonNotReady, est: "?", version: fromV,
 			health: []encoding.HealthKind{encoding.HealthNodeUnavailable}}},
 		{name: "plain pool: a node with a desired image is not unavailable", edit: func(s *Sources) {
 			notReady(time.Hour)(s)
-			s.Nodes[3].Annotations[annDesiredImage] = "img@sha256:1"
+			s.Nodes[3].Annotations[DesiredImageAnnotation] = "img@sha256:1"
 		}, want: nodeWant{phase: v1alpha1.NodeUpdatePending, est: "?", version: fromV}},
 		{name: "a node that just joined has no annotations", edit: func(s *Sources) { s.Nodes[3].Annotations = nil },
 			want: nodeWant{phase: v1alpha1.NodeUpdatePending, available: NodeAvailableReasonMCDProcessing, est: "?"}},
@@ -132,12 +132,12 @@ func TestNodeRules(t *testing.T) {
 			want: nodeWant{phase: v1alpha1.NodeUpdatePending, est: "?"}},
 		{name: "a same-version configuration roll counts as updated", edit: func(s *Sources) {
 			s.MachineConfigVersions["rendered-worker-old"] = toV
-			updating(s.Nodes[3], stateWorking)
+			updating(s.Nodes[3], MCDStateWorking)
 		}, want: nodeWant{phase: v1alpha1.NodeCompleted, available: NodeAvailableReasonMCDProcessing, est: "-", version: toV}},
 		{name: "multi-arch migration: the configs decide", edit: func(s *Sources) {
 			s.ClusterVersion.Status.History[1].Version = toV
 			s.MachineConfigVersions["rendered-worker-old"] = toV
-			updating(s.Nodes[3], stateWorking)
+			updating(s.Nodes[3], MCDStateWorking)
 		}, want: nodeWant{phase: v1alpha1.NodeUpdating, updating: true, available: NodeAvailableReasonMCDProcessing, est: "5m0s", version: toV}},
 		{name: "multi-arch migration: a node on the target config is updated", edit: func(s *Sources) {
 			s.ClusterVersion.Status.History[1].Version = toV
@@ -218,8 +218,8 @@ func TestNodeTexts(t *testing.T) {
 func TestLongDaemonReason(t *testing.T) {
 	src := cluster()
 	reason := "failed to run command\n" + strings.Repeat("x", 6000)
-	src.Nodes[3].Annotations[annState] = stateDegraded
-	src.Nodes[3].Annotations[annReason] = reason
+	src.Nodes[3].Annotations[MCDStateAnnotation] = MCDStateDegraded
+	src.Nodes[3].Annotations[MCDReasonAnnotation] = reason
 	res := Compute(src, now)
 	mustValid(t, res)
 	ni := nodeOf(res, "worker-0")
@@ -250,11 +250,11 @@ func TestPools(t *testing.T) {
 			wantSums: map[v1alpha1.NodeSummaryType]int32{v1alpha1.NodesTotal: 2, v1alpha1.NodesAvailable: 2, v1alpha1.NodesOutdated: 2}},
 		{name: "all updated", pool: "worker", edit: func(s *Sources) { updated(s.Nodes[3]); updated(s.Nodes[4]) }, wantA: v1alpha1.PoolCompleted, wantC: 100,
 			wantCond: "False/Updated", wantSums: map[v1alpha1.NodeSummaryType]int32{v1alpha1.NodesTotal: 2, v1alpha1.NodesOutdated: 0}},
-		{name: "progressing", pool: "worker", edit: func(s *Sources) { updated(s.Nodes[3]); updating(s.Nodes[4], stateWorking) }, wantA: v1alpha1.PoolProgressing, wantC: 50,
+		{name: "progressing", pool: "worker", edit: func(s *Sources) { updated(s.Nodes[3]); updating(s.Nodes[4], MCDStateWorking) }, wantA: v1alpha1.PoolProgressing, wantC: 50,
 			wantCond: "True/Progressing", wantSums: map[v1alpha1.NodeSummaryType]int32{v1alpha1.NodesProgressing: 1, v1alpha1.NodesAvailable: 1, v1alpha1.NodesOutdated: 1}},
 		{name: "degraded", pool: "worker", edit: func(s *Sources) {
 			updated(s.Nodes[3])
-			updating(s.Nodes[4], stateDegraded).Annotations[annReason] = "x"
+			updating(s.Nodes[4], MCDStateDegraded).Annotations[MCDReasonAnnotation] = "x"
 		}, wantA: v1alpha1.PoolDegraded, wantC: 50, wantCond: "True/Progressing",
 			wantSums: map[v1alpha1.NodeSummaryType]int32{v1alpha1.NodesDegraded: 1, v1alpha1.NodesProgressing: 0}},
 		{name: "paused", pool: "worker", edit: func(s *Sources) { s.MachineConfigPools[1].Spec.Paused = true; updated(s.Nodes[3]) },

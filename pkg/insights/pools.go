@@ -18,9 +18,6 @@ import (
 const (
 	poolMaster = "master"
 	poolWorker = "worker"
-
-	labelLayering        = "machineconfiguration.openshift.io/layering-enabled"
-	annNewestImageConfig = "machineconfiguration.openshift.io/newestImageEquivalentConfig"
 )
 
 // selector matches node labels; nil matches nothing.
@@ -74,9 +71,9 @@ func newPoolSet(mcps []*mcfgv1.MachineConfigPool) *poolSet {
 			config:  m.Spec.Configuration.Name,
 			changed: mcpChangeTime(m),
 		}
-		if _, ok := m.Labels[labelLayering]; ok {
+		if _, ok := m.Labels[LayeringEnabledLabel]; ok {
 			p.layered = true
-			p.osImage = m.Annotations[annNewestImageConfig]
+			p.osImage = m.Annotations[NewestImageEquivalentConfigAnnotation]
 		}
 		sel, err := metav1.LabelSelectorAsSelector(m.Spec.NodeSelector)
 		if err != nil {

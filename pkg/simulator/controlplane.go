@@ -8,6 +8,8 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
+
+	"github.com/update-status/apiserver/pkg/insights"
 )
 
 // This file plays the cluster-version operator and the operators it updates.
@@ -64,7 +66,7 @@ func (s *Simulator) startLevel(level int, now time.Time) {
 		if op.spec.level != level || op.updated || op.updating {
 			continue
 		}
-		if op.spec.name == machineConfigOperator {
+		if op.spec.name == insights.MCOClusterOperatorName {
 			s.startMCO(now)
 			continue
 		}

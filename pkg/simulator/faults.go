@@ -8,6 +8,8 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
+
+	"github.com/update-status/apiserver/pkg/insights"
 )
 
 // FaultKind names a kind of fault.
@@ -314,7 +316,7 @@ func (s *Simulator) deactivate(f *faultState, now time.Time) {
 	case FaultOperatorUnavailable:
 		op := s.opIndex[f.fault.Target]
 		message := "All is well"
-		if op.spec.name == machineConfigOperator {
+		if op.spec.name == insights.MCOClusterOperatorName {
 			message = mcoDeployedMessage(op.obj.Status.Versions[0].Version)
 		}
 		setClusterCondition(&op.obj.Status.Conditions, configv1.OperatorAvailable, configv1.ConditionTrue, "AsExpected", message, now)

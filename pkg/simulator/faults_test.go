@@ -12,6 +12,8 @@ import (
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/update-status/apiserver/pkg/insights"
 )
 
 // faultCase injects one fault when the update reaches a phase and checks
@@ -82,8 +84,8 @@ func TestFaults(t *testing.T) {
 				}
 				for _, n := range nodes.Items {
 					a := n.Annotations
-					if a[annoState] == "Degraded" && a[annoReason] == "failed to drain node: "+n.Name+" after 1 hour. Please see machine-config-controller logs for more information" &&
-						strings.HasPrefix(a[annoDesiredDrain], "drain-") && strings.HasPrefix(a[annoLastAppliedDrain], "uncordon-") && n.Spec.Unschedulable {
+					if a[insights.MCDStateAnnotation] == "Degraded" && a[insights.MCDReasonAnnotation] == "failed to drain node: "+n.Name+" after 1 hour. Please see machine-config-controller logs for more information" &&
+						strings.HasPrefix(a[insights.DesiredDrainAnnotation], "drain-") && strings.HasPrefix(a[insights.LastAppliedDrainAnnotation], "uncordon-") && n.Spec.Unschedulable {
 						pool := getPool(t, api, "worker")
 						c := poolCondition(pool, mcfgv1.MachineConfigPoolNodeDegraded)
 						return pool.Status.DegradedMachineCount == 1 && c != nil && c.Status == corev1.ConditionTrue &&
@@ -94,7 +96,7 @@ func TestFaults(t *testing.T) {
 			},
 			always: func(t *testing.T, st *State) error {
 				for _, n := range st.Nodes {
-					if n.Annotations[annoState] == "Degraded" && !strings.HasPrefix(n.Annotations[annoDesiredDrain], "drain-") {
+					if n.Annotations[insights.MCDStateAnnotation] == "Degraded" && !strings.HasPrefix(n.Annotations[insights.DesiredDrainAnnotation], "drain-") {
 						return fmt.Errorf("degraded node %s is not draining", n.Name)
 					}
 				}
@@ -118,8 +120,8 @@ func TestFaults(t *testing.T) {
 			always: func(t *testing.T, st *State) error {
 				versions := st.MachineConfigVersions()
 				for _, n := range st.Nodes {
-					if poolOf(t, st.MachineConfigPools, n) == "worker" && versions[n.Annotations[annoDesiredConfig]] != st.ClusterVersion.Status.History[1].Version {
-						return fmt.Errorf("paused pool's node %s got desiredConfig %s", n.Name, n.Annotations[annoDesiredConfig])
+					if poolOf(t, st.MachineConfigPools, n) == "worker" && versions[n.Annotations[insights.DesiredConfigAnnotation]] != st.ClusterVersion.Status.History[1].Version {
+						return fmt.Errorf("paused pool's node %s got desiredConfig %s", n.Name, n.Annotations[insights.DesiredConfigAnnotation])
 					}
 				}
 				return nil
@@ -139,7 +141,7 @@ func TestFaults(t *testing.T) {
 					n := &nodes.Items[i]
 					for _, c := range n.Status.Conditions {
 						if c.Type == corev1.NodeReady && c.Status == corev1.ConditionFalse && c.Reason == "KubeletNotReady" && strings.HasPrefix(c.Message, "PLEG is not healthy") {
-							if n.Annotations[annoState] != "Done" || n.Annotations[annoCurrentConfig] != n.Annotations[annoDesiredConfig] {
+							if n.Annotations[insights.MCDStateAnnotation] != "Done" || n.Annotations[insights.CurrentConfigAnnotation] != n.Annotations[insights.DesiredConfigAnnotation] {
 								t.Errorf("NotReady node %s is updating", n.Name)
 							}
 							notReady++

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/update-status/apiserver/internal/fixtures"
+	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/sourcefiles"
 )
 
@@ -110,8 +111,8 @@ func testFileSinkWritesEveryState(t *testing.T, asJSON bool) {
 	}
 	versions := last.MachineConfigVersions()
 	for _, n := range last.Nodes {
-		if versions[n.Annotations[annoCurrentConfig]] != o.ToVersion {
-			t.Errorf("node %s runs %s in the last state", n.Name, n.Annotations[annoCurrentConfig])
+		if versions[n.Annotations[insights.CurrentConfigAnnotation]] != o.ToVersion {
+			t.Errorf("node %s runs %s in the last state", n.Name, n.Annotations[insights.CurrentConfigAnnotation])
 		}
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/update-status/apiserver/pkg/insights"
 )
 
 // testStart is the fake clock's starting time in every test.
@@ -155,8 +157,8 @@ func recount(t *testing.T, st *State, pool *mcfgv1.MachineConfigPool) counts {
 				ready = cond.Status == corev1.ConditionTrue
 			}
 		}
-		done := a[annoCurrentConfig] == a[annoDesiredConfig] && a[annoState] == "Done"
-		if done && a[annoCurrentConfig] == target {
+		done := a[insights.CurrentConfigAnnotation] == a[insights.DesiredConfigAnnotation] && a[insights.MCDStateAnnotation] == "Done"
+		if done && a[insights.CurrentConfigAnnotation] == target {
 			c.updated++
 			if ready && !n.Spec.Unschedulable {
 				c.ready++
@@ -165,7 +167,7 @@ func recount(t *testing.T, st *State, pool *mcfgv1.MachineConfigPool) counts {
 		if !ready || n.Spec.Unschedulable || !done {
 			c.unavailable++
 		}
-		if a[annoState] == "Degraded" || a[annoState] == "Unreconcilable" {
+		if a[insights.MCDStateAnnotation] == "Degraded" || a[insights.MCDStateAnnotation] == "Unreconcilable" {
 			c.degraded++
 		}
 	}

@@ -172,7 +172,7 @@ func describe(hs []*v1alpha1.HealthInsight) string {
 // whether it is updating.
 func expectedNodePhase(n *corev1.Node, versions map[string]string, target string, paused bool) (string, bool) {
 	a := n.Annotations
-	current, desired := a[annoCurrentConfig], a[annoDesiredConfig]
+	current, desired := a[insights.CurrentConfigAnnotation], a[insights.DesiredConfigAnnotation]
 	switch {
 	case versions[current] == target:
 		return "Completed", false
@@ -181,9 +181,9 @@ func expectedNodePhase(n *corev1.Node, versions map[string]string, target string
 			return "Paused", false
 		}
 		return "Pending", false
-	case a[annoState] == "Rebooting":
+	case a[insights.MCDStateAnnotation] == "Rebooting":
 		return "Rebooting", true
-	case a[annoState] == "Done" || a[annoDesiredDrain] != a[annoLastAppliedDrain]:
+	case a[insights.MCDStateAnnotation] == "Done" || a[insights.DesiredDrainAnnotation] != a[insights.LastAppliedDrainAnnotation]:
 		return "Draining", true
 	default:
 		return "Updating", true
@@ -300,10 +300,10 @@ func TestInsightsOfAnUpdate(t *testing.T) {
 			phase, updating := expectedNodePhase(n, versions, target, false)
 			status := map[bool]metav1.ConditionStatus{true: metav1.ConditionTrue, false: metav1.ConditionFalse}[updating]
 			if m := condIs(in.Conditions, "Updating", status, phase); m != "" {
-				t.Errorf("%s: node %s (%s): %s", at, n.Name, n.Annotations[annoState], m)
+				t.Errorf("%s: node %s (%s): %s", at, n.Name, n.Annotations[insights.MCDStateAnnotation], m)
 			}
-			if in.Version != versions[n.Annotations[annoCurrentConfig]] {
-				t.Errorf("%s: node %s version %q, want %q", at, n.Name, in.Version, versions[n.Annotations[annoCurrentConfig]])
+			if in.Version != versions[n.Annotations[insights.CurrentConfigAnnotation]] {
+				t.Errorf("%s: node %s version %q, want %q", at, n.Name, in.Version, versions[n.Annotations[insights.CurrentConfigAnnotation]])
 			}
 			if m := condIs(in.Conditions, "Degraded", metav1.ConditionFalse, ""); m != "" {
 				t.Errorf("%s: node %s: %s", at, n.Name, m)
@@ -441,7 +441,7 @@ func TestInsightsOfFaults(t *testing.T) {
 			fault: Fault{Kind: FaultDrainBlocked, Target: "worker", For: 2 * time.Hour},
 			check: func(t *testing.T, since time.Duration, r *report, st *State) bool {
 				for _, n := range st.Nodes {
-					if n.Annotations[annoState] != "Degraded" {
+					if n.Annotations[insights.MCDStateAnnotation] != "Degraded" {
 						continue
 					}
 					in := r.nodes[n.Name]
@@ -469,7 +469,7 @@ func TestInsightsOfFaults(t *testing.T) {
 					return true
 				}
 				for _, n := range st.Nodes {
-					if strings.HasPrefix(n.Annotations[annoDesiredDrain], "drain-") && n.Annotations[annoLastAppliedDrain] != n.Annotations[annoDesiredDrain] {
+					if strings.HasPrefix(n.Annotations[insights.DesiredDrainAnnotation], "drain-") && n.Annotations[insights.LastAppliedDrainAnnotation] != n.Annotations[insights.DesiredDrainAnnotation] {
 						if m := condIs(r.nodes[n.Name].Conditions, "Updating", metav1.ConditionTrue, "Draining"); m != "" {
 							t.Errorf("after %s: draining node %s: %s", since, n.Name, m)
 						}

@@ -11,6 +11,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
+
+	"github.com/update-status/apiserver/pkg/insights"
 )
 
 // This file plays the machine-config operator, its controller (render, node
@@ -35,7 +37,7 @@ func (s *Simulator) startMCO(now time.Time) {
 	d.Annotations["deployment.kubernetes.io/revision"] = "2"
 	d.Status.ObservedGeneration = d.Generation
 	setDeploymentCondition(&d.Status.Conditions, appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetAvailable",
-		fmt.Sprintf("ReplicaSet %q has successfully progressed.", mcoName+"-"+digest("rs", to)[:10]), now)
+		fmt.Sprintf("ReplicaSet %q has successfully progressed.", insights.MCODeploymentName+"-"+digest("rs", to)[:10]), now)
 	s.changes.mark(d, false, true, true)
 	klog.V(1).InfoS("Machine-config operator deployed", "image", mcoImage(to))
 }
@@ -48,7 +50,7 @@ func (s *Simulator) reconcileMCO(now time.Time) {
 	if !u.mcoStarted {
 		return
 	}
-	co := s.opIndex[machineConfigOperator]
+	co := s.opIndex[insights.MCOClusterOperatorName]
 	to := s.opts.ToVersion
 	if !u.mcoReported && !now.Before(u.mcoDue) {
 		u.mcoReported = true
@@ -71,7 +73,7 @@ func (s *Simulator) reconcileMCO(now time.Time) {
 		s.changes.mark(co.obj, false, false, true)
 		klog.V(1).InfoS("Machine configs rendered", "version", to, "pools", len(s.pools))
 	}
-	if u.rendered && u.mcoReported && !u.versionDone && s.requiredPoolsDone() && !s.operatorUnavailable(machineConfigOperator) {
+	if u.rendered && u.mcoReported && !u.versionDone && s.requiredPoolsDone() && !s.operatorUnavailable(insights.MCOClusterOperatorName) {
 		u.versionDone = true
 		u.completeDue = now.Add(s.scale(s.opts.Timing.Complete))
 		co.updated = true
@@ -132,7 +134,7 @@ func (s *Simulator) allPoolsDone() bool {
 func nodeUnavailable(n *corev1.Node) bool {
 	ready := findNodeCondition(n.Status.Conditions, corev1.NodeReady)
 	return ready == nil || ready.Status != corev1.ConditionTrue || n.Spec.Unschedulable ||
-		n.Annotations[annoCurrentConfig] != n.Annotations[annoDesiredConfig] || n.Annotations[annoState] != mcdStateDone
+		n.Annotations[insights.CurrentConfigAnnotation] != n.Annotations[insights.DesiredConfigAnnotation] || n.Annotations[insights.MCDStateAnnotation] != insights.MCDStateDone
 }
 
 // reconcileNodeController hands the target configuration to as many nodes of
@@ -156,10 +158,10 @@ func (s *Simulator) reconcileNodeController(now time.Time) {
 			if budget <= 0 {
 				break
 			}
-			if n.obj.Annotations[annoDesiredConfig] == p.target || n.notReady != nil || nodeUnavailable(n.obj) {
+			if n.obj.Annotations[insights.DesiredConfigAnnotation] == p.target || n.notReady != nil || nodeUnavailable(n.obj) {
 				continue
 			}
-			n.obj.Annotations[annoDesiredConfig] = p.target
+			n.obj.Annotations[insights.DesiredConfigAnnotation] = p.target
 			n.stage = stageDesired
 			n.due = now.Add(s.scale(s.opts.Timing.React))
 			s.markNode(n, true, false)
@@ -183,14 +185,14 @@ func (s *Simulator) advanceNode(n *nodeState, now time.Time) {
 	t := &s.opts.Timing
 	node := n.obj
 	a := node.Annotations
-	target := a[annoDesiredConfig]
+	target := a[insights.DesiredConfigAnnotation]
 	switch n.stage {
 	case stageDesired:
 		// The daemon notices the new desired config and asks for a drain;
 		// the drain controller cordons the node.
-		a[annoState] = mcdStateWorking
-		a[annoReason] = ""
-		a[annoDesiredDrain] = drainPrefix + target
+		a[insights.MCDStateAnnotation] = insights.MCDStateWorking
+		a[insights.MCDReasonAnnotation] = ""
+		a[insights.DesiredDrainAnnotation] = drainPrefix + target
 		node.Spec.Unschedulable = true
 		n.stage = stageDraining
 		n.drainStarted = now
@@ -205,8 +207,8 @@ func (s *Simulator) advanceNode(n *nodeState, now time.Time) {
 		if n.blocked != nil {
 			// The drain did not finish within the timeout: the daemon
 			// reports the node Degraded and keeps waiting.
-			a[annoState] = mcdStateDegraded
-			a[annoReason] = fmt.Sprintf("failed to drain node: %s after 1 hour. Please see machine-config-controller logs for more information", node.Name)
+			a[insights.MCDStateAnnotation] = insights.MCDStateDegraded
+			a[insights.MCDReasonAnnotation] = fmt.Sprintf("failed to drain node: %s after 1 hour. Please see machine-config-controller logs for more information", node.Name)
 			n.due = time.Time{}
 			s.markNode(n, true, false)
 			klog.V(1).InfoS("Node degraded by a blocked drain", "node", node.Name)
@@ -214,7 +216,7 @@ func (s *Simulator) advanceNode(n *nodeState, now time.Time) {
 		}
 		s.finishDrain(n, now)
 	case stageApplying:
-		a[annoState] = mcdStateRebooting
+		a[insights.MCDStateAnnotation] = insights.MCDStateRebooting
 		n.stage = stageRebooting
 		n.due = now.Add(s.scale(t.Shutdown))
 		s.markNode(n, true, false)
@@ -231,16 +233,16 @@ func (s *Simulator) advanceNode(n *nodeState, now time.Time) {
 		s.markNode(n, false, true)
 	case stageBooting:
 		setKubeletBack(node, now, true)
-		a[annoCurrentConfig] = target
-		a[annoState] = mcdStateDone
-		a[annoReason] = ""
-		a[annoDesiredDrain] = uncordonPrefix + target
+		a[insights.CurrentConfigAnnotation] = target
+		a[insights.MCDStateAnnotation] = insights.MCDStateDone
+		a[insights.MCDReasonAnnotation] = ""
+		a[insights.DesiredDrainAnnotation] = uncordonPrefix + target
 		n.stage = stageUncordon
 		n.due = now.Add(s.scale(t.Uncordon))
 		s.markNode(n, true, true)
 	case stageUncordon:
 		node.Spec.Unschedulable = false
-		a[annoLastAppliedDrain] = uncordonPrefix + target
+		a[insights.LastAppliedDrainAnnotation] = uncordonPrefix + target
 		n.stage = stageIdle
 		n.due = time.Time{}
 		s.markNode(n, true, false)
@@ -251,9 +253,9 @@ func (s *Simulator) advanceNode(n *nodeState, now time.Time) {
 // configuration.
 func (s *Simulator) finishDrain(n *nodeState, now time.Time) {
 	a := n.obj.Annotations
-	a[annoLastAppliedDrain] = a[annoDesiredDrain]
-	a[annoState] = mcdStateWorking
-	a[annoReason] = ""
+	a[insights.LastAppliedDrainAnnotation] = a[insights.DesiredDrainAnnotation]
+	a[insights.MCDStateAnnotation] = insights.MCDStateWorking
+	a[insights.MCDReasonAnnotation] = ""
 	n.blocked = nil
 	n.stage = stageApplying
 	n.due = now.Add(s.scale(s.between(s.opts.Timing.ApplyMin, s.opts.Timing.ApplyMax)))
@@ -303,10 +305,10 @@ func (s *Simulator) reconcilePoolStatus(now time.Time) {
 		p.settled = 0
 		for _, n := range p.nodes {
 			a := n.obj.Annotations
-			if n.stage == stageIdle && p.target != "" && a[annoCurrentConfig] == p.target {
+			if n.stage == stageIdle && p.target != "" && a[insights.CurrentConfigAnnotation] == p.target {
 				p.settled++
 			}
-			isUpdated := a[annoCurrentConfig] == target && a[annoDesiredConfig] == target && a[annoState] == mcdStateDone
+			isUpdated := a[insights.CurrentConfigAnnotation] == target && a[insights.DesiredConfigAnnotation] == target && a[insights.MCDStateAnnotation] == insights.MCDStateDone
 			if isUpdated {
 				updated++
 				if !nodeUnavailable(n.obj) {
@@ -316,9 +318,9 @@ func (s *Simulator) reconcilePoolStatus(now time.Time) {
 			if nodeUnavailable(n.obj) {
 				unavailable++
 			}
-			if st := a[annoState]; st == mcdStateDegraded || st == "Unreconcilable" {
+			if st := a[insights.MCDStateAnnotation]; st == insights.MCDStateDegraded || st == "Unreconcilable" {
 				degraded++
-				degradedMsgs = append(degradedMsgs, fmt.Sprintf("Node %s is reporting: %q", n.obj.Name, a[annoReason]))
+				degradedMsgs = append(degradedMsgs, fmt.Sprintf("Node %s is reporting: %q", n.obj.Name, a[insights.MCDReasonAnnotation]))
 			}
 		}
 		total := int32(len(p.nodes))
@@ -358,7 +360,7 @@ func (s *Simulator) reconcilePoolStatus(now time.Time) {
 		}
 		lines[p.name] = p.extension
 	}
-	if op := s.opIndex[machineConfigOperator]; op != nil && op.obj != nil {
+	if op := s.opIndex[insights.MCOClusterOperatorName]; op != nil && op.obj != nil {
 		ext := mcoExtension(lines)
 		if !bytes.Equal(ext.Raw, op.obj.Status.Extension.Raw) {
 			op.obj.Status.Extension = ext

@@ -16,35 +16,22 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+
+	"github.com/update-status/apiserver/pkg/insights"
 )
 
 // Annotations and labels of the machine-config operator, controller and daemon.
 const (
 	mcPrefix                    = "machineconfiguration.openshift.io/"
-	annoCurrentConfig           = mcPrefix + "currentConfig"
-	annoDesiredConfig           = mcPrefix + "desiredConfig"
-	annoState                   = mcPrefix + "state"
-	annoReason                  = mcPrefix + "reason"
-	annoDesiredDrain            = mcPrefix + "desiredDrain"
-	annoLastAppliedDrain        = mcPrefix + "lastAppliedDrain"
 	annoControlPlaneTopology    = mcPrefix + "controlPlaneTopology"
 	annoLastSyncedCCRV          = mcPrefix + "lastSyncedControllerConfigResourceVersion"
-	annoReleaseImageVersion     = mcPrefix + "release-image-version"
 	annoGeneratedByController   = mcPrefix + "generated-by-controller-version"
-	labelMCRole                 = mcPrefix + "role"
 	labelMCOBuiltIn             = mcPrefix + "mco-built-in"
 	labelRequiredForUpgrade     = "operator.machineconfiguration.openshift.io/required-for-upgrade"
 	labelPoolPrefix             = "pools.operator.machineconfiguration.openshift.io/"
 	labelNodeRolePrefix         = "node-role.kubernetes.io/"
-	mcdStateDone                = "Done"
-	mcdStateWorking             = "Working"
-	mcdStateRebooting           = "Rebooting"
-	mcdStateDegraded            = "Degraded"
 	drainPrefix                 = "drain-"
 	uncordonPrefix              = "uncordon-"
-	mcoNamespace                = "openshift-machine-config-operator"
-	mcoName                     = "machine-config-operator"
-	clusterVersionName          = "version"
 	releaseIncludeHA            = "include.release.openshift.io/self-managed-high-availability"
 	releaseIncludeSNO           = "include.release.openshift.io/single-node-developer"
 	releaseIncludeIBM           = "include.release.openshift.io/ibm-cloud-managed"
@@ -108,7 +95,7 @@ func release(v string) configv1.Release {
 func (s *Simulator) ownerCV() []metav1.OwnerReference {
 	return []metav1.OwnerReference{{
 		APIVersion: configv1.GroupVersion.String(), Kind: "ClusterVersion",
-		Name: clusterVersionName, UID: s.cv.UID, Controller: ptr.To(true),
+		Name: insights.ClusterVersionName, UID: s.cv.UID, Controller: ptr.To(true),
 	}}
 }
 
@@ -135,7 +122,7 @@ func (s *Simulator) buildClusterVersion() *configv1.ClusterVersion {
 	cv := &configv1.ClusterVersion{
 		TypeMeta: metav1.TypeMeta{APIVersion: gvCV.GroupVersion().String(), Kind: gvCV.Kind},
 		ObjectMeta: metav1.ObjectMeta{
-			Name: clusterVersionName, UID: s.newUID(), Generation: 2, CreationTimestamp: installed,
+			Name: insights.ClusterVersionName, UID: s.newUID(), Generation: 2, CreationTimestamp: installed,
 		},
 		Spec: configv1.ClusterVersionSpec{
 			ClusterID:     configv1.ClusterID(s.newUID()),
@@ -178,15 +165,15 @@ func payloadLoaded(v string) string {
 
 // operatorVersions returns the status.versions of an operator at release v.
 func operatorVersions(spec *operatorSpec, v string) []configv1.OperandVersion {
-	out := []configv1.OperandVersion{{Name: "operator", Version: v}}
+	out := []configv1.OperandVersion{{Name: insights.OperatorVersionName, Version: v}}
 	for _, op := range spec.operands {
 		out = append(out, configv1.OperandVersion{Name: op, Version: v})
 	}
 	if spec.kubeOperand != "" {
 		out = append(out, configv1.OperandVersion{Name: spec.kubeOperand, Version: kubeVersion(v)})
 	}
-	if spec.name == machineConfigOperator {
-		out = append(out, configv1.OperandVersion{Name: "operator-image", Version: mcoImage(v)})
+	if spec.name == insights.MCOClusterOperatorName {
+		out = append(out, configv1.OperandVersion{Name: insights.OperatorImageVersionName, Version: mcoImage(v)})
 	}
 	return out
 }
@@ -229,7 +216,7 @@ func (s *Simulator) buildClusterOperator(spec *operatorSpec) *configv1.ClusterOp
 			},
 		},
 	}
-	if spec.name == machineConfigOperator {
+	if spec.name == insights.MCOClusterOperatorName {
 		co.Status.Conditions = []configv1.ClusterOperatorStatusCondition{
 			{Type: configv1.OperatorProgressing, Status: configv1.ConditionFalse, Message: "Cluster version is " + from, LastTransitionTime: settled},
 			{Type: configv1.OperatorUpgradeable, Status: configv1.ConditionTrue, Reason: "AsExpected", LastTransitionTime: settled},
@@ -253,10 +240,10 @@ func (s *Simulator) buildPool(p *poolState) *mcfgv1.MachineConfigPool {
 	switch p.name {
 	case "master", "worker":
 		labels[labelMCOBuiltIn] = ""
-		mcSelector = &metav1.LabelSelector{MatchLabels: map[string]string{labelMCRole: p.name}}
+		mcSelector = &metav1.LabelSelector{MatchLabels: map[string]string{mcfgv1.MachineConfigRoleLabelKey: p.name}}
 	default:
 		mcSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
-			Key: labelMCRole, Operator: metav1.LabelSelectorOpIn, Values: []string{"worker", p.name},
+			Key: mcfgv1.MachineConfigRoleLabelKey, Operator: metav1.LabelSelectorOpIn, Values: []string{"worker", p.name},
 		}}}
 	}
 	if p.required {
@@ -298,7 +285,7 @@ func (s *Simulator) buildBaseConfig(name, role string) *mcfgv1.MachineConfig {
 		TypeMeta: metav1.TypeMeta{APIVersion: gvMC.GroupVersion().String(), Kind: gvMC.Kind},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, UID: s.newUID(), Generation: 1, CreationTimestamp: metav1.NewTime(s.installedAt),
-			Labels:      map[string]string{labelMCRole: role},
+			Labels:      map[string]string{mcfgv1.MachineConfigRoleLabelKey: role},
 			Annotations: map[string]string{annoGeneratedByController: controllerVersionAnnotation},
 		},
 		Spec: machineConfigSpec(s.opts.FromVersion),
@@ -312,8 +299,8 @@ func (s *Simulator) buildRendered(p *poolState, name, v string, created time.Tim
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, UID: s.newUID(), Generation: 1, CreationTimestamp: metav1.NewTime(created),
 			Annotations: map[string]string{
-				annoGeneratedByController: digest("controller", v)[:40],
-				annoReleaseImageVersion:   v,
+				annoGeneratedByController:              digest("controller", v)[:40],
+				insights.ReleaseImageVersionAnnotation: v,
 			},
 			OwnerReferences: []metav1.OwnerReference{{
 				APIVersion: mcfgv1.GroupVersion.String(), Kind: "MachineConfigPool", Name: p.name, UID: p.obj.UID,
@@ -336,11 +323,11 @@ func machineConfigSpec(v string) mcfgv1.MachineConfigSpec {
 
 // buildMCODeployment returns the machine-config-operator Deployment running release v.
 func (s *Simulator) buildMCODeployment(v string) *appsv1.Deployment {
-	labels := map[string]string{"k8s-app": mcoName}
+	labels := map[string]string{"k8s-app": insights.MCODeploymentName}
 	d := &appsv1.Deployment{
 		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: metav1.ObjectMeta{
-			Name: mcoName, Namespace: mcoNamespace, UID: s.newUID(), Generation: 1,
+			Name: insights.MCODeploymentName, Namespace: insights.MCONamespace, UID: s.newUID(), Generation: 1,
 			CreationTimestamp: metav1.NewTime(s.installedAt),
 			Labels:            labels,
 			Annotations: map[string]string{
@@ -362,7 +349,7 @@ func (s *Simulator) buildMCODeployment(v string) *appsv1.Deployment {
 				Spec: corev1.PodSpec{
 					NodeSelector:       map[string]string{labelNodeRolePrefix + "master": ""},
 					PriorityClassName:  "system-cluster-critical",
-					ServiceAccountName: mcoName,
+					ServiceAccountName: insights.MCODeploymentName,
 					Tolerations: []corev1.Toleration{{
 						Key: labelNodeRolePrefix + "master", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule,
 					}},
@@ -375,7 +362,7 @@ func (s *Simulator) buildMCODeployment(v string) *appsv1.Deployment {
 		ObservedGeneration: 1, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1,
 	}
 	setDeploymentCondition(&d.Status.Conditions, appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable", "Deployment has minimum availability.", s.installedAt)
-	setDeploymentCondition(&d.Status.Conditions, appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetAvailable", fmt.Sprintf("ReplicaSet %q has successfully progressed.", mcoName+"-"+digest("rs", v)[:10]), s.installedAt)
+	setDeploymentCondition(&d.Status.Conditions, appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetAvailable", fmt.Sprintf("ReplicaSet %q has successfully progressed.", insights.MCODeploymentName+"-"+digest("rs", v)[:10]), s.installedAt)
 	return d
 }
 
@@ -385,7 +372,7 @@ func setMCODeploymentRelease(d *appsv1.Deployment, v string) {
 	img := mcoImage(v)
 	d.Spec.Template.Spec.Containers = []corev1.Container{
 		{
-			Name:  mcoName,
+			Name:  insights.MCOContainerName,
 			Image: img,
 			Args: []string{
 				"start", "--images-json=/etc/mco/images/images.json",
@@ -455,12 +442,12 @@ func (s *Simulator) buildNode(i int, p *poolState, roles []string, created time.
 				"machine.openshift.io/machine":                           machine,
 				"volumes.kubernetes.io/controller-managed-attach-detach": "true",
 				annoControlPlaneTopology:                                 topology,
-				annoCurrentConfig:                                        cfg,
-				annoDesiredConfig:                                        cfg,
-				annoDesiredDrain:                                         uncordonPrefix + cfg,
-				annoLastAppliedDrain:                                     uncordonPrefix + cfg,
-				annoState:                                                mcdStateDone,
-				annoReason:                                               "",
+				insights.CurrentConfigAnnotation:                         cfg,
+				insights.DesiredConfigAnnotation:                         cfg,
+				insights.DesiredDrainAnnotation:                          uncordonPrefix + cfg,
+				insights.LastAppliedDrainAnnotation:                      uncordonPrefix + cfg,
+				insights.MCDStateAnnotation:                              insights.MCDStateDone,
+				insights.MCDReasonAnnotation:                             "",
 				annoLastSyncedCCRV:                                       "41532",
 			},
 		},

@@ -1,5 +1,7 @@
 package simulator
 
+import "github.com/update-status/apiserver/pkg/insights"
+
 // operatorSpec describes one ClusterOperator of the simulated payload.
 type operatorSpec struct {
 	name string
@@ -71,8 +73,5 @@ var operatorCatalogue = []operatorSpec{
 	{name: "monitoring", level: 8, weight: 1.5, singleNode: true, ibmCloud: true, namespace: "openshift-monitoring"},
 	{name: "network", level: 9, weight: 2.5, singleNode: true, ibmCloud: true, namespace: "openshift-network-operator", progressingReason: "Deploying", progressingMessage: daemonSetMessage},
 	{name: "dns", level: 9, weight: 1.2, singleNode: true, ibmCloud: true, namespace: "openshift-dns-operator", progressingReason: "Reconciling", progressingMessage: daemonSetMessage},
-	{name: "machine-config", level: 10, weight: 1, singleNode: true, hypershiftExcluded: true, namespace: "openshift-machine-config-operator"},
+	{name: insights.MCOClusterOperatorName, level: 10, weight: 1, singleNode: true, hypershiftExcluded: true, namespace: insights.MCONamespace},
 }
-
-// machineConfigOperator is the name of the machine-config ClusterOperator.
-const machineConfigOperator = "machine-config"

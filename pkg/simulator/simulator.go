@@ -18,6 +18,8 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/update-status/apiserver/pkg/insights"
 )
 
 // Errors returned by the run loops.
@@ -273,7 +275,7 @@ func (s *Simulator) Create(ctx context.Context) error {
 	// Batch 1: the namespace and the ClusterVersion, which others reference by UID.
 	s.ns = &corev1.Namespace{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-		ObjectMeta: metav1.ObjectMeta{Name: mcoNamespace, Labels: map[string]string{"openshift.io/cluster-monitoring": "true"}},
+		ObjectMeta: metav1.ObjectMeta{Name: insights.MCONamespace, Labels: map[string]string{"openshift.io/cluster-monitoring": "true"}},
 	}
 	s.cv = s.buildClusterVersion()
 	s.changes.mark(s.ns, true, false, false)

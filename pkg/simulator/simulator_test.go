@@ -16,6 +16,8 @@ import (
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
+
+	"github.com/update-status/apiserver/pkg/insights"
 )
 
 func TestOptionsValidate(t *testing.T) {
@@ -114,8 +116,8 @@ func TestCreateClusterShape(t *testing.T) {
 					t.Errorf("node %s: master with worker role = %v, want %v", n.Name, worker, tc.compact)
 				}
 				a := n.Annotations
-				if a[annoCurrentConfig] == "" || a[annoCurrentConfig] != a[annoDesiredConfig] || a[annoState] != "Done" ||
-					a[annoDesiredDrain] != "uncordon-"+a[annoCurrentConfig] || a[annoLastAppliedDrain] != a[annoDesiredDrain] {
+				if a[insights.CurrentConfigAnnotation] == "" || a[insights.CurrentConfigAnnotation] != a[insights.DesiredConfigAnnotation] || a[insights.MCDStateAnnotation] != "Done" ||
+					a[insights.DesiredDrainAnnotation] != "uncordon-"+a[insights.CurrentConfigAnnotation] || a[insights.LastAppliedDrainAnnotation] != a[insights.DesiredDrainAnnotation] {
 					t.Errorf("node %s is not settled: %v", n.Name, a)
 				}
 				if nodeReady(n) != corev1.ConditionTrue || n.Spec.Unschedulable {
@@ -305,7 +307,7 @@ func TestUpdatePhasesAndFinalState(t *testing.T) {
 			}
 			mcVersion := map[string]string{}
 			for _, mc := range mcs.Items {
-				mcVersion[mc.Name] = mc.Annotations[annoReleaseImageVersion]
+				mcVersion[mc.Name] = mc.Annotations[insights.ReleaseImageVersionAnnotation]
 			}
 			targets := map[string]string{}
 			for _, p := range pools.Items {
@@ -331,8 +333,8 @@ func TestUpdatePhasesAndFinalState(t *testing.T) {
 				n := &nodes.Items[i]
 				a := n.Annotations
 				want := targets[poolOf(t, snap.MachineConfigPools, n)]
-				if a[annoCurrentConfig] != want || a[annoDesiredConfig] != want || a[annoState] != "Done" ||
-					a[annoDesiredDrain] != "uncordon-"+want || a[annoLastAppliedDrain] != "uncordon-"+want {
+				if a[insights.CurrentConfigAnnotation] != want || a[insights.DesiredConfigAnnotation] != want || a[insights.MCDStateAnnotation] != "Done" ||
+					a[insights.DesiredDrainAnnotation] != "uncordon-"+want || a[insights.LastAppliedDrainAnnotation] != "uncordon-"+want {
 					t.Errorf("node %s annotations %v, want settled on %s", n.Name, a, want)
 				}
 				if n.Spec.Unschedulable || nodeReady(n) != corev1.ConditionTrue {
@@ -403,8 +405,8 @@ func TestNodeUpdateSequence(t *testing.T) {
 			}
 			a := n.Annotations
 			o := obs{
-				state: a[annoState], desiredDrain: strings.SplitN(a[annoDesiredDrain], "-", 2)[0], lastAppliedDrain: strings.SplitN(a[annoLastAppliedDrain], "-", 2)[0],
-				desiredNew: versions[a[annoDesiredConfig]] == to, currentNew: versions[a[annoCurrentConfig]] == to,
+				state: a[insights.MCDStateAnnotation], desiredDrain: strings.SplitN(a[insights.DesiredDrainAnnotation], "-", 2)[0], lastAppliedDrain: strings.SplitN(a[insights.LastAppliedDrainAnnotation], "-", 2)[0],
+				desiredNew: versions[a[insights.DesiredConfigAnnotation]] == to, currentNew: versions[a[insights.CurrentConfigAnnotation]] == to,
 				ready: nodeReady(n), unschedulable: n.Spec.Unschedulable,
 			}
 			if len(seen) == 0 || seen[len(seen)-1] != o {
@@ -699,7 +701,7 @@ func TestStartNextUpdate(t *testing.T) {
 	st := s.Snapshot()
 	versions := st.MachineConfigVersions()
 	for _, n := range st.Nodes {
-		if v := versions[n.Annotations[annoCurrentConfig]]; v != "4.20.3" {
+		if v := versions[n.Annotations[insights.CurrentConfigAnnotation]]; v != "4.20.3" {
 			t.Errorf("node %s runs %s", n.Name, v)
 		}
 	}

@@ -107,27 +107,35 @@ func (s *State) DeepCopy() *State {
 }
 
 // MachineConfigVersions maps each MachineConfig name to its
-// machineconfiguration.openshift.io/release-image-version annotation (empty
-// when absent), the only part of a MachineConfig the insight engine reads.
+// insights.ReleaseImageVersionAnnotation (empty when absent), the only part
+// of a MachineConfig the insight engine reads.
 func (s *State) MachineConfigVersions() map[string]string {
-	out := make(map[string]string, len(s.MachineConfigs))
+	var b insights.SourcesBuilder
 	for _, mc := range s.MachineConfigs {
-		out[mc.Name] = mc.Annotations[annoReleaseImageVersion]
+		b.Add(mc)
 	}
-	return out
+	return b.Build().MachineConfigVersions
 }
 
 // Sources returns the state as the insight engine's input. The objects are
 // shared, not copied.
 func (s *State) Sources() *insights.Sources {
-	return &insights.Sources{
-		ClusterVersion:        s.ClusterVersion,
-		ClusterOperators:      s.ClusterOperators,
-		MachineConfigPools:    s.MachineConfigPools,
-		MachineConfigVersions: s.MachineConfigVersions(),
-		Nodes:                 s.Nodes,
-		MCODeployment:         s.MCODeployment,
+	var b insights.SourcesBuilder
+	b.Add(s.ClusterVersion)
+	b.Add(s.MCODeployment)
+	for _, o := range s.ClusterOperators {
+		b.Add(o)
 	}
+	for _, o := range s.MachineConfigPools {
+		b.Add(o)
+	}
+	for _, o := range s.MachineConfigs {
+		b.Add(o)
+	}
+	for _, o := range s.Nodes {
+		b.Add(o)
+	}
+	return b.Build()
 }
 
 // kindRank orders changes within a batch (see Batch.Changes).

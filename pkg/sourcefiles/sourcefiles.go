@@ -7,8 +7,8 @@
 // be JSON. A document is a single object, a `v1 List`, or a typed list such
 // as ClusterOperatorList. ClusterVersions, ClusterOperators,
 // MachineConfigPools, MachineConfigs, Nodes and the
-// openshift-machine-config-operator/machine-config-operator Deployment are
-// kept; other kinds are ignored. A document without a kind that has
+// machine-config-operator Deployment are kept, as insights.SourcesBuilder
+// keeps them; other kinds are ignored. A document without a kind that has
 // data.alerts is a Prometheus /api/v1/alerts answer.
 package sourcefiles
 
@@ -32,15 +32,6 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/update-status/apiserver/pkg/insights"
-)
-
-// ReleaseImageVersionAnnotation is the only part of a MachineConfig the
-// engine reads.
-const ReleaseImageVersionAnnotation = "machineconfiguration.openshift.io/release-image-version"
-
-const (
-	mcoNamespace  = "openshift-machine-config-operator"
-	mcoDeployment = "machine-config-operator"
 )
 
 // Load reads every YAML or JSON file under dir and returns the sources they
@@ -79,29 +70,18 @@ func LoadBytes(data []byte) (*insights.Sources, error) {
 }
 
 type loader struct {
-	src  insights.Sources
-	cvs  []*configv1.ClusterVersion
+	b    insights.SourcesBuilder
 	seen map[string]bool
 	// err is the first decoding error of a known kind.
 	err error
 }
 
 func newLoader() *loader {
-	return &loader{seen: map[string]bool{}, src: insights.Sources{MachineConfigVersions: map[string]string{}}}
+	return &loader{seen: map[string]bool{}}
 }
 
 func (l *loader) sources() *insights.Sources {
-	out := l.src
-	for _, cv := range l.cvs {
-		if cv.Name == "version" {
-			out.ClusterVersion = cv
-			break
-		}
-	}
-	if out.ClusterVersion == nil && len(l.cvs) > 0 {
-		out.ClusterVersion = l.cvs[0]
-	}
-	return &out
+	return l.b.Build()
 }
 
 // file decodes every document of one file.
@@ -148,10 +128,7 @@ func (l *loader) document(raw json.RawMessage) error {
 	}
 	if h.Kind == "" {
 		if h.Data != nil && h.Data.Alerts != nil {
-			if l.src.Alerts == nil {
-				l.src.Alerts = []insights.Alert{}
-			}
-			l.src.Alerts = append(l.src.Alerts, h.Data.Alerts...)
+			l.b.AddAlerts(h.Data.Alerts...)
 		}
 		return nil
 	}
@@ -174,17 +151,17 @@ func (l *loader) document(raw json.RawMessage) error {
 	case group == configv1.GroupName && h.Kind == "ClusterVersion":
 		var o configv1.ClusterVersion
 		if l.decode(key, raw, &o) {
-			l.cvs = append(l.cvs, &o)
+			l.b.Add(&o)
 		}
 	case group == configv1.GroupName && h.Kind == "ClusterOperator":
 		var o configv1.ClusterOperator
 		if l.decode(key, raw, &o) {
-			l.src.ClusterOperators = append(l.src.ClusterOperators, &o)
+			l.b.Add(&o)
 		}
 	case group == mcfgv1.GroupName && h.Kind == "MachineConfigPool":
 		var o mcfgv1.MachineConfigPool
 		if l.decode(key, raw, &o) {
-			l.src.MachineConfigPools = append(l.src.MachineConfigPools, &o)
+			l.b.Add(&o)
 		}
 	case group == mcfgv1.GroupName && h.Kind == "MachineConfig":
 		var o struct {
@@ -194,18 +171,18 @@ func (l *loader) document(raw json.RawMessage) error {
 			} `json:"metadata"`
 		}
 		if l.decode(key, raw, &o) {
-			l.src.MachineConfigVersions[o.Metadata.Name] = o.Metadata.Annotations[ReleaseImageVersionAnnotation]
+			l.b.AddMachineConfig(o.Metadata.Name, o.Metadata.Annotations)
 		}
 	case group == "" && h.Kind == "Node":
 		var o corev1.Node
 		if l.decode(key, raw, &o) {
-			l.src.Nodes = append(l.src.Nodes, &o)
+			l.b.Add(&o)
 		}
 	case group == appsv1.GroupName && h.Kind == "Deployment" &&
-		h.Metadata.Namespace == mcoNamespace && h.Metadata.Name == mcoDeployment:
+		h.Metadata.Namespace == insights.MCONamespace && h.Metadata.Name == insights.MCODeploymentName:
 		var o appsv1.Deployment
 		if l.decode(key, raw, &o) {
-			l.src.MCODeployment = &o
+			l.b.Add(&o)
 		}
 	}
 	return l.err

@@ -133,10 +133,9 @@ func realisticNode(i int) *corev1.Node {
 	}
 }
 
-// transformNodeInPlace is the Node transform as it was before the rebuild,
-// kept as the baseline of BenchmarkNodeCacheMemory: it trims the decoded
-// object in place, so the maps keep their room and every string its own
-// allocation.
+// transformNodeInPlace is the alternative transformNode is measured against
+// in BenchmarkNodeCacheMemory: it trims the decoded object in place, so the
+// maps keep their room and every string its own allocation.
 func transformNodeInPlace(obj interface{}) (interface{}, error) {
 	node, ok := obj.(*corev1.Node)
 	if !ok {

@@ -50,8 +50,9 @@ func (s *source) snapshotState() (state, cache.SharedIndexInformer) {
 }
 
 // start creates and runs the informer. onChange is called on every event and
-// once the cache has synced; onDelete sees every deleted object.
-func (s *source) start(ctx context.Context, onChange func(), onDelete func(obj interface{})) {
+// once the cache has synced, after onSynced; onDelete sees every deleted
+// object.
+func (s *source) start(ctx context.Context, onChange func(), onDelete func(obj interface{}), onSynced func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.state == stateRunning {
@@ -95,6 +96,7 @@ func (s *source) start(ctx context.Context, onChange func(), onDelete func(obj i
 		if current {
 			s.synced.Store(true)
 			klog.InfoS("Source cache synced", "source", s.name)
+			onSynced()
 			onChange()
 		}
 	}()

@@ -43,15 +43,6 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/view"
-)
-
-// The MCO Deployment the engine reads.
-const (
-	MCONamespace      = "openshift-machine-config-operator"
-	MCODeploymentName = "machine-config-operator"
-	// ClusterVersionName is the name of the only ClusterVersion.
-	ClusterVersionName = "version"
 )
 
 // DefaultDiscoveryInterval is how often the APIs that are not served are
@@ -76,7 +67,7 @@ type Options struct {
 	Discovery discovery.ServerResourcesInterface
 }
 
-// Set is the set of sources. It implements view.Source.
+// Set is the set of sources.
 type Set struct {
 	opts      Options
 	discovery discovery.ServerResourcesInterface
@@ -86,11 +77,12 @@ type Set struct {
 	listeners   []func()
 
 	// deletedMaxRV is the highest resourceVersion of a deletion seen.
-	deletedMaxRV    atomic.Uint64
+	deletedMaxRV atomic.Uint64
+	// initialSyncDone latches once every source is synced or known not to
+	// be served. It is updated when a source's state changes, so that the
+	// readiness check reads a flag instead of walking the caches.
 	initialSyncDone atomic.Bool
 }
-
-var _ view.Source = &Set{}
 
 // New returns the sources for clients. Nothing runs until Run.
 func New(clients Clients, opts Options) (*Set, error) {
@@ -121,16 +113,16 @@ func New(clients Clients, opts Options) (*Set, error) {
 			name: "clusterversions.config.openshift.io",
 			gvr:  configv1.GroupVersion.WithResource("clusterversions"),
 			newInformer: func() cache.SharedIndexInformer {
-				return configinformers.NewFilteredClusterVersionInformer(clients.Config, 0, noIndexers, byName(ClusterVersionName))
+				return configinformers.NewFilteredClusterVersionInformer(clients.Config, 0, noIndexers, byName(insights.ClusterVersionName))
 			},
 			transform: transformClusterVersion,
 		},
 		{
-			name:         "deployments.apps/" + MCONamespace + "/" + MCODeploymentName,
+			name:         "deployments.apps/" + insights.MCONamespace + "/" + insights.MCODeploymentName,
 			gvr:          appsv1.SchemeGroupVersion.WithResource("deployments"),
 			alwaysServed: true,
 			newInformer: func() cache.SharedIndexInformer {
-				return appsinformers.NewFilteredDeploymentInformer(clients.Kube, MCONamespace, 0, noIndexers, byName(MCODeploymentName))
+				return appsinformers.NewFilteredDeploymentInformer(clients.Kube, insights.MCONamespace, 0, noIndexers, byName(insights.MCODeploymentName))
 			},
 			transform: transformDeployment,
 		},
@@ -233,7 +225,7 @@ func (s *Set) discover(ctx context.Context) {
 	served := map[schema.GroupVersion]map[string]bool{}
 	for _, src := range s.sources {
 		if src.alwaysServed {
-			src.start(ctx, s.notify, s.recordDeletion)
+			src.start(ctx, s.notify, s.recordDeletion, s.updateInitialSync)
 			continue
 		}
 		gv := src.gvr.GroupVersion()
@@ -250,12 +242,13 @@ func (s *Set) discover(ctx context.Context) {
 		st, _, _ := src.status()
 		switch {
 		case resources[src.gvr.Resource]:
-			src.start(ctx, s.notify, s.recordDeletion)
+			src.start(ctx, s.notify, s.recordDeletion, s.updateInitialSync)
 		case st == stateRunning:
 			src.stop("its API is no longer served")
 			s.notify()
 		default:
 			src.markUnavailable()
+			s.updateInitialSync()
 			s.notify()
 		}
 	}
@@ -278,16 +271,12 @@ func (s *Set) servedResources(gv schema.GroupVersion) (map[string]bool, error) {
 	return out, nil
 }
 
-// Snapshot implements view.Source.
-func (s *Set) Snapshot() view.Snapshot {
-	snap := view.Snapshot{Inputs: &insights.Sources{}}
+// Snapshot returns the engine's inputs as the caches hold them now, and the
+// state of the caches.
+func (s *Set) Snapshot() Snapshot {
+	var snap Snapshot
+	var b insights.SourcesBuilder
 	maxRV := s.deletedMaxRV.Load()
-	observe := func(obj metav1.Object) {
-		if rv, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64); err == nil && rv > maxRV {
-			maxRV = rv
-		}
-	}
-	allSynced := true
 	for _, src := range s.sources {
 		st, inf := src.snapshotState()
 		switch {
@@ -296,60 +285,55 @@ func (s *Set) Snapshot() view.Snapshot {
 			continue
 		case st == stateUnknown:
 			snap.Unsynced = append(snap.Unsynced, src.name)
-			allSynced = false
 			continue
 		case !src.synced.Load():
 			snap.Unsynced = append(snap.Unsynced, src.name)
-			allSynced = false
 		}
-		addItems(snap.Inputs, inf.GetStore().List(), observe)
+		for _, item := range inf.GetStore().List() {
+			if !b.Add(item) {
+				continue
+			}
+			if m, err := meta.Accessor(item); err == nil {
+				if rv, err := strconv.ParseUint(m.GetResourceVersion(), 10, 64); err == nil && rv > maxRV {
+					maxRV = rv
+				}
+			}
+		}
 	}
 	sort.Strings(snap.Unsynced)
 	sort.Strings(snap.Unavailable)
+	snap.Inputs = b.Build()
 	snap.MaxResourceVersion = maxRV
-	if allSynced && s.initialSyncDone.CompareAndSwap(false, true) {
-		klog.InfoS("Initial sync of the sources done", "unavailable", snap.Unavailable)
-	}
 	snap.InitialSyncDone = s.initialSyncDone.Load()
 	return snap
 }
 
-// addItems adds the objects of one cache to in.
-func addItems(in *insights.Sources, items []interface{}, observe func(metav1.Object)) {
-	for _, item := range items {
-		switch obj := item.(type) {
-		case *configv1.ClusterVersion:
-			observe(obj)
-			if obj.Name == ClusterVersionName {
-				in.ClusterVersion = obj
-			}
-		case *configv1.ClusterOperator:
-			observe(obj)
-			in.ClusterOperators = append(in.ClusterOperators, obj)
-		case *mcfgv1.MachineConfigPool:
-			observe(obj)
-			in.MachineConfigPools = append(in.MachineConfigPools, obj)
-		case *mcfgv1.MachineConfig:
-			observe(obj)
-			if in.MachineConfigVersions == nil {
-				in.MachineConfigVersions = make(map[string]string, len(items))
-			}
-			in.MachineConfigVersions[obj.Name] = obj.Annotations[ReleaseImageVersionAnnotation]
-		case *corev1.Node:
-			observe(obj)
-			in.Nodes = append(in.Nodes, obj)
-		case *appsv1.Deployment:
-			observe(obj)
-			if obj.Namespace == MCONamespace && obj.Name == MCODeploymentName {
-				in.MCODeployment = obj
-			}
+// updateInitialSync latches initialSyncDone once no source waits for
+// discovery and every served one has synced. It reads the state of each
+// source, never its cache; the sources call it whenever that state changes.
+func (s *Set) updateInitialSync() {
+	if s.initialSyncDone.Load() {
+		return
+	}
+	var unavailable []string
+	for _, src := range s.sources {
+		st, synced, _ := src.status()
+		switch {
+		case st == stateUnknown, st == stateRunning && !synced:
+			return
+		case st == stateUnavailable:
+			unavailable = append(unavailable, src.name)
 		}
+	}
+	if s.initialSyncDone.CompareAndSwap(false, true) {
+		klog.InfoS("Initial sync of the sources done", "unavailable", unavailable)
 	}
 }
 
 // SyncCheck returns nil once the initial sync is done, otherwise an error
 // naming every source that has not synced and why, if known. It is the
-// readyz check of the sources.
+// readyz check of the sources: it reads the state of the sources, never their
+// caches.
 func (s *Set) SyncCheck() error {
 	if s.initialSyncDone.Load() {
 		return nil
@@ -367,8 +351,8 @@ func (s *Set) SyncCheck() error {
 		}
 	}
 	if len(waiting) == 0 {
-		// Synced but no snapshot taken yet: take one to latch the state.
-		s.Snapshot()
+		// Every source synced an instant ago and has not latched it yet.
+		s.updateInitialSync()
 		if s.initialSyncDone.Load() {
 			return nil
 		}

@@ -24,7 +24,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/update-status/apiserver/pkg/view"
+	"github.com/update-status/apiserver/pkg/insights"
 )
 
 // fakeDiscovery serves the resources the test sets, safely while the poll
@@ -130,8 +130,8 @@ func newFixture(t *testing.T) *fixture {
 		kube: kubefake.NewClientset(
 			&corev1.Node{ObjectMeta: objMeta("worker-1", "40"), Status: corev1.NodeStatus{Images: []corev1.ContainerImage{{Names: []string{"big"}}}}},
 			&corev1.Node{ObjectMeta: objMeta("worker-2", "41")},
-			&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: MCODeploymentName, Namespace: MCONamespace, ResourceVersion: "30"}},
-			&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "machine-config-controller", Namespace: MCONamespace, ResourceVersion: "31"}},
+			&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: insights.MCODeploymentName, Namespace: insights.MCONamespace, ResourceVersion: "30"}},
+			&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "machine-config-controller", Namespace: insights.MCONamespace, ResourceVersion: "31"}},
 		),
 		config: configfake.NewClientset(
 			&configv1.ClusterVersion{ObjectMeta: objMeta("version", "10")},
@@ -142,7 +142,7 @@ func newFixture(t *testing.T) *fixture {
 			&mcfgv1.MachineConfigPool{ObjectMeta: objMeta("master", "20")},
 			&mcfgv1.MachineConfigPool{ObjectMeta: objMeta("worker", "21")},
 			&mcfgv1.MachineConfig{ObjectMeta: metav1.ObjectMeta{Name: "rendered-worker-1", ResourceVersion: "22",
-				Annotations: map[string]string{ReleaseImageVersionAnnotation: "4.17.5"}}},
+				Annotations: map[string]string{insights.ReleaseImageVersionAnnotation: "4.17.5"}}},
 			&mcfgv1.MachineConfig{ObjectMeta: objMeta("00-worker", "23")},
 		),
 	}
@@ -221,7 +221,7 @@ func TestSnapshot(t *testing.T) {
 			t.Errorf("node %s kept its images: the transform did not run", n.Name)
 		}
 	}
-	if in.MCODeployment == nil || in.MCODeployment.Name != MCODeploymentName {
+	if in.MCODeployment == nil || in.MCODeployment.Name != insights.MCODeploymentName {
 		t.Errorf("MCODeployment = %v", in.MCODeployment)
 	}
 	if f.notified.Load() == 0 {
@@ -345,5 +345,4 @@ func TestNewValidates(t *testing.T) {
 	if err != nil || s.opts.DiscoveryInterval != DefaultDiscoveryInterval {
 		t.Errorf("defaults: %v, %v", err, s)
 	}
-	var _ view.Source = s
 }

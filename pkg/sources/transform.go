@@ -10,6 +10,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/update-status/apiserver/pkg/insights"
 )
 
 // The transforms below drop, before an object enters a cache, every field the
@@ -21,10 +23,6 @@ import (
 // build a fresh, compact object instead. All are idempotent, and pass
 // through anything that is not of their type (for example a deletion
 // tombstone).
-
-// ReleaseImageVersionAnnotation is the only MachineConfig annotation the
-// engine reads.
-const ReleaseImageVersionAnnotation = "machineconfiguration.openshift.io/release-image-version"
 
 // lastAppliedAnnotation is kubectl's copy of the last applied object.
 const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
@@ -115,25 +113,10 @@ func transformMachineConfig(obj interface{}) (interface{}, error) {
 	out.Name = mc.Name
 	out.UID = mc.UID
 	out.ResourceVersion = mc.ResourceVersion
-	if v, ok := mc.Annotations[ReleaseImageVersionAnnotation]; ok {
-		out.Annotations = map[string]string{ReleaseImageVersionAnnotation: v}
+	if v, ok := mc.Annotations[insights.ReleaseImageVersionAnnotation]; ok {
+		out.Annotations = map[string]string{insights.ReleaseImageVersionAnnotation: v}
 	}
 	return out, nil
-}
-
-// nodeAnnotations are the only Node annotations the engine reads: the
-// machine-config daemon's (docs/insights.md#node-annotations). transformNode
-// keeps these and drops every other; TestEngineReadsOnlyKeptNodeAnnotations
-// checks the engine against this list.
-var nodeAnnotations = []string{
-	"machineconfiguration.openshift.io/currentConfig",
-	"machineconfiguration.openshift.io/desiredConfig",
-	"machineconfiguration.openshift.io/state",
-	"machineconfiguration.openshift.io/reason",
-	"machineconfiguration.openshift.io/desiredDrain",
-	"machineconfiguration.openshift.io/lastAppliedDrain",
-	"machineconfiguration.openshift.io/desiredImage",
-	"machineconfiguration.openshift.io/currentImage",
 }
 
 // intern returns s backed by the one copy of its value that the unique
@@ -173,11 +156,11 @@ type annotationSets struct {
 
 var nodeAnnotationSets = &annotationSets{}
 
-// get returns the nodeAnnotations of ann, as a map shared with other Nodes
-// when possible; nil when ann has none of them.
+// get returns the insights.NodeAnnotations of ann, as a map shared with
+// other Nodes when possible; nil when ann has none of them.
 func (c *annotationSets) get(ann map[string]string) map[string]string {
 	kept := 0
-	for _, k := range nodeAnnotations {
+	for _, k := range insights.NodeAnnotations {
 		if _, ok := ann[k]; ok {
 			kept++
 		}
@@ -187,10 +170,11 @@ func (c *annotationSets) get(ann map[string]string) map[string]string {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	// The key lists, in nodeAnnotations order, each kept annotation's index
-	// and its value, length-prefixed: two different sets never share a key.
+	// The key lists, in insights.NodeAnnotations order, each kept
+	// annotation's index and its value, length-prefixed: two different sets
+	// never share a key.
 	c.buf = c.buf[:0]
-	for i, k := range nodeAnnotations {
+	for i, k := range insights.NodeAnnotations {
 		if v, ok := ann[k]; ok {
 			c.buf = strconv.AppendInt(c.buf, int64(i), 10)
 			c.buf = append(c.buf, ':')
@@ -203,7 +187,7 @@ func (c *annotationSets) get(ann map[string]string) map[string]string {
 		return m
 	}
 	m := make(map[string]string, kept)
-	for _, k := range nodeAnnotations {
+	for _, k := range insights.NodeAnnotations {
 		if v, ok := ann[k]; ok {
 			m[k] = intern(v)
 		}
@@ -219,9 +203,9 @@ func (c *annotationSets) get(ann map[string]string) map[string]string {
 
 // transformNode rebuilds a Node from what the engine reads: name, UID,
 // resourceVersion, creation time, the compacted managedFields, every label
-// (pool node selectors may select on any of them), the nodeAnnotations (in
-// a map shared by the Nodes that have the same ones),
-// spec.unschedulable and the status conditions without their heartbeat
+// (pool node selectors may select on any of them), the
+// insights.NodeAnnotations (in a map shared by the Nodes that have the same
+// ones), spec.unschedulable and the status conditions without their heartbeat
 // times. Everything else goes: other annotations, images, volumes,
 // addresses, capacity, daemon endpoints, node info. The result is a fresh
 // object with maps and slices of exactly its size and repeated strings

@@ -106,13 +106,13 @@ func TestTransforms(t *testing.T) {
 				ObjectMeta: metav1.ObjectMeta{Name: "rendered-worker-1", UID: "u", ResourceVersion: "3", ManagedFields: managed,
 					Labels: map[string]string{"a": "b"},
 					Annotations: map[string]string{
-						ReleaseImageVersionAnnotation:                                       "4.17.5",
+						insights.ReleaseImageVersionAnnotation:                              "4.17.5",
 						"machineconfiguration.openshift.io/generated-by-controller-version": "abc",
 					}},
 				Spec: mcfgv1.MachineConfigSpec{OSImageURL: "quay.io/os", KernelArguments: []string{"a"}},
 			},
 			want: &mcfgv1.MachineConfig{ObjectMeta: metav1.ObjectMeta{Name: "rendered-worker-1", UID: "u", ResourceVersion: "3",
-				Annotations: map[string]string{ReleaseImageVersionAnnotation: "4.17.5"}}},
+				Annotations: map[string]string{insights.ReleaseImageVersionAnnotation: "4.17.5"}}},
 		},
 		{
 			name:      "machine config without the annotation",
@@ -124,7 +124,7 @@ func TestTransforms(t *testing.T) {
 			name:      "deployment keeps container names and images",
 			transform: transformDeployment,
 			in: &appsv1.Deployment{
-				ObjectMeta: metav1.ObjectMeta{Name: MCODeploymentName, Namespace: MCONamespace, ManagedFields: managed, Annotations: map[string]string{"a": "b"}},
+				ObjectMeta: metav1.ObjectMeta{Name: insights.MCODeploymentName, Namespace: insights.MCONamespace, ManagedFields: managed, Annotations: map[string]string{"a": "b"}},
 				Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 					Containers:     []corev1.Container{{Name: "machine-config-operator", Image: "quay.io/mco@sha256:1", Args: []string{"start"}}},
 					InitContainers: []corev1.Container{{Name: "init"}},
@@ -132,7 +132,7 @@ func TestTransforms(t *testing.T) {
 				Status: appsv1.DeploymentStatus{Replicas: 1},
 			},
 			want: &appsv1.Deployment{
-				ObjectMeta: metav1.ObjectMeta{Name: MCODeploymentName, Namespace: MCONamespace},
+				ObjectMeta: metav1.ObjectMeta{Name: insights.MCODeploymentName, Namespace: insights.MCONamespace},
 				Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 					Containers: []corev1.Container{{Name: "machine-config-operator", Image: "quay.io/mco@sha256:1"}},
 				}}},
@@ -270,7 +270,7 @@ func TestTransformNodeSharesRepeatedStrings(t *testing.T) {
 		return &corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{Name: name,
 				Labels:      map[string]string{fresh("kubernetes.io/os"): fresh("linux"), "kubernetes.io/hostname": fresh(name)},
-				Annotations: map[string]string{fresh(nodeAnnotations[0]): fresh(config), fresh(nodeAnnotations[2]): fresh("Done")}},
+				Annotations: map[string]string{fresh(insights.NodeAnnotations[0]): fresh(config), fresh(insights.NodeAnnotations[2]): fresh("Done")}},
 			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeConditionType(fresh("Ready")),
 				Status: corev1.ConditionStatus(fresh("True")), Reason: fresh("KubeletReady"), Message: fresh("kubelet is posting ready status")}}},
 		}
@@ -298,8 +298,8 @@ func TestTransformNodeSharesRepeatedStrings(t *testing.T) {
 			same(string(a.Status.Conditions[0].Status), string(b.Status.Conditions[0].Status))},
 		{"equal annotation sets are one map", reflect.ValueOf(a.Annotations).UnsafePointer() == reflect.ValueOf(b.Annotations).UnsafePointer()},
 		{"different annotation sets are different maps", reflect.ValueOf(a.Annotations).UnsafePointer() != reflect.ValueOf(c.Annotations).UnsafePointer() &&
-			c.Annotations[nodeAnnotations[0]] == "rendered-2" && a.Annotations[nodeAnnotations[0]] == "rendered-1"},
-		{"annotation values are shared across sets", same(a.Annotations[nodeAnnotations[2]], c.Annotations[nodeAnnotations[2]])},
+			c.Annotations[insights.NodeAnnotations[0]] == "rendered-2" && a.Annotations[insights.NodeAnnotations[0]] == "rendered-1"},
+		{"annotation values are shared across sets", same(a.Annotations[insights.NodeAnnotations[2]], c.Annotations[insights.NodeAnnotations[2]])},
 	}
 	for _, tt := range tests {
 		if !tt.ok {
@@ -309,7 +309,7 @@ func TestTransformNodeSharesRepeatedStrings(t *testing.T) {
 }
 
 func TestAnnotationSets(t *testing.T) {
-	k0, k1 := nodeAnnotations[0], nodeAnnotations[1]
+	k0, k1 := insights.NodeAnnotations[0], insights.NodeAnnotations[1]
 	tests := []struct {
 		name string
 		in   map[string]string
@@ -347,18 +347,20 @@ func TestAnnotationSets(t *testing.T) {
 }
 
 // TestEngineReadsOnlyKeptNodeAnnotations checks the engine's source against
-// nodeAnnotations: every machine-config annotation or label key it names is
-// either kept on Nodes or one it reads from MachineConfigPools, and it
+// insights.NodeAnnotations, the list transformNode keeps: every
+// machine-config annotation or label key it names is either kept on Nodes or
+// one it reads from MachineConfigPools or MachineConfigs, and it
 // ranges over the annotations of nothing but alerts and ClusterOperators,
 // so no Node annotation it reads can be dropped.
 func TestEngineReadsOnlyKeptNodeAnnotations(t *testing.T) {
 	const prefix = "machineconfiguration.openshift.io/"
 	poolKeys := map[string]bool{
-		prefix + "layering-enabled":            true, // a MachineConfigPool label
-		prefix + "newestImageEquivalentConfig": true, // a MachineConfigPool annotation
+		insights.LayeringEnabledLabel:                  true, // a MachineConfigPool label
+		insights.NewestImageEquivalentConfigAnnotation: true, // a MachineConfigPool annotation
+		insights.ReleaseImageVersionAnnotation:         true, // a MachineConfig annotation
 	}
 	kept := map[string]bool{}
-	for _, k := range nodeAnnotations {
+	for _, k := range insights.NodeAnnotations {
 		kept[k] = true
 	}
 	files, err := filepath.Glob(filepath.Join("..", "insights", "*.go"))
@@ -395,9 +397,9 @@ func TestEngineReadsOnlyKeptNodeAnnotations(t *testing.T) {
 			return true
 		})
 	}
-	for _, k := range nodeAnnotations {
+	for _, k := range insights.NodeAnnotations {
 		if !named[k] {
-			t.Errorf("nodeAnnotations lists %q, which the engine does not read", k)
+			t.Errorf("insights.NodeAnnotations lists %q, which the engine does not read", k)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/sources"
 )
 
 // ObjectName is the name of the only UpdateStatus that exists.
@@ -46,7 +47,7 @@ var epoch = metav1.Unix(0, 0)
 // single replica observed: its lastTransitionTime is since, the object's
 // creationTimestamp (the epoch when unknown), not the moment one replica saw
 // the status change.
-func availableCondition(snap Snapshot, computeErr error, truncations []insights.Truncation, since metav1.Time) metav1.Condition {
+func availableCondition(snap sources.Snapshot, computeErr error, truncations []insights.Truncation, since metav1.Time) metav1.Condition {
 	cond := metav1.Condition{Type: v1alpha1.UpdateStatusAvailable, LastTransitionTime: since}
 	if since.IsZero() {
 		cond.LastTransitionTime = epoch

@@ -12,13 +12,14 @@ import (
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/sources"
 )
 
 func TestAvailableCondition(t *testing.T) {
 	created := metav1.NewTime(time.Date(2024, 3, 12, 10, 0, 0, 0, time.UTC))
 	tests := []struct {
 		name        string
-		snap        Snapshot
+		snap        sources.Snapshot
 		computeErr  error
 		truncations []insights.Truncation
 		since       metav1.Time
@@ -42,14 +43,14 @@ func TestAvailableCondition(t *testing.T) {
 		},
 		{
 			name:       "caches not synced names them",
-			snap:       Snapshot{Unsynced: []string{"nodes", "clusteroperators.config.openshift.io"}},
+			snap:       sources.Snapshot{Unsynced: []string{"nodes", "clusteroperators.config.openshift.io"}},
 			wantStatus: metav1.ConditionFalse, wantReason: v1alpha1.AvailableReasonCachesNotSynced,
 			wantInMsg: []string{"nodes", "clusteroperators.config.openshift.io"},
 			wantLTT:   epoch,
 		},
 		{
 			name:       "source unavailable names it",
-			snap:       Snapshot{Unavailable: []string{"machineconfigpools.machineconfiguration.openshift.io"}},
+			snap:       sources.Snapshot{Unavailable: []string{"machineconfigpools.machineconfiguration.openshift.io"}},
 			since:      created,
 			wantStatus: metav1.ConditionFalse, wantReason: v1alpha1.AvailableReasonSourceUnavailable,
 			wantInMsg: []string{"machineconfigpools.machineconfiguration.openshift.io"},
@@ -57,14 +58,14 @@ func TestAvailableCondition(t *testing.T) {
 		},
 		{
 			name:       "unsynced wins over unavailable and mentions both",
-			snap:       Snapshot{Unsynced: []string{"nodes"}, Unavailable: []string{"machineconfigs.machineconfiguration.openshift.io"}},
+			snap:       sources.Snapshot{Unsynced: []string{"nodes"}, Unavailable: []string{"machineconfigs.machineconfiguration.openshift.io"}},
 			wantStatus: metav1.ConditionFalse, wantReason: v1alpha1.AvailableReasonCachesNotSynced,
 			wantInMsg: []string{"nodes", "machineconfigs.machineconfiguration.openshift.io"},
 			wantLTT:   epoch,
 		},
 		{
 			name:       "engine failure",
-			snap:       Snapshot{Unsynced: []string{"nodes"}},
+			snap:       sources.Snapshot{Unsynced: []string{"nodes"}},
 			computeErr: errors.New("boom"),
 			wantStatus: metav1.ConditionUnknown, wantReason: v1alpha1.AvailableReasonCannotDetermine,
 			wantInMsg: []string{"boom"},

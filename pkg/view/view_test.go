@@ -15,6 +15,7 @@ import (
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/sources"
 	"github.com/update-status/apiserver/pkg/view"
 	"github.com/update-status/apiserver/pkg/view/viewtest"
 )
@@ -134,7 +135,7 @@ func TestChangesOnlyWhenContentChanges(t *testing.T) {
 	first := h.view.Current()
 
 	// Inputs move on but the content stays: no new revision, same object.
-	h.source.Update(func(s *view.Snapshot) { s.MaxResourceVersion = 200 })
+	h.source.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = 200 })
 	eventually(t, "recomputation", func() bool { return h.computer.Calls() >= 2 })
 	if h.rec.count() != 1 || h.view.Current() != first {
 		t.Fatalf("unchanged content published %d revisions", h.rec.count())
@@ -144,7 +145,7 @@ func TestChangesOnlyWhenContentChanges(t *testing.T) {
 	mu.Lock()
 	version = "4.17.6"
 	mu.Unlock()
-	h.source.Update(func(s *view.Snapshot) { s.MaxResourceVersion = 300 })
+	h.source.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = 300 })
 	eventually(t, "second revision", func() bool { return h.rec.count() == 2 })
 	second := h.view.Current()
 	if second.ResourceVersion <= first.ResourceVersion || second.ResourceVersion/1_000_000 != 300 {
@@ -172,7 +173,7 @@ func TestBurstsFoldIntoOneComputation(t *testing.T) {
 		mu.Lock()
 		n = i
 		mu.Unlock()
-		h.source.Update(func(s *view.Snapshot) { s.MaxResourceVersion = uint64(100 + i) })
+		h.source.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = uint64(100 + i) })
 	}
 	h.stepWhenWaiting(t, 1, 200*time.Millisecond)
 	eventually(t, "folded revision", func() bool { return h.rec.count() == 2 })
@@ -233,13 +234,13 @@ func TestReplicasAgree(t *testing.T) {
 	inputs := &insights.Sources{ClusterVersion: &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: "version", UID: "u", CreationTimestamp: created}}}
 
 	a := start(t, 0, compute)
-	a.source.Update(func(s *view.Snapshot) { s.Inputs = inputs })
+	a.source.Update(func(s *sources.Snapshot) { s.Inputs = inputs })
 	eventually(t, "A's revision with inputs", func() bool { return a.rec.count() == 2 })
 	a.stepWhenWaiting(t, 1, 6*time.Minute) // past the first threshold
 	eventually(t, "A's time-only revision", func() bool { return a.rec.count() == 3 })
 
 	b := &harness{clock: clocktesting.NewFakeClock(t0.Add(6 * time.Minute)), source: viewtest.NewSource(100), rec: &recorder{}}
-	b.source.Update(func(s *view.Snapshot) { s.Inputs = inputs })
+	b.source.Update(func(s *sources.Snapshot) { s.Inputs = inputs })
 	vb, err := view.New(view.Config{Source: b.source, Computer: view.ComputerFunc(compute), Clock: b.clock, Publish: b.rec.publish})
 	if err != nil {
 		t.Fatal(err)
@@ -287,7 +288,7 @@ func TestEnginePanicKeepsTheLastLayers(t *testing.T) {
 
 func TestSyncProgress(t *testing.T) {
 	h := &harness{clock: clocktesting.NewFakeClock(t0), source: viewtest.NewSource(5), computer: &viewtest.Computer{}, rec: &recorder{}}
-	h.source.Set(view.Snapshot{Unsynced: []string{"nodes"}, Unavailable: []string{"machineconfigpools.machineconfiguration.openshift.io"}})
+	h.source.Set(sources.Snapshot{Unsynced: []string{"nodes"}, Unavailable: []string{"machineconfigpools.machineconfiguration.openshift.io"}})
 	v, err := view.New(view.Config{Source: h.source, Computer: h.computer, Clock: h.clock, Publish: h.rec.publish})
 	if err != nil {
 		t.Fatal(err)
@@ -301,7 +302,7 @@ func TestSyncProgress(t *testing.T) {
 	if first.Synced || first.Object.Status.Conditions[0].Reason != v1alpha1.AvailableReasonCachesNotSynced {
 		t.Fatalf("first revision: synced %v, condition %+v", first.Synced, first.Object.Status.Conditions[0])
 	}
-	h.source.Set(view.Snapshot{Unavailable: []string{"machineconfigpools.machineconfiguration.openshift.io"}, InitialSyncDone: true, MaxResourceVersion: 5})
+	h.source.Set(sources.Snapshot{Unavailable: []string{"machineconfigpools.machineconfiguration.openshift.io"}, InitialSyncDone: true, MaxResourceVersion: 5})
 	eventually(t, "synced revision", func() bool { return h.rec.count() == 2 })
 	second := h.rec.all()[1]
 	if !second.Synced || second.Object.Status.Conditions[0].Reason != v1alpha1.AvailableReasonSourceUnavailable {
@@ -312,7 +313,7 @@ func TestSyncProgress(t *testing.T) {
 func TestMetadataFromClusterVersion(t *testing.T) {
 	h := start(t, 0, nil)
 	created := metav1.NewTime(t0.Add(-24 * time.Hour))
-	h.source.Update(func(s *view.Snapshot) {
+	h.source.Update(func(s *sources.Snapshot) {
 		s.Inputs = &insights.Sources{ClusterVersion: &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: "version", UID: "cv-uid", CreationTimestamp: created}}}
 	})
 	eventually(t, "revision with metadata", func() bool { return h.rec.count() == 2 })

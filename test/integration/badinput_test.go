@@ -16,8 +16,9 @@ import (
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
-	"github.com/update-status/apiserver/test/integration/framework"
-	"github.com/update-status/apiserver/test/integration/framework/examplecluster"
+	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/localstack"
+	"github.com/update-status/apiserver/test/examplecluster"
 )
 
 // TestBadRequests: malformed or odd requests get a clear 4xx Status (or are
@@ -29,19 +30,19 @@ func TestBadRequests(t *testing.T) {
 		codes []int
 	}{
 		{"unknown query parameter", collectionPath + "?color=blue", []int{200}},
-		{"unknown query parameter on get", framework.UpdateStatusPath + "?color=blue", []int{200}},
+		{"unknown query parameter on get", localstack.UpdateStatusPath + "?color=blue", []int{200}},
 		{"bad label selector", collectionPath + "?labelSelector=!!a%3D%3D", []int{400}},
 		{"unsupported field selector", collectionPath + "?fieldSelector=spec.nodeName%3Dx", []int{400}},
 		{"bad field selector syntax", collectionPath + "?fieldSelector=%3D%3D%3D", []int{400}},
 		{"supported field selector", collectionPath + "?fieldSelector=metadata.name%3Dcluster", []int{200}},
 		{"non-numeric resourceVersion", collectionPath + "?resourceVersion=abc", []int{400, 422}},
-		{"non-numeric resourceVersion on get", framework.UpdateStatusPath + "?resourceVersion=abc", []int{400, 422}},
+		{"non-numeric resourceVersion on get", localstack.UpdateStatusPath + "?resourceVersion=abc", []int{400, 422}},
 		{"huge limit", collectionPath + "?limit=9223372036854775807", []int{200}},
 		{"negative limit", collectionPath + "?limit=-5", []int{200, 400, 422}},
 		{"non-numeric limit", collectionPath + "?limit=many", []int{400}},
 		{"bogus continue token", collectionPath + "?continue=garbage", []int{400, 410, 422}},
 		{"unknown name", "/apis/update.openshift.io/v1alpha1/updatestatuses/not-cluster", []int{404}},
-		{"unknown subresource", framework.UpdateStatusPath + "/scale", []int{404}},
+		{"unknown subresource", localstack.UpdateStatusPath + "/scale", []int{404}},
 		{"resourceVersionMatch without resourceVersion", collectionPath + "?resourceVersionMatch=Exact", []int{400, 422}},
 		{"unknown resourceVersionMatch", collectionPath + "?resourceVersionMatch=Sometimes&resourceVersion=1", []int{400, 422}},
 		{"resourceVersionMatch=NotOlderThan with 0", collectionPath + "?resourceVersionMatch=NotOlderThan&resourceVersion=0", []int{200, 400, 422}},
@@ -162,8 +163,8 @@ func TestAbsurdSources(t *testing.T) {
 				return mutateNode(ctx, "worker-0", func(n *corev1.Node) {
 					n.Labels["node-role.kubernetes.io/master"] = ""
 					n.Labels["node-role.kubernetes.io/control-plane"] = ""
-					n.Annotations["machineconfiguration.openshift.io/currentConfig"] = huge
-					n.Annotations[annState] = "Exploding"
+					n.Annotations[insights.CurrentConfigAnnotation] = huge
+					n.Annotations[insights.MCDStateAnnotation] = "Exploding"
 				}, nil)
 			},
 		},
@@ -207,7 +208,7 @@ func TestAbsurdSources(t *testing.T) {
 }
 
 func mutateCV(ctx context.Context, f func(*configv1.ClusterVersion)) error {
-	return examplecluster.Mutate(ctx, cluster.Dynamic, examplecluster.ClusterVersions, "version", true, func(cv *configv1.ClusterVersion) bool {
+	return examplecluster.Mutate(ctx, cluster.Dynamic, examplecluster.ClusterVersions, insights.ClusterVersionName, true, func(cv *configv1.ClusterVersion) bool {
 		f(cv)
 		return true
 	})

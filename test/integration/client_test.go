@@ -21,7 +21,7 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	"github.com/update-status/apiserver/pkg/generated/informers/externalversions"
-	"github.com/update-status/apiserver/test/integration/framework/examplecluster"
+	"github.com/update-status/apiserver/test/examplecluster"
 )
 
 // updateTimeout bounds one whole example update driven at stepInterval.

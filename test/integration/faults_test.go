@@ -14,7 +14,8 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/test/integration/framework/examplecluster"
+	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/test/examplecluster"
 )
 
 // verdictDeadline bounds the time from a source change to the matching
@@ -195,7 +196,7 @@ func makeOperatorUnavailable(t *testing.T, name string) func() {
 func failClusterVersion(t *testing.T) func() {
 	t.Helper()
 	set := func(ctx context.Context, status configv1.ConditionStatus, reason, message string) error {
-		return examplecluster.Mutate(ctx, cluster.Dynamic, examplecluster.ClusterVersions, "version", true, func(cv *configv1.ClusterVersion) bool {
+		return examplecluster.Mutate(ctx, cluster.Dynamic, examplecluster.ClusterVersions, insights.ClusterVersionName, true, func(cv *configv1.ClusterVersion) bool {
 			for i := range cv.Status.Conditions {
 				if c := &cv.Status.Conditions[i]; c.Type == cvFailing {
 					c.Status, c.Reason, c.Message, c.LastTransitionTime = status, reason, message, metav1.Now()
@@ -255,18 +256,13 @@ func makeNodeNotReady(t *testing.T, name string) func() {
 	})
 }
 
-const (
-	annState  = "machineconfiguration.openshift.io/state"
-	annReason = "machineconfiguration.openshift.io/reason"
-)
-
 func blockDrain(t *testing.T, name string) func() {
 	t.Helper()
 	var oldState, oldReason string
 	err := mutateNode(t.Context(), name, func(n *corev1.Node) {
-		oldState, oldReason = n.Annotations[annState], n.Annotations[annReason]
-		n.Annotations[annState] = "Degraded"
-		n.Annotations[annReason] = "failed to drain node: " + name + " after 1 hour. Please see machine-config-controller logs for more information: " +
+		oldState, oldReason = n.Annotations[insights.MCDStateAnnotation], n.Annotations[insights.MCDReasonAnnotation]
+		n.Annotations[insights.MCDStateAnnotation] = insights.MCDStateDegraded
+		n.Annotations[insights.MCDReasonAnnotation] = "failed to drain node: " + name + " after 1 hour. Please see machine-config-controller logs for more information: " +
 			"error when evicting pods/\"checkout-6d8f7b9c4-x2kqp\" -n \"shop\": Cannot evict pod as it would violate the pod's disruption budget."
 	}, nil)
 	if err != nil {
@@ -274,7 +270,7 @@ func blockDrain(t *testing.T, name string) func() {
 	}
 	return once(t, func(ctx context.Context) error {
 		return mutateNode(ctx, name, func(n *corev1.Node) {
-			n.Annotations[annState], n.Annotations[annReason] = oldState, oldReason
+			n.Annotations[insights.MCDStateAnnotation], n.Annotations[insights.MCDReasonAnnotation] = oldState, oldReason
 		}, nil)
 	})
 }

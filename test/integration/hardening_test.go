@@ -19,8 +19,9 @@ import (
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
-	"github.com/update-status/apiserver/test/integration/framework"
-	"github.com/update-status/apiserver/test/integration/framework/examplecluster"
+	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/localstack"
+	"github.com/update-status/apiserver/test/examplecluster"
 )
 
 // deployNamespace and deployServiceAccount are the names artifacts/deploy uses.
@@ -31,7 +32,7 @@ const (
 
 // directClient is the generated clientset for user against a server
 // instance at url, bypassing the aggregator.
-func directClient(t *testing.T, url string, user *framework.User) versioned.Interface {
+func directClient(t *testing.T, url string, user *localstack.User) versioned.Interface {
 	t.Helper()
 	c, err := versioned.NewForConfig(cp.DirectConfig(url, user))
 	if err != nil {
@@ -41,7 +42,7 @@ func directClient(t *testing.T, url string, user *framework.User) versioned.Inte
 }
 
 // startInstance starts one more server and stops it when the test ends.
-func startInstance(t *testing.T, opts framework.InstanceOptions) *framework.Instance {
+func startInstance(t *testing.T, opts localstack.InstanceOptions) *localstack.Instance {
 	t.Helper()
 	in, err := cp.StartInstance(t.Context(), opts)
 	if err != nil {
@@ -86,7 +87,7 @@ func available(us *v1alpha1.UpdateStatus) *metav1.Condition {
 // the identity is granted the sources roles, then turn 200.
 func TestReadyzUntilCachesSync(t *testing.T) {
 	ctx := t.Context()
-	in := startInstance(t, framework.InstanceOptions{
+	in := startInstance(t, localstack.InstanceOptions{
 		Name:                 "readyz",
 		Kubeconfig:           cp.KubeconfigPath(cp.Users.Nobody.Name),
 		DelegationKubeconfig: cp.KubeconfigPath(cp.Users.Server.Name),
@@ -150,14 +151,14 @@ func tryCall(t *testing.T, cfg *rest.Config, path string) (int, string, error) {
 func grant(t *testing.T, clusterRole, mcoRole string) {
 	t.Helper()
 	ctx := t.Context()
-	subjects := []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: framework.NobodyUser}}
+	subjects := []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: localstack.NobodyUser}}
 	crb := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "it-readyz-nobody-sources"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterRole},
 		Subjects:   subjects,
 	}
 	rb := &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "it-readyz-nobody-mco", Namespace: "openshift-machine-config-operator"},
+		ObjectMeta: metav1.ObjectMeta{Name: "it-readyz-nobody-mco", Namespace: insights.MCONamespace},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: mcoRole},
 		Subjects:   subjects,
 	}
@@ -186,7 +187,7 @@ func grant(t *testing.T, clusterRole, mcoRole string) {
 // kube-apiserver and without a panic.
 func TestFreshClusterLeastPrivilege(t *testing.T) {
 	ctx := t.Context()
-	cp2, err := framework.Start(ctx, framework.Options{
+	cp2, err := localstack.Start(ctx, localstack.Options{
 		Dir:               filepath.Join(t.TempDir(), "fresh"),
 		SkipOpenShiftCRDs: true,
 		ServerArgs:        []string{"--source-discovery-interval=1s"},
@@ -201,7 +202,7 @@ func TestFreshClusterLeastPrivilege(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, dir := range []string{"artifacts/deploy", "artifacts/deploy/openshift"} {
-		res := cp2.Kubectl(ctx, framework.AdminUser, "apply", "--dry-run=server", "-k", filepath.Join(cp2.RepoRoot, dir))
+		res := cp2.Kubectl(ctx, localstack.AdminUser, "apply", "--dry-run=server", "-k", filepath.Join(cp2.RepoRoot, dir))
 		if res.Err != nil {
 			t.Fatalf("kubectl apply --dry-run=server -k %s: %v\n%s\n%s", dir, res.Err, res.Stdout, res.Stderr)
 		}
@@ -218,11 +219,11 @@ func TestFreshClusterLeastPrivilege(t *testing.T) {
 	for _, f := range []string{"namespace.yaml", "service-account.yaml", "rbac-delegation.yaml", "rbac-sources.yaml", "rbac-reader.yaml"} {
 		files = append(files, filepath.Join(base, f))
 	}
-	objs, err := framework.ReadManifests(nil, files...)
+	objs, err := localstack.ReadManifests(nil, files...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	framework.SortForApply(objs)
+	localstack.SortForApply(objs)
 	if _, err := cp2.Applier.Apply(ctx, objs...); err != nil {
 		t.Fatalf("apply the RBAC of artifacts/deploy/base: %v", err)
 	}
@@ -230,7 +231,7 @@ func TestFreshClusterLeastPrivilege(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := cp2.StartInstance(ctx, framework.InstanceOptions{Name: "least-privilege", Kubeconfig: kubeconfig})
+	in, err := cp2.StartInstance(ctx, localstack.InstanceOptions{Name: "least-privilege", Kubeconfig: kubeconfig})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func TestFreshClusterLeastPrivilege(t *testing.T) {
 	}
 	t.Logf("without the CRDs: %s: %s", c.Reason, c.Message)
 
-	if err := framework.InstallOpenShiftCRDs(ctx, cp2.Applier, cp2.RepoRoot); err != nil {
+	if err := localstack.InstallOpenShiftCRDs(ctx, cp2.Applier, cp2.RepoRoot); err != nil {
 		t.Fatal(err)
 	}
 	cl2, err := examplecluster.New(cp2)
@@ -402,22 +403,22 @@ func TestServingCertificateRotation(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	in := startInstance(t, framework.InstanceOptions{Name: "cert-rotation", CertFile: cert, KeyFile: key})
-	addr := framework.HostPort(in.URL)
-	before, err := framework.PeerCertificate(addr, 0, 0)
+	in := startInstance(t, localstack.InstanceOptions{Name: "cert-rotation", CertFile: cert, KeyFile: key})
+	addr := localstack.HostPort(in.URL)
+	before, err := localstack.PeerCertificate(addr, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if before.Subject.CommonName != "update-status-apiserver" {
 		t.Fatalf("serving %q before the rotation", before.Subject.CommonName)
 	}
-	newDER, err := framework.WriteServingCert(cert, key, "rotated-serving-cert")
+	newDER, err := localstack.WriteServingCert(cert, key, "rotated-serving-cert")
 	if err != nil {
 		t.Fatal(err)
 	}
 	begin := time.Now()
 	for {
-		got, err := framework.PeerCertificate(addr, 0, 0)
+		got, err := localstack.PeerCertificate(addr, 0, 0)
 		if err == nil && string(got.Raw) == string(newDER) {
 			break
 		}
@@ -446,7 +447,7 @@ func TestServingCertificateRotation(t *testing.T) {
 func TestReplicas(t *testing.T) {
 	ctx := t.Context()
 	ensureUpdating(t)
-	b := startInstance(t, framework.InstanceOptions{Name: "replica-b"})
+	b := startInstance(t, localstack.InstanceOptions{Name: "replica-b"})
 	ca := directClient(t, cp.ServerURL, &cp.Users.Admin).UpdateV1alpha1().UpdateStatuses()
 	cb := directClient(t, b.URL, &cp.Users.Admin).UpdateV1alpha1().UpdateStatuses()
 

@@ -10,14 +10,14 @@ import (
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
-	"github.com/update-status/apiserver/test/integration/framework"
+	"github.com/update-status/apiserver/pkg/localstack"
 )
 
 // statusName is the name of the singleton.
 const statusName = "cluster"
 
 // updateClient returns the generated clientset for user (nil: no credentials).
-func updateClient(t *testing.T, user *framework.User) versioned.Interface {
+func updateClient(t *testing.T, user *localstack.User) versioned.Interface {
 	t.Helper()
 	c, err := versioned.NewForConfig(cp.RESTConfig(user))
 	if err != nil {

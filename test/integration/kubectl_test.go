@@ -13,11 +13,11 @@ import (
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
-	"github.com/update-status/apiserver/test/integration/framework"
+	"github.com/update-status/apiserver/pkg/localstack"
 )
 
 func TestKubectlAPIResources(t *testing.T) {
-	res := cp.Kubectl(t.Context(), framework.AdminUser, "api-resources", "--api-group=update.openshift.io", "-o", "wide")
+	res := cp.Kubectl(t.Context(), localstack.AdminUser, "api-resources", "--api-group=update.openshift.io", "-o", "wide")
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
@@ -95,7 +95,7 @@ func TestKubectlGetTable(t *testing.T) {
 		{"get", "updatestatus.update.openshift.io", "-o", "wide"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			res := cp.Kubectl(t.Context(), framework.AdminUser, args...)
+			res := cp.Kubectl(t.Context(), localstack.AdminUser, args...)
 			if res.Err != nil {
 				t.Fatal(res.Err)
 			}
@@ -121,7 +121,7 @@ func TestKubectlGetTable(t *testing.T) {
 
 func TestKubectlGetYAMLIsValid(t *testing.T) {
 	ensureUpdating(t)
-	res := cp.Kubectl(t.Context(), framework.AdminUser, "get", "updatestatus", statusName, "-o", "yaml")
+	res := cp.Kubectl(t.Context(), localstack.AdminUser, "get", "updatestatus", statusName, "-o", "yaml")
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
@@ -141,7 +141,7 @@ func TestKubectlGetYAMLIsValid(t *testing.T) {
 }
 
 func TestKubectlExplain(t *testing.T) {
-	res := cp.Kubectl(t.Context(), framework.AdminUser, "explain", "updatestatus.status.controlPlane")
+	res := cp.Kubectl(t.Context(), localstack.AdminUser, "explain", "updatestatus.status.controlPlane")
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
@@ -169,7 +169,7 @@ func TestKubectlWritesAreNotAllowed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cmd := cp.KubectlCommand(t.Context(), framework.AdminUser, tt.args...)
+			cmd := cp.KubectlCommand(t.Context(), localstack.AdminUser, tt.args...)
 			cmd.Stdin = strings.NewReader(tt.stdin)
 			out, err := cmd.CombinedOutput()
 			if err == nil {
@@ -188,7 +188,7 @@ func TestKubectlWatchSeesChanges(t *testing.T) {
 	ensureUpdating(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	cmd := cp.KubectlCommand(ctx, framework.AdminUser, "get", "updatestatus", statusName, "-w", "-o", "json")
+	cmd := cp.KubectlCommand(ctx, localstack.AdminUser, "get", "updatestatus", statusName, "-w", "-o", "json")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,7 @@
 // Package integration tests update-status-apiserver the way users meet it:
 // through a real kube-apiserver's aggregation layer, with kubectl, the
 // generated client and RBAC. TestMain starts one control plane (see
-// test/integration/framework) shared by every test; tests that change the
+// pkg/localstack) shared by every test; tests that change the
 // cluster undo their changes with t.Cleanup.
 package integration
 
@@ -17,13 +17,13 @@ import (
 
 	"k8s.io/klog/v2"
 
-	"github.com/update-status/apiserver/test/integration/framework"
-	"github.com/update-status/apiserver/test/integration/framework/examplecluster"
+	"github.com/update-status/apiserver/pkg/localstack"
+	"github.com/update-status/apiserver/test/examplecluster"
 )
 
 var (
 	// cp is the control plane every test uses.
-	cp *framework.ControlPlane
+	cp *localstack.ControlPlane
 	// cluster is the example OpenShift cluster inside it. When pkg/simulator
 	// lands, this is the seam: the tests need Create, Step, StartUpdate and
 	// the fault helpers of faults_test.go, nothing else.
@@ -57,7 +57,7 @@ func run(m *testing.M) int {
 
 	begin := time.Now()
 	var err error
-	cp, err = framework.Start(ctx, framework.Options{})
+	cp, err = localstack.Start(ctx, localstack.Options{})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "integration: cannot start the control plane: %v\n", err)
 		return 1

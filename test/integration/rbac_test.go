@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/update-status/apiserver/test/integration/framework"
+	"github.com/update-status/apiserver/pkg/localstack"
 )
 
 var updateStatuses = schema.GroupVersionResource{Group: "update.openshift.io", Version: "v1alpha1", Resource: "updatestatuses"}
@@ -23,7 +23,7 @@ var updateStatuses = schema.GroupVersionResource{Group: "update.openshift.io", V
 func TestRBAC(t *testing.T) {
 	tests := []struct {
 		name     string
-		user     *framework.User
+		user     *localstack.User
 		wantCode int
 	}{
 		{"no credentials", nil, http.StatusUnauthorized},
@@ -33,17 +33,17 @@ func TestRBAC(t *testing.T) {
 	}
 	verbs := []struct {
 		verb string
-		call func(ctx context.Context, t *testing.T, user *framework.User) error
+		call func(ctx context.Context, t *testing.T, user *localstack.User) error
 	}{
-		{"get", func(ctx context.Context, t *testing.T, user *framework.User) error {
+		{"get", func(ctx context.Context, t *testing.T, user *localstack.User) error {
 			_, err := updateClient(t, user).UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
 			return err
 		}},
-		{"list", func(ctx context.Context, t *testing.T, user *framework.User) error {
+		{"list", func(ctx context.Context, t *testing.T, user *localstack.User) error {
 			_, err := updateClient(t, user).UpdateV1alpha1().UpdateStatuses().List(ctx, metav1.ListOptions{})
 			return err
 		}},
-		{"watch", func(ctx context.Context, t *testing.T, user *framework.User) error {
+		{"watch", func(ctx context.Context, t *testing.T, user *localstack.User) error {
 			w, err := updateClient(t, user).UpdateV1alpha1().UpdateStatuses().Watch(ctx, metav1.ListOptions{})
 			if err != nil {
 				return err
@@ -118,7 +118,7 @@ func TestWritesAreNotAllowed(t *testing.T) {
 	}
 	users := []struct {
 		name     string
-		user     *framework.User
+		user     *localstack.User
 		wantCode int
 	}{
 		{"cluster-admin", &cp.Users.Admin, http.StatusMethodNotAllowed},

@@ -9,7 +9,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/update-status/apiserver/test/integration/framework"
+	"github.com/update-status/apiserver/pkg/localstack"
 )
 
 // collectionPath is the URL path of the collection.
@@ -53,37 +53,37 @@ func TestAuthentication(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	selfSigned, selfSignedKey, err := framework.SelfSignedClient(dir, framework.FrontProxyClientName)
+	selfSigned, selfSignedKey, err := localstack.SelfSignedClient(dir, localstack.FrontProxyClientName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	direct := func(user *framework.User) *rest.Config { return cp.DirectConfig(cp.ServerURL, user) }
-	invalidToken := framework.User{Name: "forger", Token: "not-a-token-of-this-cluster"}
+	direct := func(user *localstack.User) *rest.Config { return cp.DirectConfig(cp.ServerURL, user) }
+	invalidToken := localstack.User{Name: "forger", Token: "not-a-token-of-this-cluster"}
 	tests := []struct {
 		name string
 		cfg  *rest.Config
 		path string
 		want int
 	}{
-		{"direct, no credentials, object", direct(nil), framework.UpdateStatusPath, http.StatusUnauthorized},
+		{"direct, no credentials, object", direct(nil), localstack.UpdateStatusPath, http.StatusUnauthorized},
 		{"direct, no credentials, collection", direct(nil), collectionPath, http.StatusUnauthorized},
 		{"direct, no credentials, discovery", direct(nil), "/apis/update.openshift.io/v1alpha1", http.StatusUnauthorized},
 		{"direct, no credentials, metrics", direct(nil), "/metrics", http.StatusUnauthorized},
-		{"through the aggregator, no credentials", cp.RESTConfig(nil), framework.UpdateStatusPath, http.StatusUnauthorized},
-		{"direct, invalid token", direct(&invalidToken), framework.UpdateStatusPath, http.StatusUnauthorized},
+		{"through the aggregator, no credentials", cp.RESTConfig(nil), localstack.UpdateStatusPath, http.StatusUnauthorized},
+		{"direct, invalid token", direct(&invalidToken), localstack.UpdateStatusPath, http.StatusUnauthorized},
 		{"direct, forged X-Remote-User without a client certificate",
-			cp.HeaderConfig(cp.ServerURL, "", "", "admin", "system:masters"), framework.UpdateStatusPath, http.StatusUnauthorized},
+			cp.HeaderConfig(cp.ServerURL, "", "", "admin", "system:masters"), localstack.UpdateStatusPath, http.StatusUnauthorized},
 		{"direct, forged X-Remote-User with a self-signed front-proxy certificate",
-			cp.HeaderConfig(cp.ServerURL, selfSigned, selfSignedKey, "admin", "system:masters"), framework.UpdateStatusPath, http.StatusUnauthorized},
+			cp.HeaderConfig(cp.ServerURL, selfSigned, selfSignedKey, "admin", "system:masters"), localstack.UpdateStatusPath, http.StatusUnauthorized},
 		{"direct, X-Remote-User with a front-proxy CA certificate of a name not allowed",
-			cp.HeaderConfig(cp.ServerURL, wrongCN, wrongCNKey, "admin", "system:masters"), framework.UpdateStatusPath, http.StatusUnauthorized},
+			cp.HeaderConfig(cp.ServerURL, wrongCN, wrongCNKey, "admin", "system:masters"), localstack.UpdateStatusPath, http.StatusUnauthorized},
 		// The positive cases, so that the refusals above mean something.
-		{"direct, valid token, no role", direct(&cp.Users.Nobody), framework.UpdateStatusPath, http.StatusForbidden},
-		{"direct, valid token, reader", direct(&cp.Users.Viewer), framework.UpdateStatusPath, http.StatusOK},
+		{"direct, valid token, no role", direct(&cp.Users.Nobody), localstack.UpdateStatusPath, http.StatusForbidden},
+		{"direct, valid token, reader", direct(&cp.Users.Viewer), localstack.UpdateStatusPath, http.StatusOK},
 		{"direct, the front-proxy identity",
-			cp.HeaderConfig(cp.ServerURL, cp.PKI.FrontProxyClientCert, cp.PKI.FrontProxyClientKey, "viewer"), framework.UpdateStatusPath, http.StatusOK},
+			cp.HeaderConfig(cp.ServerURL, cp.PKI.FrontProxyClientCert, cp.PKI.FrontProxyClientKey, "viewer"), localstack.UpdateStatusPath, http.StatusOK},
 		{"direct, the front-proxy identity, user without a role",
-			cp.HeaderConfig(cp.ServerURL, cp.PKI.FrontProxyClientCert, cp.PKI.FrontProxyClientKey, "nobody"), framework.UpdateStatusPath, http.StatusForbidden},
+			cp.HeaderConfig(cp.ServerURL, cp.PKI.FrontProxyClientCert, cp.PKI.FrontProxyClientKey, "nobody"), localstack.UpdateStatusPath, http.StatusForbidden},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -114,7 +114,7 @@ func TestHealthEndpointsForProbes(t *testing.T) {
 // TestTLSMinimumVersion: the server refuses TLS 1.0 and 1.1 handshakes and
 // accepts TLS 1.2 and 1.3.
 func TestTLSMinimumVersion(t *testing.T) {
-	addr := framework.HostPort(cp.ServerURL)
+	addr := localstack.HostPort(cp.ServerURL)
 	tests := []struct {
 		name    string
 		version uint16
@@ -127,7 +127,7 @@ func TestTLSMinimumVersion(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := framework.PeerCertificate(addr, tt.version, tt.version)
+			_, err := localstack.PeerCertificate(addr, tt.version, tt.version)
 			switch {
 			case tt.ok && err != nil:
 				t.Fatalf("%s handshake failed: %v", tt.name, err)
@@ -149,11 +149,11 @@ func TestDirectWritesAre405(t *testing.T) {
 		method, path, contentType, body string
 	}{
 		{http.MethodPost, collectionPath, "application/json", obj},
-		{http.MethodPut, framework.UpdateStatusPath, "application/json", obj},
-		{http.MethodPut, framework.UpdateStatusPath + "/status", "application/json", obj},
-		{http.MethodPatch, framework.UpdateStatusPath, "application/merge-patch+json", `{"metadata":{"labels":{"a":"b"}}}`},
-		{http.MethodPatch, framework.UpdateStatusPath + "/status", "application/merge-patch+json", `{"status":{}}`},
-		{http.MethodDelete, framework.UpdateStatusPath, "", ""},
+		{http.MethodPut, localstack.UpdateStatusPath, "application/json", obj},
+		{http.MethodPut, localstack.UpdateStatusPath + "/status", "application/json", obj},
+		{http.MethodPatch, localstack.UpdateStatusPath, "application/merge-patch+json", `{"metadata":{"labels":{"a":"b"}}}`},
+		{http.MethodPatch, localstack.UpdateStatusPath + "/status", "application/merge-patch+json", `{"status":{}}`},
+		{http.MethodDelete, localstack.UpdateStatusPath, "", ""},
 		{http.MethodDelete, collectionPath, "", ""},
 	}
 	for _, tt := range tests {

@@ -12,8 +12,8 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
+	"github.com/update-status/apiserver/pkg/localstack"
 	"github.com/update-status/apiserver/pkg/simulator"
-	"github.com/update-status/apiserver/test/integration/framework"
 )
 
 // simulatedNodes is the size of the simulated cluster: large enough that the
@@ -27,7 +27,7 @@ const simulatedNodes = 300
 // follows it through the aggregated UpdateStatus until Completed.
 func TestSimulatedUpdate(t *testing.T) {
 	ctx := t.Context()
-	cp2, err := framework.Start(ctx, framework.Options{Dir: filepath.Join(t.TempDir(), "sim")})
+	cp2, err := localstack.Start(ctx, localstack.Options{Dir: filepath.Join(t.TempDir(), "sim")})
 	if err != nil {
 		t.Fatal(err)
 	}

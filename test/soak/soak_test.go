@@ -29,8 +29,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
-	"github.com/update-status/apiserver/test/integration/framework"
-	"github.com/update-status/apiserver/test/integration/framework/examplecluster"
+	"github.com/update-status/apiserver/pkg/localstack"
+	"github.com/update-status/apiserver/test/examplecluster"
 )
 
 func envInt(name string, def int) int {
@@ -82,7 +82,7 @@ func TestSoak(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	cp, err := framework.Start(ctx, framework.Options{})
+	cp, err := localstack.Start(ctx, localstack.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -164,7 +164,7 @@ func (readOnlyStrategy) Validate(context.Context, runtime.Object) field.ErrorLis
 	return field.ErrorList{field.Forbidden(field.NewPath(""), "this resource is computed and read-only")}
 }
 func (readOnlyStrategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
-func (readOnlyStrategy) Canonicalize(runtime.Object)                              {}
+func (readOnlyStrategy) Canonicalize(runtime.Object)                               {}
 
 // restOptions hands genericregistry.Store a decorator that builds the watch
 // cache over the Store instead of an etcd client.

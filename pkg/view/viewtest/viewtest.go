@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/sources"
 	"github.com/update-status/apiserver/pkg/view"
 )
 
@@ -16,7 +17,7 @@ import (
 // returns an empty, synced snapshot.
 type Source struct {
 	mu        sync.Mutex
-	snap      view.Snapshot
+	snap      sources.Snapshot
 	listeners []func()
 	calls     int
 }
@@ -26,11 +27,11 @@ var _ view.Source = &Source{}
 // NewSource returns a Source with an empty, synced snapshot at input
 // resourceVersion maxRV.
 func NewSource(maxRV uint64) *Source {
-	return &Source{snap: view.Snapshot{Inputs: &insights.Sources{}, MaxResourceVersion: maxRV, InitialSyncDone: true}}
+	return &Source{snap: sources.Snapshot{Inputs: &insights.Sources{}, MaxResourceVersion: maxRV, InitialSyncDone: true}}
 }
 
 // Snapshot implements view.Source.
-func (s *Source) Snapshot() view.Snapshot {
+func (s *Source) Snapshot() sources.Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls++
@@ -39,7 +40,7 @@ func (s *Source) Snapshot() view.Snapshot {
 
 // Set replaces the snapshot and notifies the listeners, as a source event
 // would.
-func (s *Source) Set(snap view.Snapshot) {
+func (s *Source) Set(snap sources.Snapshot) {
 	s.mu.Lock()
 	s.snap = snap
 	listeners := s.listeners
@@ -50,7 +51,7 @@ func (s *Source) Set(snap view.Snapshot) {
 }
 
 // Update changes the snapshot with f and notifies the listeners.
-func (s *Source) Update(f func(*view.Snapshot)) {
+func (s *Source) Update(f func(*sources.Snapshot)) {
 	s.mu.Lock()
 	f(&s.snap)
 	listeners := s.listeners

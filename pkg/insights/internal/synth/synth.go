@@ -64,25 +64,26 @@ func Cluster(o Options) (*insights.Sources, time.Time) {
 	}
 	rng := rand.New(rand.NewSource(o.Seed))
 	started := now.Add(-70 * time.Minute)
-	src := &insights.Sources{
-		ClusterVersion:        clusterVersion(now, started),
-		MachineConfigVersions: map[string]string{},
-		Alerts:                []insights.Alert{},
-	}
+	var b insights.SourcesBuilder
+	b.Add(clusterVersion(now, started))
+	b.AddAlerts()
 	for i, name := range operatorNames {
-		src.ClusterOperators = append(src.ClusterOperators, operator(name, i, now, started))
+		b.Add(operator(name, i, now, started))
+	}
+	machineConfig := func(name, version string) {
+		b.AddMachineConfig(name, map[string]string{insights.ReleaseImageVersionAnnotation: version})
 	}
 	pools := []string{"master", "worker"}
 	for i := 0; i < o.ExtraPools; i++ {
 		pools = append(pools, fmt.Sprintf("pool-%d", i+1))
 	}
 	for _, p := range pools {
-		src.MachineConfigPools = append(src.MachineConfigPools, Pool(p, now))
-		src.MachineConfigVersions["rendered-"+p+"-old"] = From
-		src.MachineConfigVersions["rendered-"+p+"-new"] = To
+		b.Add(Pool(p, now))
+		machineConfig("rendered-"+p+"-old", From)
+		machineConfig("rendered-"+p+"-new", To)
 		// Older rendered configs accumulate in real clusters.
 		for k := 0; k < 5; k++ {
-			src.MachineConfigVersions[fmt.Sprintf("rendered-%s-%02d", p, k)] = "4.15." + strconv.Itoa(k)
+			machineConfig(fmt.Sprintf("rendered-%s-%02d", p, k), "4.15."+strconv.Itoa(k))
 		}
 	}
 	for i := 0; i < o.Nodes; i++ {
@@ -90,9 +91,9 @@ func Cluster(o Options) (*insights.Sources, time.Time) {
 		if i >= 3 {
 			pool = pools[1+(i-3)%(len(pools)-1)]
 		}
-		src.Nodes = append(src.Nodes, Node(i, pool, state(i, rng), now))
+		b.Add(Node(i, pool, state(i, rng), now))
 	}
-	return src, now
+	return b.Build(), now
 }
 
 // State is a node's place in the update.
@@ -141,12 +142,12 @@ func Node(i int, pool string, s State, now time.Time) *corev1.Node {
 	name := NodeName(i)
 	oldCfg, newCfg := "rendered-"+pool+"-old", "rendered-"+pool+"-new"
 	ann := map[string]string{
-		"machineconfiguration.openshift.io/currentConfig":                             oldCfg,
-		"machineconfiguration.openshift.io/desiredConfig":                             oldCfg,
-		"machineconfiguration.openshift.io/state":                                     "Done",
-		"machineconfiguration.openshift.io/reason":                                    "",
-		"machineconfiguration.openshift.io/desiredDrain":                              "uncordon-" + oldCfg,
-		"machineconfiguration.openshift.io/lastAppliedDrain":                          "uncordon-" + oldCfg,
+		insights.CurrentConfigAnnotation:                                              oldCfg,
+		insights.DesiredConfigAnnotation:                                              oldCfg,
+		insights.MCDStateAnnotation:                                                   insights.MCDStateDone,
+		insights.MCDReasonAnnotation:                                                  "",
+		insights.DesiredDrainAnnotation:                                               "uncordon-" + oldCfg,
+		insights.LastAppliedDrainAnnotation:                                           "uncordon-" + oldCfg,
 		"machineconfiguration.openshift.io/controlPlaneTopology":                      "HighlyAvailable",
 		"csi.volume.kubernetes.io/nodeid":                                             `{"ebs.csi.aws.com":"i-0123456789abcdef0"}`,
 		"k8s.ovn.org/node-primary-ifaddr":                                             `{"ipv4":"10.0.20.162/19"}`,
@@ -159,34 +160,34 @@ func Node(i int, pool string, s State, now time.Time) *corev1.Node {
 	unschedulable := false
 	switch s {
 	case Updated:
-		ann["machineconfiguration.openshift.io/currentConfig"] = newCfg
-		ann["machineconfiguration.openshift.io/desiredConfig"] = newCfg
-		ann["machineconfiguration.openshift.io/desiredDrain"] = "uncordon-" + newCfg
-		ann["machineconfiguration.openshift.io/lastAppliedDrain"] = "uncordon-" + newCfg
+		ann[insights.CurrentConfigAnnotation] = newCfg
+		ann[insights.DesiredConfigAnnotation] = newCfg
+		ann[insights.DesiredDrainAnnotation] = "uncordon-" + newCfg
+		ann[insights.LastAppliedDrainAnnotation] = "uncordon-" + newCfg
 	case Working:
-		ann["machineconfiguration.openshift.io/desiredConfig"] = newCfg
-		ann["machineconfiguration.openshift.io/state"] = "Working"
-		ann["machineconfiguration.openshift.io/desiredDrain"] = "drain-" + newCfg
-		ann["machineconfiguration.openshift.io/lastAppliedDrain"] = "drain-" + newCfg
+		ann[insights.DesiredConfigAnnotation] = newCfg
+		ann[insights.MCDStateAnnotation] = insights.MCDStateWorking
+		ann[insights.DesiredDrainAnnotation] = "drain-" + newCfg
+		ann[insights.LastAppliedDrainAnnotation] = "drain-" + newCfg
 		unschedulable = true
 	case Draining:
-		ann["machineconfiguration.openshift.io/desiredConfig"] = newCfg
-		ann["machineconfiguration.openshift.io/state"] = "Working"
-		ann["machineconfiguration.openshift.io/desiredDrain"] = "drain-" + newCfg
+		ann[insights.DesiredConfigAnnotation] = newCfg
+		ann[insights.MCDStateAnnotation] = insights.MCDStateWorking
+		ann[insights.DesiredDrainAnnotation] = "drain-" + newCfg
 		unschedulable = true
 	case Rebooting:
-		ann["machineconfiguration.openshift.io/desiredConfig"] = newCfg
-		ann["machineconfiguration.openshift.io/state"] = "Rebooting"
-		ann["machineconfiguration.openshift.io/desiredDrain"] = "drain-" + newCfg
-		ann["machineconfiguration.openshift.io/lastAppliedDrain"] = "drain-" + newCfg
+		ann[insights.DesiredConfigAnnotation] = newCfg
+		ann[insights.MCDStateAnnotation] = insights.MCDStateRebooting
+		ann[insights.DesiredDrainAnnotation] = "drain-" + newCfg
+		ann[insights.LastAppliedDrainAnnotation] = "drain-" + newCfg
 		ready = corev1.ConditionFalse
 		unschedulable = true
 	case NotReady:
 		ready = corev1.ConditionUnknown
 	case Degraded:
-		ann["machineconfiguration.openshift.io/desiredConfig"] = newCfg
-		ann["machineconfiguration.openshift.io/state"] = "Degraded"
-		ann["machineconfiguration.openshift.io/reason"] = "failed to drain node: " + name + ": pod openshift-ingress/router cannot be evicted"
+		ann[insights.DesiredConfigAnnotation] = newCfg
+		ann[insights.MCDStateAnnotation] = insights.MCDStateDegraded
+		ann[insights.MCDReasonAnnotation] = "failed to drain node: " + name + ": pod openshift-ingress/router cannot be evicted"
 	}
 	labels := map[string]string{
 		"beta.kubernetes.io/arch":                  "amd64",
@@ -239,12 +240,12 @@ func Changed(n *corev1.Node, rv int) *corev1.Node {
 	c := n.DeepCopy()
 	c.ResourceVersion = strconv.Itoa(rv)
 	ann := c.Annotations
-	switch ann["machineconfiguration.openshift.io/state"] {
-	case "Working":
-		ann["machineconfiguration.openshift.io/state"] = "Done"
-		ann["machineconfiguration.openshift.io/currentConfig"] = ann["machineconfiguration.openshift.io/desiredConfig"]
+	switch ann[insights.MCDStateAnnotation] {
+	case insights.MCDStateWorking:
+		ann[insights.MCDStateAnnotation] = insights.MCDStateDone
+		ann[insights.CurrentConfigAnnotation] = ann[insights.DesiredConfigAnnotation]
 	default:
-		ann["machineconfiguration.openshift.io/state"] = "Working"
+		ann[insights.MCDStateAnnotation] = insights.MCDStateWorking
 	}
 	return c
 }
@@ -268,7 +269,7 @@ func clusterVersion(now, started time.Time) *configv1.ClusterVersion {
 	completed := metav1.NewTime(started.Add(-20 * 24 * time.Hour))
 	return &configv1.ClusterVersion{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "config.openshift.io/v1", Kind: "ClusterVersion"},
-		ObjectMeta: metav1.ObjectMeta{Name: "version", UID: "cv-uid", ResourceVersion: "5", CreationTimestamp: metav1.NewTime(now.Add(-60 * 24 * time.Hour))},
+		ObjectMeta: metav1.ObjectMeta{Name: insights.ClusterVersionName, UID: "cv-uid", ResourceVersion: "5", CreationTimestamp: metav1.NewTime(now.Add(-60 * 24 * time.Hour))},
 		Status: configv1.ClusterVersionStatus{
 			Desired: configv1.Release{Version: To, Image: "quay.io/openshift-release-dev/ocp-release@sha256:new"},
 			History: []configv1.UpdateHistory{
@@ -294,7 +295,7 @@ func operator(name string, i int, now, started time.Time) *configv1.ClusterOpera
 	version := To
 	progressing := configv1.ConditionFalse
 	progressingAt := started.Add(time.Duration(i) * time.Minute)
-	if name == "machine-config" {
+	if name == insights.MCOClusterOperatorName {
 		version = From
 		progressing = configv1.ConditionTrue
 		progressingAt = now.Add(-12 * time.Minute)
@@ -311,7 +312,7 @@ func operator(name string, i int, now, started time.Time) *configv1.ClusterOpera
 			CreationTimestamp: metav1.NewTime(now.Add(-60 * 24 * time.Hour)),
 		},
 		Status: configv1.ClusterOperatorStatus{
-			Versions: []configv1.OperandVersion{{Name: "operator", Version: version}},
+			Versions: []configv1.OperandVersion{{Name: insights.OperatorVersionName, Version: version}},
 			Conditions: []configv1.ClusterOperatorStatusCondition{
 				{Type: configv1.OperatorAvailable, Status: configv1.ConditionTrue, Reason: "AsExpected", LastTransitionTime: metav1.NewTime(now.Add(-40 * 24 * time.Hour))},
 				{Type: configv1.OperatorDegraded, Status: degraded, Reason: "AsExpected", Message: "All is well", LastTransitionTime: metav1.NewTime(now.Add(-7 * time.Minute))},

@@ -136,14 +136,17 @@ func (c *clientSide) run(ctx context.Context) error {
 		mco                    *appsv1.Deployment
 		e1, e2, e3, e4, e5, e6 error
 		opts                   = metav1.ListOptions{}
-		mcoNS, mcoName, cvName = "openshift-machine-config-operator", "machine-config-operator", "version"
 	)
-	wg.Go(func() { cv, e1 = c.config.ConfigV1().ClusterVersions().Get(ctx, cvName, metav1.GetOptions{}) })
+	wg.Go(func() {
+		cv, e1 = c.config.ConfigV1().ClusterVersions().Get(ctx, insights.ClusterVersionName, metav1.GetOptions{})
+	})
 	wg.Go(func() { cos, e2 = c.config.ConfigV1().ClusterOperators().List(ctx, opts) })
 	wg.Go(func() { mcps, e3 = c.mcfg.MachineconfigurationV1().MachineConfigPools().List(ctx, opts) })
 	wg.Go(func() { mcs, e4 = c.mcfg.MachineconfigurationV1().MachineConfigs().List(ctx, opts) })
 	wg.Go(func() { nodes, e5 = c.kube.CoreV1().Nodes().List(ctx, opts) })
-	wg.Go(func() { mco, e6 = c.kube.AppsV1().Deployments(mcoNS).Get(ctx, mcoName, metav1.GetOptions{}) })
+	wg.Go(func() {
+		mco, e6 = c.kube.AppsV1().Deployments(insights.MCONamespace).Get(ctx, insights.MCODeploymentName, metav1.GetOptions{})
+	})
 	wg.Wait()
 	for _, err := range []error{e1, e2, e3, e4, e5} {
 		if err != nil {
@@ -153,22 +156,24 @@ func (c *clientSide) run(ctx context.Context) error {
 	if e6 != nil && !apierrors.IsNotFound(e6) {
 		return e6
 	}
-	src := &insights.Sources{ClusterVersion: cv, MachineConfigVersions: map[string]string{}}
+	var b insights.SourcesBuilder
+	b.Add(cv)
 	if e6 == nil {
-		src.MCODeployment = mco
+		b.Add(mco)
 	}
 	for i := range cos.Items {
-		src.ClusterOperators = append(src.ClusterOperators, &cos.Items[i])
+		b.Add(&cos.Items[i])
 	}
 	for i := range mcps.Items {
-		src.MachineConfigPools = append(src.MachineConfigPools, &mcps.Items[i])
+		b.Add(&mcps.Items[i])
 	}
 	for i := range mcs.Items {
-		src.MachineConfigVersions[mcs.Items[i].Name] = mcs.Items[i].Annotations["machineconfiguration.openshift.io/release-image-version"]
+		b.Add(&mcs.Items[i])
 	}
 	for i := range nodes.Items {
-		src.Nodes = append(src.Nodes, &nodes.Items[i])
+		b.Add(&nodes.Items[i])
 	}
+	src := b.Build()
 	res := insights.NewEngine().Compute(src, time.Now())
 	if res.Status.ControlPlane == nil {
 		return fmt.Errorf("the engine computed no control plane from %d nodes", len(src.Nodes))

@@ -1,6 +1,6 @@
 // Command bench is `make bench`: it measures update-status-apiserver at
 // cluster scale against the real local control plane (etcd, kube-apiserver
-// and the server behind the aggregation layer, test/integration/framework)
+// and the server behind the aggregation layer, pkg/localstack)
 // filled by pkg/simulator, and writes docs/benchmarks.md.
 //
 // It needs KUBE_BIN_DIR (`KUBE_BIN_DIR=$(hack/build-kube.sh)`) and runs from
@@ -25,7 +25,7 @@ import (
 
 	"k8s.io/klog/v2"
 
-	"github.com/update-status/apiserver/test/integration/framework"
+	"github.com/update-status/apiserver/pkg/localstack"
 )
 
 // config holds the flags.
@@ -111,7 +111,7 @@ func ints(s string) ([]int, error) {
 
 func run(ctx context.Context, c config) error {
 	begin := time.Now()
-	root, err := framework.RepoRoot()
+	root, err := localstack.RepoRoot()
 	if err != nil {
 		return err
 	}
@@ -130,8 +130,8 @@ func run(ctx context.Context, c config) error {
 	if c.serverBin, err = filepath.Abs(c.serverBin); err != nil {
 		return err
 	}
-	// framework.StartServer uses this binary instead of building its own.
-	if err := os.Setenv(framework.EnvServerBinary, c.serverBin); err != nil {
+	// localstack.StartServer uses this binary instead of building its own.
+	if err := os.Setenv(localstack.EnvServerBinary, c.serverBin); err != nil {
 		return err
 	}
 	rep := &report{machine: describeMachine(), config: c, started: begin}

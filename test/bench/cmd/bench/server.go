@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/update-status/apiserver/test/integration/framework"
+	"github.com/update-status/apiserver/pkg/localstack"
 )
 
 // httpClient talks to the kube-apiserver or the server with a bearer token,
@@ -84,9 +84,9 @@ func (h *httpClient) discard(ctx context.Context, rawURL string) error {
 }
 
 // startServer starts update-status-apiserver on the control plane's server
-// port with the flags framework.StartServer uses, and returns the process and
+// port with the flags localstack.StartServer uses, and returns the process and
 // the time from its start to the first 200 from /readyz.
-func startServer(ctx context.Context, cp *framework.ControlPlane, bin string, h *httpClient, extra ...string) (*framework.Process, time.Duration, error) {
+func startServer(ctx context.Context, cp *localstack.ControlPlane, bin string, h *httpClient, extra ...string) (*localstack.Process, time.Duration, error) {
 	u, err := url.Parse(cp.ServerURL)
 	if err != nil {
 		return nil, 0, err
@@ -103,7 +103,7 @@ func startServer(ctx context.Context, cp *framework.ControlPlane, bin string, h 
 	}, extra...)
 	logPath := filepath.Join(cp.Dir, fmt.Sprintf("update-status-apiserver-%d.log", time.Now().UnixNano()))
 	begin := time.Now()
-	p, err := framework.StartProcess("update-status-apiserver", logPath, bin, args...)
+	p, err := localstack.StartProcess("update-status-apiserver", logPath, bin, args...)
 	if err != nil {
 		return nil, 0, err
 	}

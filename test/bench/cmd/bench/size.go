@@ -11,8 +11,8 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/update-status/apiserver/pkg/localstack"
 	"github.com/update-status/apiserver/pkg/simulator"
-	"github.com/update-status/apiserver/test/integration/framework"
 )
 
 // sizeResult holds every figure of one cluster size.
@@ -59,7 +59,7 @@ type watchResult struct {
 func benchSize(ctx context.Context, c config, n int) (_ *sizeResult, err error) {
 	r := &sizeResult{Nodes: n}
 	klog.InfoS("Starting the control plane", "nodes", n)
-	cp, err := framework.Start(ctx, framework.Options{})
+	cp, err := localstack.Start(ctx, localstack.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -111,8 +111,8 @@ func benchSize(ctx context.Context, c config, n int) (_ *sizeResult, err error) 
 	if err := cp.WaitForUpdateStatus(ctx, 2*time.Minute); err != nil {
 		return r, err
 	}
-	direct := cp.ServerURL + framework.UpdateStatusPath
-	aggregated := cp.KubeAPIServer.URL + framework.UpdateStatusPath
+	direct := cp.ServerURL + localstack.UpdateStatusPath
+	aggregated := cp.KubeAPIServer.URL + localstack.UpdateStatusPath
 	served, err := settle(ctx, admin, direct)
 	if err != nil {
 		return r, err
@@ -198,10 +198,10 @@ func benchSize(ctx context.Context, c config, n int) (_ *sizeResult, err error) 
 	return r, nil
 }
 
-// mustBin returns the server binary framework.StartServer uses
+// mustBin returns the server binary localstack.StartServer uses
 // ($UPDATE_STATUS_APISERVER, set by run).
 func mustBin() string {
-	b, _ := framework.BuildServer("", "")
+	b, _ := localstack.BuildServer("", "")
 	return b
 }
 
@@ -236,7 +236,7 @@ func settle(ctx context.Context, h *httpClient, u string) ([]byte, error) {
 // benchWatch measures watchers watchers under churn. With profile, it saves a
 // CPU profile of the server and reads its memory into mem before the
 // watchers disconnect.
-func benchWatch(ctx context.Context, c config, cp *framework.ControlPlane, admin *httpClient, ch *churn, profDir string, watchers int, profile bool, mem *memory) (*watchResult, error) {
+func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admin *httpClient, ch *churn, profDir string, watchers int, profile bool, mem *memory) (*watchResult, error) {
 	res := &watchResult{Watchers: watchers}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -18,7 +18,8 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/update-status/apiserver/test/integration/framework"
+	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/localstack"
 )
 
 func TestNextVersion(t *testing.T) {
@@ -74,7 +75,7 @@ func TestShiftTimes(t *testing.T) {
 // newFakeCluster loads artifacts/examples into fake clients.
 func newFakeCluster(t *testing.T, now time.Time) (*Cluster, *clocktesting.FakeClock) {
 	t.Helper()
-	objs, err := framework.ReadManifests(nil, filepath.Join("..", "..", "..", "..", "artifacts", "examples"))
+	objs, err := localstack.ReadManifests(nil, filepath.Join("..", "..", "artifacts", "examples"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,11 +127,11 @@ func TestExamplesMatchNamingRules(t *testing.T) {
 		mc, err := Get[mcfgv1.MachineConfig](ctx, c.dyn(), MachineConfigs, p.Spec.Configuration.Name)
 		if err != nil {
 			t.Errorf("pool %s: %v", p.Name, err)
-		} else if mc.Annotations[annReleaseVersion] != "4.20.0" {
-			t.Errorf("%s release-image-version = %q", mc.Name, mc.Annotations[annReleaseVersion])
+		} else if mc.Annotations[insights.ReleaseImageVersionAnnotation] != "4.20.0" {
+			t.Errorf("%s release-image-version = %q", mc.Name, mc.Annotations[insights.ReleaseImageVersionAnnotation])
 		}
 	}
-	cv, err := Get[configv1.ClusterVersion](ctx, c.dyn(), ClusterVersions, clusterVersionName)
+	cv, err := Get[configv1.ClusterVersion](ctx, c.dyn(), ClusterVersions, insights.ClusterVersionName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestExamplesMatchNamingRules(t *testing.T) {
 			t.Errorf("history %s image %s, want %s", h.Version, h.Image, ReleaseImage(h.Version))
 		}
 	}
-	d, err := c.Kube.AppsV1().Deployments(mcoNamespace).Get(ctx, mcoDeployment, metav1.GetOptions{})
+	d, err := c.Kube.AppsV1().Deployments(insights.MCONamespace).Get(ctx, insights.MCODeploymentName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +175,7 @@ func TestStepDrivesUpdateToCompletion(t *testing.T) {
 	}
 	assertDone := func(version string) {
 		t.Helper()
-		cv, err := Get[configv1.ClusterVersion](ctx, c.dyn(), ClusterVersions, clusterVersionName)
+		cv, err := Get[configv1.ClusterVersion](ctx, c.dyn(), ClusterVersions, insights.ClusterVersionName)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,8 +194,8 @@ func TestStepDrivesUpdateToCompletion(t *testing.T) {
 		nodes, _ := c.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		for _, n := range nodes.Items {
 			pool := n.Name[:strings.LastIndexByte(n.Name, '-')] // master-0 -> master
-			if cur := n.Annotations[annCurrentConfig]; cur != RenderedConfig(pool, version) || n.Annotations[annState] != stateDone || n.Spec.Unschedulable {
-				t.Errorf("node %s: config %s state %s unschedulable %v", n.Name, cur, n.Annotations[annState], n.Spec.Unschedulable)
+			if cur := n.Annotations[insights.CurrentConfigAnnotation]; cur != RenderedConfig(pool, version) || n.Annotations[insights.MCDStateAnnotation] != insights.MCDStateDone || n.Spec.Unschedulable {
+				t.Errorf("node %s: config %s state %s unschedulable %v", n.Name, cur, n.Annotations[insights.MCDStateAnnotation], n.Spec.Unschedulable)
 			}
 		}
 		pools, _ := List[mcfgv1.MachineConfigPool](ctx, c.dyn(), MachineConfigPools)
@@ -235,7 +236,7 @@ func TestStepDrivesUpdateToCompletion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Annotations[annDesiredConfig] == RenderedConfig("worker", "4.20.2") {
+	if w.Annotations[insights.DesiredConfigAnnotation] == RenderedConfig("worker", "4.20.2") {
 		t.Error("a node of the paused pool was started")
 	}
 	if err := Mutate(ctx, c.dyn(), MachineConfigPools, "worker", false, func(p *mcfgv1.MachineConfigPool) bool {

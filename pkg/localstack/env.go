@@ -1,4 +1,4 @@
-package framework
+package localstack
 
 import (
 	"bufio"
@@ -10,13 +10,13 @@ import (
 	"strings"
 )
 
-// Environment variables the framework reads.
+// Environment variables the local stack reads.
 const (
 	// EnvKubeBinDir names the directory holding etcd and kube-apiserver
 	// (`KUBE_BIN_DIR=$(hack/build-kube.sh)`). Required.
 	EnvKubeBinDir = "KUBE_BIN_DIR"
 	// EnvServerBinary optionally names a prebuilt update-status-apiserver;
-	// without it the framework builds ./cmd/apiserver.
+	// without it the local stack builds ./cmd/apiserver.
 	EnvServerBinary = "UPDATE_STATUS_APISERVER"
 	// EnvKubectl optionally names the kubectl to run (default: kubectl on PATH).
 	EnvKubectl = "KUBECTL"

@@ -20,33 +20,16 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
-	"github.com/update-status/apiserver/test/integration/framework"
+	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/localstack"
 )
 
 // ReferenceInstant is the "now" the timestamps of artifacts/examples are
 // written against; Create shifts them to the real now.
 var ReferenceInstant = time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
 
-// Annotations and names of the machine-config operator's protocol.
-const (
-	annCurrentConfig    = "machineconfiguration.openshift.io/currentConfig"
-	annDesiredConfig    = "machineconfiguration.openshift.io/desiredConfig"
-	annState            = "machineconfiguration.openshift.io/state"
-	annReason           = "machineconfiguration.openshift.io/reason"
-	annDesiredDrain     = "machineconfiguration.openshift.io/desiredDrain"
-	annLastAppliedDrain = "machineconfiguration.openshift.io/lastAppliedDrain"
-	annReleaseVersion   = "machineconfiguration.openshift.io/release-image-version"
-
-	stateDone      = "Done"
-	stateWorking   = "Working"
-	stateRebooting = "Rebooting"
-
-	machineConfigOperator = "machine-config"
-	mcoNamespace          = "openshift-machine-config-operator"
-	mcoDeployment         = "machine-config-operator"
-	clusterVersionName    = "version"
-	masterPool            = "master"
-)
+// Names of the example cluster.
+const masterPool = "master"
 
 // Cluster is the example cluster in one control plane. It keeps no state
 // between calls: every Step reads the objects afresh.
@@ -54,7 +37,7 @@ type Cluster struct {
 	// Dir holds the example manifests (artifacts/examples).
 	Dir string
 	// Applier creates the example objects.
-	Applier *framework.Applier
+	Applier *localstack.Applier
 	// Dynamic and Kube read and write the cluster's objects.
 	Dynamic dynamic.Interface
 	Kube    kubernetes.Interface
@@ -63,7 +46,7 @@ type Cluster struct {
 
 // New returns the example cluster of repoRoot/artifacts/examples for the
 // control plane cp.
-func New(cp *framework.ControlPlane) (*Cluster, error) {
+func New(cp *localstack.ControlPlane) (*Cluster, error) {
 	cfg := cp.RESTConfig(&cp.Users.Admin)
 	// The openshift/api Go types carry fields of feature-gated CRD variants
 	// (ClusterVersion spec.signatureStores) that the -Default CRD prunes with
@@ -87,7 +70,7 @@ func (c *Cluster) dyn() dynamic.Interface { return c.Dynamic }
 // Create applies the example objects, their timestamps shifted so that the
 // reference instant becomes now.
 func (c *Cluster) Create(ctx context.Context) error {
-	objs, err := framework.ReadManifests(nil, c.Dir)
+	objs, err := localstack.ReadManifests(nil, c.Dir)
 	if err != nil {
 		return err
 	}
@@ -95,7 +78,7 @@ func (c *Cluster) Create(ctx context.Context) error {
 	for _, o := range objs {
 		shiftTimes(o.Object, shift)
 	}
-	framework.SortForApply(objs)
+	localstack.SortForApply(objs)
 	_, err = c.Applier.Apply(ctx, objs...)
 	return err
 }
@@ -141,7 +124,7 @@ type snapshot struct {
 func (c *Cluster) read(ctx context.Context) (*snapshot, error) {
 	s := &snapshot{}
 	var err error
-	if s.cv, err = Get[configv1.ClusterVersion](ctx, c.dyn(), ClusterVersions, clusterVersionName); err != nil {
+	if s.cv, err = Get[configv1.ClusterVersion](ctx, c.dyn(), ClusterVersions, insights.ClusterVersionName); err != nil {
 		return nil, err
 	}
 	s.target = s.cv.Status.Desired.Version
@@ -149,7 +132,7 @@ func (c *Cluster) read(ctx context.Context) (*snapshot, error) {
 		return nil, err
 	}
 	slices.SortFunc(s.cos, func(a, b configv1.ClusterOperator) int {
-		return compareLast(a.Name, b.Name, machineConfigOperator)
+		return compareLast(a.Name, b.Name, insights.MCOClusterOperatorName)
 	})
 	if s.pools, err = List[mcfgv1.MachineConfigPool](ctx, c.dyn(), MachineConfigPools); err != nil {
 		return nil, err
@@ -181,7 +164,7 @@ func compareLast(a, b, last string) int {
 
 func operatorVersion(co *configv1.ClusterOperator) string {
 	for _, v := range co.Status.Versions {
-		if v.Name == "operator" {
+		if v.Name == insights.OperatorVersionName {
 			return v.Version
 		}
 	}
@@ -213,7 +196,7 @@ func (c *Cluster) Step(ctx context.Context) (Progress, error) {
 	// master pool).
 	for i := range s.cos {
 		co := &s.cos[i]
-		if co.Name != machineConfigOperator && operatorVersion(co) != s.target && isTrue(co.Status.Conditions, configv1.OperatorProgressing) {
+		if co.Name != insights.MCOClusterOperatorName && operatorVersion(co) != s.target && isTrue(co.Status.Conditions, configv1.OperatorProgressing) {
 			return Progress{Action: "ClusterOperator " + co.Name + " updated to " + s.target},
 				c.finishOperator(ctx, co.Name, s.target, now)
 		}
@@ -224,7 +207,7 @@ func (c *Cluster) Step(ctx context.Context) (Progress, error) {
 		if operatorVersion(co) == s.target || isTrue(co.Status.Conditions, configv1.OperatorProgressing) {
 			continue
 		}
-		if co.Name == machineConfigOperator {
+		if co.Name == insights.MCOClusterOperatorName {
 			return Progress{Action: "machine-config operator renders " + s.target + " and starts rolling the pools"},
 				c.startMachineConfig(ctx, s, now)
 		}
@@ -234,7 +217,7 @@ func (c *Cluster) Step(ctx context.Context) (Progress, error) {
 	// 3. machine-config reports the new version once the master pool is done.
 	for i := range s.cos {
 		co := &s.cos[i]
-		if co.Name == machineConfigOperator && operatorVersion(co) != s.target && isTrue(co.Status.Conditions, configv1.OperatorProgressing) &&
+		if co.Name == insights.MCOClusterOperatorName && operatorVersion(co) != s.target && isTrue(co.Status.Conditions, configv1.OperatorProgressing) &&
 			c.poolUpdated(s, masterPool) {
 			return Progress{Action: "ClusterOperator machine-config updated to " + s.target},
 				c.finishOperator(ctx, co.Name, s.target, now)
@@ -289,9 +272,9 @@ func (c *Cluster) finishOperator(ctx context.Context, name, target string, now t
 	return Mutate(ctx, c.dyn(), ClusterOperators, name, true, func(co *configv1.ClusterOperator) bool {
 		for i := range co.Status.Versions {
 			switch co.Status.Versions[i].Name {
-			case "operator":
+			case insights.OperatorVersionName:
 				co.Status.Versions[i].Version = target
-			case "operator-image":
+			case insights.OperatorImageVersionName:
 				co.Status.Versions[i].Version = MCOImage(target)
 			}
 		}
@@ -306,16 +289,16 @@ func (c *Cluster) finishOperator(ctx context.Context, name, target string, now t
 // for the target version and points the pools at them.
 func (c *Cluster) startMachineConfig(ctx context.Context, s *snapshot, now time.Time) error {
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		d, err := c.Kube.AppsV1().Deployments(mcoNamespace).Get(ctx, mcoDeployment, metav1.GetOptions{})
+		d, err := c.Kube.AppsV1().Deployments(insights.MCONamespace).Get(ctx, insights.MCODeploymentName, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
 		for i := range d.Spec.Template.Spec.Containers {
-			if d.Spec.Template.Spec.Containers[i].Name == mcoDeployment {
+			if d.Spec.Template.Spec.Containers[i].Name == insights.MCOContainerName {
 				d.Spec.Template.Spec.Containers[i].Image = MCOImage(s.target)
 			}
 		}
-		_, err = c.Kube.AppsV1().Deployments(mcoNamespace).Update(ctx, d, metav1.UpdateOptions{FieldManager: fieldManager})
+		_, err = c.Kube.AppsV1().Deployments(insights.MCONamespace).Update(ctx, d, metav1.UpdateOptions{FieldManager: fieldManager})
 		return err
 	})
 	if err != nil {
@@ -326,8 +309,8 @@ func (c *Cluster) startMachineConfig(ctx context.Context, s *snapshot, now time.
 			TypeMeta: metav1.TypeMeta{APIVersion: mcfgv1.GroupVersion.String(), Kind: "MachineConfig"},
 			ObjectMeta: metav1.ObjectMeta{
 				Name:        RenderedConfig(p.Name, s.target),
-				Labels:      map[string]string{"machineconfiguration.openshift.io/role": p.Name},
-				Annotations: map[string]string{annReleaseVersion: s.target},
+				Labels:      map[string]string{mcfgv1.MachineConfigRoleLabelKey: p.Name},
+				Annotations: map[string]string{insights.ReleaseImageVersionAnnotation: s.target},
 			},
 		}
 		if err := Create(ctx, c.dyn(), MachineConfigs, mc); err != nil {
@@ -341,7 +324,7 @@ func (c *Cluster) startMachineConfig(ctx context.Context, s *snapshot, now time.
 			return err
 		}
 	}
-	return c.setProgressing(ctx, machineConfigOperator, "Working towards "+s.target, now)
+	return c.setProgressing(ctx, insights.MCOClusterOperatorName, "Working towards "+s.target, now)
 }
 
 // poolNodes returns the nodes the pool selects.
@@ -371,7 +354,7 @@ func (c *Cluster) poolUpdated(s *snapshot, pool string) bool {
 		}
 		target := RenderedConfig(p.Name, s.target)
 		for _, n := range nodes {
-			if n.Annotations[annCurrentConfig] != target || n.Annotations[annState] != stateDone {
+			if n.Annotations[insights.CurrentConfigAnnotation] != target || n.Annotations[insights.MCDStateAnnotation] != insights.MCDStateDone {
 				return false
 			}
 		}
@@ -394,10 +377,10 @@ func (c *Cluster) stepPool(ctx context.Context, s *snapshot, p *mcfgv1.MachineCo
 	var actions []string
 	busy := 0
 	for _, n := range nodes {
-		if n.Annotations[annCurrentConfig] == target && n.Annotations[annState] == stateDone {
+		if n.Annotations[insights.CurrentConfigAnnotation] == target && n.Annotations[insights.MCDStateAnnotation] == insights.MCDStateDone {
 			continue
 		}
-		if n.Annotations[annDesiredConfig] != target {
+		if n.Annotations[insights.DesiredConfigAnnotation] != target {
 			continue // outdated, not started
 		}
 		busy++
@@ -417,14 +400,14 @@ func (c *Cluster) stepPool(ctx context.Context, s *snapshot, p *mcfgv1.MachineCo
 		if busy >= maxUnavailable {
 			break
 		}
-		if n.Annotations[annDesiredConfig] == target || n.Annotations[annCurrentConfig] == target {
+		if n.Annotations[insights.DesiredConfigAnnotation] == target || n.Annotations[insights.CurrentConfigAnnotation] == target {
 			continue
 		}
 		busy++
 		err := c.mutateNode(ctx, n.Name, func(n *corev1.Node) {
-			n.Annotations[annDesiredConfig] = target
-			n.Annotations[annState] = stateWorking
-			n.Annotations[annDesiredDrain] = "drain-" + target
+			n.Annotations[insights.DesiredConfigAnnotation] = target
+			n.Annotations[insights.MCDStateAnnotation] = insights.MCDStateWorking
+			n.Annotations[insights.DesiredDrainAnnotation] = "drain-" + target
 			n.Spec.Unschedulable = true
 		}, nil)
 		if err != nil {
@@ -447,31 +430,31 @@ func (c *Cluster) advanceNode(ctx context.Context, name, target string, now time
 	err := c.mutateNode(ctx, name, func(n *corev1.Node) {
 		action = ""
 		a := n.Annotations
-		switch a[annState] {
-		case stateWorking:
-			if a[annLastAppliedDrain] != a[annDesiredDrain] {
-				a[annLastAppliedDrain] = a[annDesiredDrain]
+		switch a[insights.MCDStateAnnotation] {
+		case insights.MCDStateWorking:
+			if a[insights.LastAppliedDrainAnnotation] != a[insights.DesiredDrainAnnotation] {
+				a[insights.LastAppliedDrainAnnotation] = a[insights.DesiredDrainAnnotation]
 				action = "node " + n.Name + " drained"
 				return
 			}
-			a[annState] = stateRebooting
+			a[insights.MCDStateAnnotation] = insights.MCDStateRebooting
 			action = "node " + n.Name + " rebooting"
-		case stateRebooting:
-			a[annCurrentConfig] = target
-			a[annState] = stateDone
-			a[annReason] = ""
-			a[annDesiredDrain] = "uncordon-" + target
-			a[annLastAppliedDrain] = "uncordon-" + target
+		case insights.MCDStateRebooting:
+			a[insights.CurrentConfigAnnotation] = target
+			a[insights.MCDStateAnnotation] = insights.MCDStateDone
+			a[insights.MCDReasonAnnotation] = ""
+			a[insights.DesiredDrainAnnotation] = "uncordon-" + target
+			a[insights.LastAppliedDrainAnnotation] = "uncordon-" + target
 			n.Spec.Unschedulable = false
 			action = "node " + n.Name + " updated"
 		}
 	}, func(n *corev1.Node) bool {
-		switch n.Annotations[annState] {
-		case stateRebooting:
+		switch n.Annotations[insights.MCDStateAnnotation] {
+		case insights.MCDStateRebooting:
 			n.Status.Conditions = setNodeCondition(n.Status.Conditions, corev1.NodeReady, corev1.ConditionFalse,
 				"KubeletNotReady", "node is rebooting", now)
 			return true
-		case stateDone:
+		case insights.MCDStateDone:
 			n.Status.Conditions = setNodeCondition(n.Status.Conditions, corev1.NodeReady, corev1.ConditionTrue,
 				"KubeletReady", "kubelet is posting ready status", now)
 			return true
@@ -520,15 +503,15 @@ func (c *Cluster) updatePoolStatus(ctx context.Context, pool, target string, now
 		}
 		var updated, ready, unavailable, degraded int32
 		for _, n := range nodes {
-			state := n.Annotations[annState]
-			done := n.Annotations[annCurrentConfig] == target && state == stateDone
+			state := n.Annotations[insights.MCDStateAnnotation]
+			done := n.Annotations[insights.CurrentConfigAnnotation] == target && state == insights.MCDStateDone
 			if done {
 				updated++
 			}
 			if state == "Degraded" || state == "Unreconcilable" {
 				degraded++
 			}
-			if done || n.Annotations[annDesiredConfig] != target {
+			if done || n.Annotations[insights.DesiredConfigAnnotation] != target {
 				ready++
 			} else {
 				unavailable++
@@ -555,7 +538,7 @@ func condStatus(b bool) corev1.ConditionStatus {
 }
 
 func (c *Cluster) completeClusterVersion(ctx context.Context, now time.Time) error {
-	return Mutate(ctx, c.dyn(), ClusterVersions, clusterVersionName, true, func(cv *configv1.ClusterVersion) bool {
+	return Mutate(ctx, c.dyn(), ClusterVersions, insights.ClusterVersionName, true, func(cv *configv1.ClusterVersion) bool {
 		h := &cv.Status.History[0]
 		t := metav1.NewTime(now)
 		h.State, h.CompletionTime = configv1.CompletedUpdate, &t
@@ -573,14 +556,14 @@ func (c *Cluster) completeClusterVersion(ctx context.Context, now time.Time) err
 func (c *Cluster) StartUpdate(ctx context.Context, version string) error {
 	now := c.Clock.Now()
 	release := configv1.Release{Version: version, Image: ReleaseImage(version)}
-	err := Mutate(ctx, c.dyn(), ClusterVersions, clusterVersionName, false, func(cv *configv1.ClusterVersion) bool {
+	err := Mutate(ctx, c.dyn(), ClusterVersions, insights.ClusterVersionName, false, func(cv *configv1.ClusterVersion) bool {
 		cv.Spec.DesiredUpdate = &configv1.Update{Version: version, Image: release.Image}
 		return true
 	})
 	if err != nil {
 		return err
 	}
-	return Mutate(ctx, c.dyn(), ClusterVersions, clusterVersionName, true, func(cv *configv1.ClusterVersion) bool {
+	return Mutate(ctx, c.dyn(), ClusterVersions, insights.ClusterVersionName, true, func(cv *configv1.ClusterVersion) bool {
 		cv.Status.Desired = release
 		cv.Status.ObservedGeneration = cv.Generation
 		cv.Status.History = append([]configv1.UpdateHistory{{
@@ -594,7 +577,7 @@ func (c *Cluster) StartUpdate(ctx context.Context, version string) error {
 
 // CurrentVersion returns the target version of the ClusterVersion.
 func (c *Cluster) CurrentVersion(ctx context.Context) (string, error) {
-	cv, err := Get[configv1.ClusterVersion](ctx, c.dyn(), ClusterVersions, clusterVersionName)
+	cv, err := Get[configv1.ClusterVersion](ctx, c.dyn(), ClusterVersions, insights.ClusterVersionName)
 	if err != nil {
 		return "", err
 	}

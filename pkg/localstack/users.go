@@ -1,4 +1,4 @@
-package framework
+package localstack
 
 import (
 	"crypto/rand"

@@ -1,0 +1,23 @@
+package sources
+
+import "github.com/update-status/apiserver/pkg/insights"
+
+// Snapshot is the state of the sources at one moment: the engine's inputs and
+// what is known about the caches they come from. The view computes one status
+// from each.
+type Snapshot struct {
+	// Inputs are the engine's inputs. Nobody modifies them.
+	Inputs *insights.Sources
+	// MaxResourceVersion is the highest etcd resourceVersion among the inputs:
+	// the objects in Inputs and every deletion the source has observed.
+	MaxResourceVersion uint64
+	// Unsynced names the caches of served source APIs that have not synced yet
+	// (sorted, e.g. "nodes").
+	Unsynced []string
+	// Unavailable names the source APIs that the cluster does not serve (sorted,
+	// e.g. "machineconfigpools.machineconfiguration.openshift.io").
+	Unavailable []string
+	// InitialSyncDone is true once every source API that was served at start
+	// has synced. It never goes back to false.
+	InitialSyncDone bool
+}

@@ -88,6 +88,10 @@ type Set struct {
 	// deletedMaxRV is the highest resourceVersion of a deletion seen.
 	deletedMaxRV    atomic.Uint64
 	initialSyncDone atomic.Bool
+
+	// discovered, when set (by tests), is called after each discovery
+	// poll, from the Run goroutine.
+	discovered func()
 }
 
 var _ view.Source = &Set{}
@@ -230,6 +234,9 @@ func (s *Set) Run(ctx context.Context) {
 // discover starts the informers of newly served APIs and stops those of APIs
 // no longer served.
 func (s *Set) discover(ctx context.Context) {
+	if s.discovered != nil {
+		defer s.discovered()
+	}
 	served := map[schema.GroupVersion]map[string]bool{}
 	for _, src := range s.sources {
 		if src.alwaysServed {

@@ -103,7 +103,7 @@ func (c *Config) Complete() CompletedConfig {
 		// Innermost, after authentication, authorization, audit and the
 		// timeout: each filter applies to update.openshift.io requests only.
 		filters.compression = newCompressionFilter(withReadOnly(apiHandler, serializer), gzipCacheEntries)
-		return build(withWatchStallTimeout(filters.compression, stall), gc)
+		return build(withWatchStallTimeout(filters.compression, stall, clock.RealClock{}), gc)
 	}
 	return CompletedConfig{&completedConfig{
 		GenericConfig: c.GenericConfig.Complete(nil),

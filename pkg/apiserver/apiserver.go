@@ -93,7 +93,7 @@ func (c *Config) Complete() CompletedConfig {
 	c.GenericConfig.BuildHandlerChainFunc = func(apiHandler http.Handler, gc *genericapiserver.Config) http.Handler {
 		// Innermost, after authentication, authorization, audit and the
 		// timeout: each filter applies to update.openshift.io requests only.
-		return build(withWatchStallTimeout(withReadOnly(apiHandler, serializer), stall), gc)
+		return build(withWatchStallTimeout(withReadOnly(apiHandler, serializer), stall, clock.RealClock{}), gc)
 	}
 	return CompletedConfig{&completedConfig{
 		GenericConfig: c.GenericConfig.Complete(nil),

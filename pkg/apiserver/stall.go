@@ -10,6 +10,7 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/responsewriter"
 	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
 )
@@ -33,7 +34,8 @@ var stalledWatchersClosed = metrics.NewCounter(&metrics.CounterOpts{
 // or the connection closed (HTTP/1.1), the write fails, the handler returns
 // and stops its watcher. Between writes no deadline is set, so an idle
 // watch lives as long as the apiserver's own watch timeout.
-func withWatchStallTimeout(handler http.Handler, timeout time.Duration) http.Handler {
+// The deadlines are computed from clk.
+func withWatchStallTimeout(handler http.Handler, timeout time.Duration, clk clock.PassiveClock) http.Handler {
 	if timeout <= 0 {
 		return handler
 	}
@@ -43,7 +45,7 @@ func withWatchStallTimeout(handler http.Handler, timeout time.Duration) http.Han
 			handler.ServeHTTP(w, req)
 			return
 		}
-		sw := &stallWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: timeout}
+		sw := &stallWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: timeout, clock: clk}
 		handler.ServeHTTP(responsewriter.WrapForHTTP1Or2(sw), req)
 		if sw.stalled {
 			stalledWatchersClosed.Inc()
@@ -57,6 +59,7 @@ type stallWriter struct {
 	http.ResponseWriter
 	rc      *http.ResponseController
 	timeout time.Duration
+	clock   clock.PassiveClock
 	noDeadl bool // the connection does not support deadlines
 	stalled bool
 }
@@ -85,7 +88,7 @@ func (s *stallWriter) arm() {
 	if s.noDeadl {
 		return
 	}
-	if err := s.rc.SetWriteDeadline(time.Now().Add(s.timeout)); err != nil {
+	if err := s.rc.SetWriteDeadline(s.clock.Now().Add(s.timeout)); err != nil {
 		// A test recorder or a wrapper without deadlines: write unbounded.
 		s.noDeadl = true
 	}

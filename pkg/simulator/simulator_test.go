@@ -563,15 +563,38 @@ func TestRunInRealTime(t *testing.T) {
 	}
 }
 
+// TestRunStopsWithContext cancels Run in the middle of an update: after its
+// first step, while it waits on the (fake) clock for the next one, which
+// only the context can end.
 func TestRunStopsWithContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := New(Options{Nodes: 2, Clock: clock.RealClock{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	defer cancel()
+	stepped := make(chan struct{}, 1)
+	s, fc, _ := newTestSimulator(t, Options{Nodes: 2, OnProgress: func(Progress) {
+		select {
+		case stepped <- struct{}{}:
+		default:
+		}
+	}})
 	errc := make(chan error, 1)
 	go func() { errc <- s.Run(ctx) }()
-	time.Sleep(50 * time.Millisecond)
+	select {
+	case <-stepped:
+	case err := <-errc:
+		t.Fatalf("Run returned before its first step: %v", err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run never stepped")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for fc.Waiters() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("Run never waited for its next step")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if s.Phase() == PhaseCompleted {
+		t.Fatal("the update completed in one step; nothing left to cancel")
+	}
 	cancel()
 	select {
 	case err := <-errc:

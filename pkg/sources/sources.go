@@ -82,6 +82,10 @@ type Set struct {
 	// be served. It is updated when a source's state changes, so that the
 	// readiness check reads a flag instead of walking the caches.
 	initialSyncDone atomic.Bool
+
+	// discovered, when set (by tests), is called after each discovery
+	// poll, from the Run goroutine.
+	discovered func()
 }
 
 // New returns the sources for clients. Nothing runs until Run.
@@ -222,6 +226,9 @@ func (s *Set) Run(ctx context.Context) {
 // discover starts the informers of newly served APIs and stops those of APIs
 // no longer served.
 func (s *Set) discover(ctx context.Context) {
+	if s.discovered != nil {
+		defer s.discovered()
+	}
 	served := map[schema.GroupVersion]map[string]bool{}
 	for _, src := range s.sources {
 		if src.alwaysServed {

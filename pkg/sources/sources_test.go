@@ -115,6 +115,8 @@ type fixture struct {
 	config    *configfake.Clientset
 	mcfg      *mcfgfake.Clientset
 	notified  atomic.Int64
+	polls     atomic.Int64 // discovery polls run to their end
+	ticks     int64        // discovery intervals stepped
 	cancel    context.CancelFunc
 }
 
@@ -152,6 +154,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	set.AddListener(func() { f.notified.Add(1) })
+	set.discovered = func() { f.polls.Add(1) }
 	f.set = set
 	return f
 }
@@ -163,6 +166,17 @@ func (f *fixture) run(t *testing.T) {
 	go func() { f.set.Run(ctx); close(done) }()
 	f.cancel = cancel
 	t.Cleanup(func() { cancel(); <-done })
+}
+
+// poll steps the clock by one discovery interval and returns once the
+// poll it starts has run to its end. Run polls once at the start, then at
+// each tick.
+func (f *fixture) poll(t *testing.T) {
+	t.Helper()
+	eventually(t, "the previous discovery poll", func() bool { return f.polls.Load() == f.ticks+1 })
+	f.clock.Step(time.Minute)
+	f.ticks++
+	eventually(t, "the discovery poll", func() bool { return f.polls.Load() == f.ticks+1 })
 }
 
 func eventually(t *testing.T, what string, cond func() bool) {
@@ -270,24 +284,24 @@ func TestSourceAPIComesAndGoes(t *testing.T) {
 
 	// The CRDs appear: the next poll picks them up.
 	f.discovery.set("machineconfiguration.openshift.io/v1", "machineconfigpools", "machineconfigs")
-	f.clock.Step(time.Minute)
+	f.poll(t)
 	eventually(t, "the pools", func() bool {
 		s := f.set.Snapshot()
 		return len(s.Unavailable) == 0 && len(s.Unsynced) == 0 && len(s.Inputs.MachineConfigPools) == 2
 	})
 
-	// A discovery failure changes nothing.
+	// A discovery failure changes nothing: once the failed poll has run to
+	// its end, the pools are still there.
 	f.discovery.setFail(true)
-	f.clock.Step(time.Minute)
-	time.Sleep(20 * time.Millisecond)
-	if s := f.set.Snapshot(); len(s.Inputs.MachineConfigPools) != 2 {
-		t.Fatalf("a discovery failure dropped the pools: %v", s.Unavailable)
+	f.poll(t)
+	if s := f.set.Snapshot(); len(s.Inputs.MachineConfigPools) != 2 || len(s.Unavailable) != 0 {
+		t.Fatalf("a discovery failure dropped the pools: %d pools, unavailable %v", len(s.Inputs.MachineConfigPools), s.Unavailable)
 	}
 	f.discovery.setFail(false)
 
 	// Only pools go away.
 	f.discovery.set("machineconfiguration.openshift.io/v1", "machineconfigs")
-	f.clock.Step(time.Minute)
+	f.poll(t)
 	eventually(t, "the pools to go", func() bool {
 		s := f.set.Snapshot()
 		return fmt.Sprint(s.Unavailable) == fmt.Sprint([]string{mcp}) && len(s.Inputs.MachineConfigPools) == 0

@@ -26,12 +26,24 @@ var t0 = time.Date(2025, 3, 12, 10, 0, 0, 0, time.UTC)
 type recorder struct {
 	mu   sync.Mutex
 	revs []*view.Revision
+	hook func(*view.Revision)
 }
 
 func (r *recorder) publish(rev *view.Revision) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.revs = append(r.revs, rev)
+	if r.hook != nil {
+		r.hook(rev)
+	}
+}
+
+// onPublish has f called with each later revision, on the view's goroutine
+// as it publishes.
+func (r *recorder) onPublish(f func(*view.Revision)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.hook = f
 }
 
 func (r *recorder) all() []*view.Revision {
@@ -127,28 +139,47 @@ func TestFirstRevision(t *testing.T) {
 func TestChangesOnlyWhenContentChanges(t *testing.T) {
 	var mu sync.Mutex
 	version := "4.17.5"
+	computed := make(chan string, 16) // the version each computation read
 	h := start(t, 0, func(*insights.Sources, time.Time) insights.Result {
 		mu.Lock()
 		defer mu.Unlock()
+		computed <- version
 		return insights.Result{Status: targetStatus(version)}
 	})
 	first := h.view.Current()
+	<-computed
 
-	// Inputs move on but the content stays: no new revision, same object.
+	// Inputs move on but the content stays: no new revision.
 	h.source.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = 200 })
-	eventually(t, "recomputation", func() bool { return h.computer.Calls() >= 2 })
-	if h.rec.count() != 1 || h.view.Current() != first {
-		t.Fatalf("unchanged content published %d revisions", h.rec.count())
+	if v := receive(t, computed, "the computation of input 200"); v != "4.17.5" {
+		t.Fatalf("the computation of input 200 read %s", v)
 	}
 
-	// Content changes: a new revision with a larger resourceVersion from input 300.
+	// Content changes: a new revision with a larger resourceVersion from
+	// input 300. The loop finishes the computation of input 200 before it
+	// starts this one, so once this revision is out, every revision of
+	// input 200 would be out before it.
 	mu.Lock()
 	version = "4.17.6"
 	mu.Unlock()
 	h.source.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = 300 })
-	eventually(t, "second revision", func() bool { return h.rec.count() == 2 })
-	second := h.view.Current()
-	if second.ResourceVersion <= first.ResourceVersion || second.ResourceVersion/1_000_000 != 300 {
+	receive(t, computed, "the computation of input 300")
+	eventually(t, "the revision of input 300", func() bool {
+		revs := h.rec.all()
+		return revs[len(revs)-1].ResourceVersion/1_000_000 == 300
+	})
+	revs := h.rec.all()
+	if len(revs) != 2 || revs[0] != first {
+		for _, r := range revs {
+			t.Logf("published resourceVersion %d", r.ResourceVersion)
+		}
+		t.Fatalf("%d revisions published, want the first and that of input 300: unchanged content was published", len(revs))
+	}
+	second := revs[1]
+	if h.view.Current() != second {
+		t.Errorf("Current() is not the last published revision")
+	}
+	if second.ResourceVersion <= first.ResourceVersion {
 		t.Errorf("resourceVersions %d then %d", first.ResourceVersion, second.ResourceVersion)
 	}
 	if got := second.Object.Status.ControlPlane.Informers[0].Insights[0].Insight.ClusterVersionStatusInsight.Versions.Target.Version; got != "4.17.6" {
@@ -160,6 +191,23 @@ func TestChangesOnlyWhenContentChanges(t *testing.T) {
 	}
 }
 
+// receive returns the next value of c, failing after 5 s of real time.
+func receive[T any](t *testing.T, c <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-c:
+		return v
+	case <-time.After(5 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
+		var zero T
+		return zero
+	}
+}
+
+// TestBurstsFoldIntoOneComputation sends a burst of source events while the
+// view waits out the fold delay. One computation covers them all, and when
+// it publishes, nothing is left to wake the loop: no queued trigger and no
+// timer on the clock, so no second computation can follow.
 func TestBurstsFoldIntoOneComputation(t *testing.T) {
 	var mu sync.Mutex
 	n := 0
@@ -168,22 +216,35 @@ func TestBurstsFoldIntoOneComputation(t *testing.T) {
 		defer mu.Unlock()
 		return insights.Result{Status: targetStatus(fmt.Sprintf("4.17.%d", n))}
 	})
+	type loopState struct {
+		calls, waiters int
+		triggerPending bool
+	}
+	published := make(chan loopState, 16)
+	h.rec.onPublish(func(*view.Revision) {
+		published <- loopState{calls: h.computer.Calls(), waiters: h.clock.Waiters(), triggerPending: h.view.TriggerPending()}
+	})
 	before := h.computer.Calls()
-	for i := 1; i <= 50; i++ {
+	update := func(i int) {
 		mu.Lock()
 		n = i
 		mu.Unlock()
 		h.source.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = uint64(100 + i) })
 	}
-	h.stepWhenWaiting(t, 1, 200*time.Millisecond)
-	eventually(t, "folded revision", func() bool { return h.rec.count() == 2 })
-	// Let any stray trigger run its course, then check the count.
-	time.Sleep(50 * time.Millisecond)
-	if got := h.computer.Calls() - before; got != 1 {
+	// The first event starts the fold delay; the other 49 arrive while the
+	// view waits.
+	update(1)
+	eventually(t, "the fold timer", func() bool { return h.clock.Waiters() == 1 })
+	for i := 2; i <= 50; i++ {
+		update(i)
+	}
+	h.clock.Step(200 * time.Millisecond)
+	st := receive(t, published, "the folded revision")
+	if got := st.calls - before; got != 1 {
 		t.Errorf("%d computations for a burst of 50 events, want 1", got)
 	}
-	if h.rec.count() != 2 {
-		t.Errorf("%d revisions, want 2", h.rec.count())
+	if st.triggerPending || st.waiters != 0 {
+		t.Errorf("after the folded computation the loop still has work: trigger queued %v, %d clock waiters", st.triggerPending, st.waiters)
 	}
 	if rv := h.view.Current().ResourceVersion; rv/1_000_000 != 150 {
 		t.Errorf("resourceVersion %d does not reflect the last input 150", rv)

@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	clienttesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/yaml"
 
@@ -184,6 +185,22 @@ func TestReportWatch(t *testing.T) {
 		Clock:     clocktesting.NewFakePassiveClock(now),
 		NewClient: func(string) (versioned.Interface, error) { return client, nil },
 	}
+	// Know when the command's watch is registered with the tracker, so
+	// that one change is enough (no change published into the void).
+	watching := make(chan struct{})
+	var once sync.Once
+	client.PrependWatchReactor("updatestatuses", func(action clienttesting.Action) (bool, watch.Interface, error) {
+		var opts metav1.ListOptions
+		if wa, ok := action.(clienttesting.WatchActionImpl); ok {
+			opts = wa.ListOptions
+		}
+		w, err := client.Tracker().Watch(action.GetResource(), action.GetNamespace(), opts)
+		if err != nil {
+			return true, nil, err
+		}
+		once.Do(func() { close(watching) })
+		return true, w, nil
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	go func() { done <- Run(ctx, deps, []string{"report", "--kubeconfig", "k", "--watch"}) }()
@@ -199,22 +216,24 @@ func TestReportWatch(t *testing.T) {
 		}
 	}
 	waitFor("the first report", func(s string) bool { return strings.Contains(s, "= Update Health =") })
-	// The watch starts after the first read: change the object (with a
-	// new resourceVersion each time) until a report shows the change.
-	shows := func(s string) bool {
+	// The watch starts after the first read; once it is registered, one
+	// change reaches it.
+	select {
+	case <-watching:
+	case <-time.After(10 * time.Second):
+		cancel()
+		t.Fatalf("the command never watched; output:\n%s\nerrors:\n%s", out.String(), errOut.String())
+	}
+	changed := obj.DeepCopy()
+	changed.ResourceVersion = "2"
+	changed.Status.WorkerPools = nil
+	if err := client.Tracker().Update(v1alpha1.SchemeGroupVersion.WithResource("updatestatuses"), changed, ""); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("a report of the changed object", func(s string) bool {
 		reports := strings.Split(s, "= Control Plane =")
-		return len(reports) > 2 && !strings.Contains(reports[len(reports)-1], "= Worker Upgrade =")
-	}
-	for rv := 2; !shows(out.String()) && rv < 200; rv++ {
-		changed := obj.DeepCopy()
-		changed.ResourceVersion = strconv.Itoa(rv)
-		changed.Status.WorkerPools = nil
-		if err := client.Tracker().Update(v1alpha1.SchemeGroupVersion.WithResource("updatestatuses"), changed, ""); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	waitFor("a report of the changed object", shows)
+		return len(reports) == 3 && !strings.Contains(reports[2], "= Worker Upgrade =")
+	})
 	cancel()
 	if code := <-done; code != 0 {
 		t.Errorf("exit %d: %s", code, errOut.String())

@@ -104,17 +104,13 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-func TestDefaults(t *testing.T) {
-	o := NewOptions()
-	if o.SecureServing.BindPort != 8443 || o.SecureServing.ServerCert.CertDirectory != "" || o.Features.EnablePriorityAndFairness {
-		t.Errorf("port %d, cert dir %q, P&F %v", o.SecureServing.BindPort, o.SecureServing.ServerCert.CertDirectory, o.Features.EnablePriorityAndFairness)
-	}
-	if o.FoldDelay != 150*time.Millisecond {
-		t.Errorf("fold delay %v", o.FoldDelay)
-	}
-}
-
+// TestCompleteGeneratesACertificateOnlyWhenNoneIsGiven also checks that the
+// generated certificate stays in memory: with the defaults nothing is written
+// to the working directory, so the server runs on a read-only root
+// filesystem.
 func TestCompleteGeneratesACertificateOnlyWhenNoneIsGiven(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
 	o := parse(t, "--secure-port=0")
 	o.SecureServing.BindPort = 18443 // not listened on; only used for the certificate
 	if err := o.Complete(); err != nil {
@@ -122,6 +118,9 @@ func TestCompleteGeneratesACertificateOnlyWhenNoneIsGiven(t *testing.T) {
 	}
 	if o.SecureServing.ServerCert.GeneratedCert == nil {
 		t.Error("no self-signed certificate without --tls-cert-file")
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+		t.Errorf("the generated certificate was written to disk: %v %v", entries, err)
 	}
 
 	o = parse(t, "--tls-cert-file=/x/tls.crt", "--tls-private-key-file=/x/tls.key")
@@ -138,7 +137,8 @@ func TestCompleteGeneratesACertificateOnlyWhenNoneIsGiven(t *testing.T) {
 func TestConfigBuildsTheServer(t *testing.T) {
 	kc := kubeconfig(t)
 	o := parse(t, "--bind-address=127.0.0.1", "--secure-port=0", "--kubeconfig="+kc,
-		"--authentication-kubeconfig="+kc, "--authorization-kubeconfig="+kc, "--authentication-skip-lookup")
+		"--authentication-kubeconfig="+kc, "--authorization-kubeconfig="+kc, "--authentication-skip-lookup",
+		"--fold-delay=70ms", "--watch-stall-timeout=7s")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -163,8 +163,10 @@ func TestConfigBuildsTheServer(t *testing.T) {
 	if g.Authentication.Authenticator == nil || g.Authorization.Authorizer == nil {
 		t.Error("delegated authentication or authorization is missing")
 	}
-	if cfg.ExtraConfig.Sources == nil || cfg.ExtraConfig.WatchStallTimeout != 30*time.Second {
-		t.Errorf("extra config = %+v", cfg.ExtraConfig)
+	// The flags reach the server's configuration.
+	x := cfg.ExtraConfig
+	if x.Sources == nil || x.FoldDelay != 70*time.Millisecond || x.WatchStallTimeout != 7*time.Second {
+		t.Errorf("extra config = %+v", x)
 	}
 	if g.SecureServing == nil || g.LoopbackClientConfig == nil {
 		t.Fatal("no secure serving")

@@ -18,7 +18,7 @@ type UpdateStatus struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// spec is empty: UpdateStatus has no knobs yet.
-	// +required
+	// +optional
 	Spec UpdateStatusSpec `json:"spec"`
 
 	// status holds the three layers of update information: insights reported by

@@ -1157,7 +1157,6 @@ func schema_pkg_apis_update_v1alpha1_UpdateStatus(ref common.ReferenceCallback) 
 						},
 					},
 				},
-				Required: []string{"spec"},
 			},
 		},
 		Dependencies: []string{

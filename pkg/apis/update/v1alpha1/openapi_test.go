@@ -182,3 +182,19 @@ func walkSchema(s *spec.Schema, visit func(string)) {
 		walkSchema(&s.AllOf[i], visit)
 	}
 }
+
+// TestOpenAPISpecIsOptional: spec is always {}, so neither OpenAPI nor
+// `kubectl explain` may call it required (kubectl would then demand it in
+// client-side validation of a manifest).
+func TestOpenAPISpecIsOptional(t *testing.T) {
+	def, ok := definitions()[modelPackage+"UpdateStatus"]
+	if !ok {
+		t.Fatal("no UpdateStatus definition")
+	}
+	if _, ok := def.Schema.Properties["spec"]; !ok {
+		t.Fatal("UpdateStatus has no spec property")
+	}
+	if slices.Contains(def.Schema.Required, "spec") {
+		t.Errorf("spec is required: %v", def.Schema.Required)
+	}
+}

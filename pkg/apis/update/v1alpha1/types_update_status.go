@@ -21,7 +21,7 @@ type UpdateStatus struct {
 	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// spec is empty: UpdateStatus has no knobs yet.
-	// +required
+	// +optional
 	Spec UpdateStatusSpec `json:"spec" protobuf:"bytes,2,opt,name=spec"`
 
 	// status holds the three layers of update information: insights reported by

@@ -12,7 +12,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -71,14 +73,18 @@ func runLoad(ctx context.Context, clients int, d time.Duration, op func(context.
 	return loadResult{Clients: clients, Latency: summarize(all), Throughput: float64(len(all)) / elapsed.Seconds(), Errors: errs}
 }
 
-// encodeLimit decodes the served object and measures encoding it alone to
-// JSON with the apimachinery serializer the server uses, for d.
-func encodeLimit(served []byte, d time.Duration) (summary, int, error) {
+// encodeLimit decodes the served object (JSON) and measures encoding it
+// alone in format with the apimachinery serializer the server uses, for d.
+// It returns the encoded size too.
+func encodeLimit(served []byte, format string, d time.Duration) (summary, int, error) {
 	obj := &v1alpha1.UpdateStatus{}
 	if err := json.Unmarshal(served, obj); err != nil {
 		return summary{}, 0, fmt.Errorf("decoding the served object: %w", err)
 	}
-	ser := kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, apiserver.Scheme, apiserver.Scheme, kjson.SerializerOptions{})
+	var ser runtime.Encoder = kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, apiserver.Scheme, apiserver.Scheme, kjson.SerializerOptions{})
+	if format == formatProtobuf {
+		ser = protobuf.NewSerializer(apiserver.Scheme, apiserver.Scheme)
+	}
 	var buf bytes.Buffer
 	var lat []time.Duration
 	for end := time.Now().Add(d); time.Now().Before(end) || len(lat) < 5; {

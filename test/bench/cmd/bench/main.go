@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -41,6 +42,9 @@ type config struct {
 	out            string
 	artifacts      string
 	serverBin      string
+	baselineBin    string
+	formats        []string
+	routes         []string
 	command        string
 }
 
@@ -58,6 +62,9 @@ func main() {
 	flag.StringVar(&c.out, "out", "docs/benchmarks.md", "the report to write")
 	flag.StringVar(&c.artifacts, "artifacts", "_output/bench", "where profiles and raw results go")
 	flag.StringVar(&c.serverBin, "server-binary", "", "prebuilt update-status-apiserver (default: build ./cmd/apiserver)")
+	flag.StringVar(&c.baselineBin, "baseline-binary", "", "an earlier update-status-apiserver to measure first at each size, in JSON only, for a before/after comparison in the same run")
+	formats := flag.String("formats", "json,protobuf", "media types of the GET and watch cells, comma-separated (json, protobuf)")
+	routes := flag.String("routes", "straight,aggregated", "routes of the GET and watch cells, comma-separated: straight to the server, or through the kube-apiserver's aggregation layer")
 	flag.StringVar(&c.command, "command", "make bench", "the command quoted in the report")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the benchmark process itself to this file")
 	flag.Parse()
@@ -82,6 +89,12 @@ func main() {
 	}
 	if err == nil {
 		c.watchers, err = ints(*watchers)
+	}
+	if err == nil {
+		c.formats, err = words(*formats, formatJSON, formatProtobuf)
+	}
+	if err == nil {
+		c.routes, err = words(*routes, routeDirect, routeAggregated)
 	}
 	if err != nil {
 		klog.ErrorS(err, "Bad flag")
@@ -109,6 +122,19 @@ func ints(s string) ([]int, error) {
 	return out, nil
 }
 
+// words splits a comma-separated list of the allowed words.
+func words(s string, allowed ...string) ([]string, error) {
+	var out []string
+	for f := range strings.SplitSeq(s, ",") {
+		f = strings.TrimSpace(f)
+		if !slices.Contains(allowed, f) {
+			return nil, fmt.Errorf("%q is not one of %v", f, allowed)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
 func run(ctx context.Context, c config) error {
 	begin := time.Now()
 	root, err := localstack.RepoRoot()
@@ -130,21 +156,41 @@ func run(ctx context.Context, c config) error {
 	if c.serverBin, err = filepath.Abs(c.serverBin); err != nil {
 		return err
 	}
-	// localstack.StartServer uses this binary instead of building its own.
-	if err := os.Setenv(localstack.EnvServerBinary, c.serverBin); err != nil {
-		return err
+	type binary struct{ label, path string }
+	binaries := []binary{{"after", c.serverBin}}
+	if c.baselineBin != "" {
+		if c.baselineBin, err = filepath.Abs(c.baselineBin); err != nil {
+			return err
+		}
+		binaries = []binary{{"before", c.baselineBin}, binaries[0]}
 	}
 	rep := &report{machine: describeMachine(), config: c, started: begin}
+sizes:
 	for _, n := range c.sizes {
-		r, err := benchSize(ctx, c, n)
-		if r != nil {
-			rep.sizes = append(rep.sizes, r)
-		}
-		if err != nil {
-			rep.failures = append(rep.failures, fmt.Sprintf("%d nodes: %v", n, err))
-			klog.ErrorS(err, "Size failed", "nodes", n)
-			if errors.Is(err, context.Canceled) {
-				break
+		for _, b := range binaries {
+			// localstack.StartServer uses this binary instead of building
+			// its own.
+			if err := os.Setenv(localstack.EnvServerBinary, b.path); err != nil {
+				return err
+			}
+			bc := c
+			if b.label == "before" {
+				bc.formats = []string{formatJSON}
+			}
+			r, err := benchSize(ctx, bc, n, b.label)
+			if r != nil {
+				if b.label == "before" {
+					rep.baseline = append(rep.baseline, r)
+				} else {
+					rep.sizes = append(rep.sizes, r)
+				}
+			}
+			if err != nil {
+				rep.failures = append(rep.failures, fmt.Sprintf("%d nodes (%s): %v", n, b.label, err))
+				klog.ErrorS(err, "Size failed", "nodes", n, "binary", b.label)
+				if errors.Is(err, context.Canceled) {
+					break sizes
+				}
 			}
 		}
 		rep.wall = time.Since(begin)

@@ -17,6 +17,7 @@ type report struct {
 	started  time.Time
 	wall     time.Duration
 	sizes    []*sizeResult
+	baseline []*sizeResult // -baseline-binary, same sizes
 	failures []string
 }
 
@@ -93,8 +94,13 @@ func flagsLine(c config) string {
 	for _, n := range c.watchers {
 		w = append(w, fmt.Sprint(n))
 	}
-	return fmt.Sprintf("-sizes=%s -get-clients=%s -get-duration=%v -encode-duration=%v -client-side-runs=%d -watchers=%s -watch-duration=%v -churn-rate=%d",
-		strings.Join(s, ","), strings.Join(k, ","), c.getDuration, c.encodeDuration, c.clientRuns, strings.Join(w, ","), c.watchDuration, c.churnRate)
+	line := fmt.Sprintf("-sizes=%s -get-clients=%s -get-duration=%v -encode-duration=%v -client-side-runs=%d -watchers=%s -watch-duration=%v -churn-rate=%d -formats=%s -routes=%s",
+		strings.Join(s, ","), strings.Join(k, ","), c.getDuration, c.encodeDuration, c.clientRuns, strings.Join(w, ","), c.watchDuration, c.churnRate,
+		strings.Join(c.formats, ","), strings.Join(c.routes, ","))
+	if c.baselineBin != "" {
+		line += " -baseline-binary=<before>"
+	}
+	return line
 }
 
 func sec(d time.Duration) float64 { return d.Seconds() }
@@ -121,23 +127,50 @@ func met(ok bool) string {
 	return "**missed**"
 }
 
+// baselineOf returns the baseline measurement of s's size, or nil.
+func (r *report) baselineOf(s *sizeResult) *sizeResult {
+	for _, b := range r.baseline {
+		if b.Nodes == s.Nodes {
+			return b
+		}
+	}
+	return nil
+}
+
 func (r *report) goals(p func(string, ...any)) {
 	s := r.goalSize()
-	if s == nil || len(s.Direct) == 0 {
+	if s == nil || len(s.Gets) == 0 {
 		return
 	}
-	get1 := s.Direct[0].Latency.P50
-	agg1 := s.Aggregated[0].Latency.P50
 	p("## Goals, at %d nodes\n\n| goal | measured | |\n|---|---|---|\n", s.Nodes)
-	encR := sec(get1) / sec(s.Encode.P50)
-	p("| GET (1 client, straight to the server) within 2x of encoding the object alone | p50 %s vs %s: %s | %s |\n", ms(get1), ms(s.Encode.P50), ratio(sec(get1), sec(s.Encode.P50)), met(encR <= 2))
-	csR := sec(s.ClientSide.P50) / sec(agg1)
-	p("| GET (through the kube-apiserver) at least 20x faster than the client-side path | p50 %s vs %s: %s faster | %s |\n", ms(agg1), ms(s.ClientSide.P50), ratio(sec(s.ClientSide.P50), sec(agg1)), met(csR >= 20))
+	k := r.config.getClients[0]
+	if g, e := s.get(routeDirect, formatJSON, k), s.Encode[formatJSON]; g != nil && e.N > 0 {
+		p("| GET (%d client, straight, JSON) within 2x of encoding the object alone | p50 %s vs %s: %s | %s |\n", k, ms(g.Latency.P50), ms(e.P50), ratio(sec(g.Latency.P50), sec(e.P50)), met(sec(g.Latency.P50) <= 2*sec(e.P50)))
+	}
+	for _, format := range r.config.formats {
+		if g := s.get(routeAggregated, format, k); g != nil && g.Latency.N > 0 {
+			p("| GET (through the kube-apiserver, %s) at least 100x faster than the client-side path | p50 %s vs %s: %s faster | %s |\n", format, ms(g.Latency.P50), ms(s.ClientSide.P50),
+				ratio(sec(s.ClientSide.P50), sec(g.Latency.P50)), met(sec(s.ClientSide.P50) >= 100*sec(g.Latency.P50)))
+		}
+	}
+	for _, route := range r.config.routes {
+		j, pb := s.watch(route, formatJSON, r.largestWatchers()), s.watch(route, formatProtobuf, r.largestWatchers())
+		if j != nil && pb != nil && j.BytesPerEvent > 0 {
+			p("| bytes per watch event with protobuf at most 65%% of JSON (%s) | %s vs %s: %.0f%% | %s |\n", route, bytesIEC(pb.BytesPerEvent), bytesIEC(j.BytesPerEvent),
+				100*pb.BytesPerEvent/j.BytesPerEvent, met(pb.BytesPerEvent <= 0.65*j.BytesPerEvent))
+		}
+	}
 	for _, w := range s.Watches {
-		p("| watch lag p99 under 1 s + the fold delay (150 ms) with %d watchers | p99 %s | %s |\n", w.Connected, ms(w.Lag.P99), met(w.Lag.P99 < 1150*time.Millisecond && w.Lag.N > 0))
+		if w.Format == formatJSON && w.Route == routeDirect {
+			p("| watch lag p99 under 1 s + the fold delay (150 ms) with %d watchers (straight, JSON) | p99 %s | %s |\n", w.Connected, ms(w.Lag.P99), met(w.Lag.P99 < 1150*time.Millisecond && w.Lag.N > 0))
+		}
 	}
 	if w := s.largestWatch(); w != nil {
-		p("| server CPU under one core with %d watchers | %.1f CPU-s per minute (%.2f cores) | %s |\n", w.Connected, w.CPUPerMinute, w.CPUPerMinute/60, met(w.CPUPerMinute < 60))
+		p("| server CPU under one core with %d watchers (%s, %s) | %.1f CPU-s per minute (%.2f cores) | %s |\n", w.Connected, w.Route, w.Format, w.CPUPerMinute, w.CPUPerMinute/60, met(w.CPUPerMinute < 60))
+	}
+	if b := r.baselineOf(s); b != nil {
+		worse, total := r.compareCount(b, s)
+		p("| no GET or watch figure more than 10%% worse than before (section 0) | %d of %d figures more than 10%% worse | %s |\n", worse, total, met(worse == 0))
 	}
 	r.watchBound(p, s)
 	perNode := (s.Mem.HeapInuse - s.EmptyMem.HeapInuse) / float64(s.Nodes)
@@ -152,51 +185,138 @@ func (r *report) goals(p func(string, ...any)) {
 	p("\n")
 }
 
-func (r *report) tables(p func(string, ...any)) {
-	p("## 1. GET updatestatuses/cluster\n\nClosed loop: each client sends the next GET when the previous answer is read (body read, not decoded), for %v per cell. JSON, HTTP/2.\n\n", r.config.getDuration)
-	p("| nodes | object | clients | straight p50 | straight p99 | straight req/s | aggregated p50 | aggregated p99 | aggregated req/s | aggregated / straight (p50) | revisions published meanwhile |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, s := range r.sizes {
-		for i := range s.Direct {
-			d, a := s.Direct[i], s.Aggregated[i]
-			revs := "?"
-			if i < len(s.GetRevisions) {
-				revs = fmt.Sprintf("%.0f", s.GetRevisions[i])
+// largestWatchers is the largest watcher count of the run.
+func (r *report) largestWatchers() int {
+	n := 0
+	for _, k := range r.config.watchers {
+		n = max(n, k)
+	}
+	return n
+}
+
+// comparison is one figure measured before and after; lower is better.
+type comparison struct {
+	what          string
+	before, after float64
+	format        func(float64) string
+}
+
+// comparisons lists the GET and watch figures that both binaries measured
+// (JSON: the baseline speaks nothing else).
+func (r *report) comparisons(b, s *sizeResult) []comparison {
+	msf := func(v float64) string { return ms(time.Duration(v * float64(time.Second))) }
+	cores := func(v float64) string { return fmt.Sprintf("%.2f cores", v/60) }
+	var out []comparison
+	for _, k := range r.config.getClients {
+		for _, route := range r.config.routes {
+			gb, ga := b.get(route, formatJSON, k), s.get(route, formatJSON, k)
+			if gb == nil || ga == nil {
+				continue
 			}
-			p("| %d | %s | %d | %s | %s | %.0f | %s | %s | %.0f | %s | %s |\n", s.Nodes, bytesIEC(float64(s.ObjectBytes)), d.Clients,
-				ms(d.Latency.P50), ms(d.Latency.P99), d.Throughput, ms(a.Latency.P50), ms(a.Latency.P99), a.Throughput, ratio(sec(a.Latency.P50), sec(d.Latency.P50)), revs)
+			out = append(out, comparison{fmt.Sprintf("GET p50, %s, JSON, %d client(s)", route, k), sec(gb.Latency.P50), sec(ga.Latency.P50), msf},
+				comparison{fmt.Sprintf("GET p99, %s, JSON, %d client(s)", route, k), sec(gb.Latency.P99), sec(ga.Latency.P99), msf})
+		}
+	}
+	for _, k := range r.config.watchers {
+		for _, route := range r.config.routes {
+			wb, wa := b.watch(route, formatJSON, k), s.watch(route, formatJSON, k)
+			if wb == nil || wa == nil {
+				continue
+			}
+			out = append(out, comparison{fmt.Sprintf("watch lag p50, %s, JSON, %d watchers", route, k), sec(wb.Lag.P50), sec(wa.Lag.P50), msf},
+				comparison{fmt.Sprintf("watch lag p99, %s, JSON, %d watchers", route, k), sec(wb.Lag.P99), sec(wa.Lag.P99), msf},
+				comparison{fmt.Sprintf("server CPU, %s, JSON, %d watchers", route, k), wb.CPUPerMinute, wa.CPUPerMinute, cores})
+		}
+	}
+	return out
+}
+
+// compareCount returns how many comparisons got more than 10% worse.
+func (r *report) compareCount(b, s *sizeResult) (worse, total int) {
+	for _, c := range r.comparisons(b, s) {
+		total++
+		if c.after > 1.1*c.before {
+			worse++
+		}
+	}
+	return worse, total
+}
+
+func (r *report) before(p func(string, ...any)) {
+	if len(r.baseline) == 0 {
+		return
+	}
+	p("## 0. Before and after, in this run\n\nThe baseline binary (-baseline-binary) was measured first at each size, on the same control plane and cluster and with the same clients, then the tree's binary. The baseline is measured in JSON only. Lower is better; *after / before* above 1.10 is more than 10%% worse.\n\n")
+	p("| nodes | figure | before | after | after / before |\n|---|---|---|---|---|\n")
+	for _, s := range r.sizes {
+		b := r.baselineOf(s)
+		if b == nil {
+			continue
+		}
+		for _, c := range r.comparisons(b, s) {
+			rat := "?"
+			if c.before > 0 {
+				rat = fmt.Sprintf("%.2f", c.after/c.before)
+				if c.after > 1.1*c.before {
+					rat = "**" + rat + "**"
+				}
+			}
+			p("| %d | %s | %s | %s | %s |\n", s.Nodes, c.what, c.format(c.before), c.format(c.after), rat)
+		}
+		p("| %d | heap in use / RSS (idle) | %s / %s | %s / %s | |\n", s.Nodes, bytesIEC(b.Mem.HeapInuse), bytesIEC(b.Mem.RSS), bytesIEC(s.Mem.HeapInuse), bytesIEC(s.Mem.RSS))
+		p("| %d | start-up | %s | %s | |\n", s.Nodes, ms(b.Startup), ms(s.Startup))
+	}
+	p("\n")
+}
+
+func (r *report) tables(p func(string, ...any)) {
+	r.before(p)
+	p("## 1. GET updatestatuses/cluster\n\nClosed loop: each client sends the next GET when the previous answer is read (body read, not decoded), for %v per cell. HTTP/2; the clients accept gzip, as client-go does. *Straight* is to the server's own port; *aggregated* through the kube-apiserver's aggregation layer.\n\n", r.config.getDuration)
+	p("| nodes | format | encoded object | clients | route | p50 | p99 | req/s | errors | revisions published meanwhile |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, s := range r.sizes {
+		for _, g := range s.Gets {
+			p("| %d | %s | %s | %d | %s | %s | %s | %.0f | %d | %.0f |\n", s.Nodes, g.Format, bytesIEC(float64(s.EncodedBytes[g.Format])), g.Clients, g.Route,
+				ms(g.Latency.P50), ms(g.Latency.P99), g.Throughput, g.Errors, g.Revisions)
 		}
 	}
 	p("\n## 2. GET vs the client-side path\n\nThe client-side path is what `oc adm upgrade status` does: GET the ClusterVersion and the machine-config-operator Deployment, LIST ClusterOperators, MachineConfigPools, MachineConfigs and Nodes from the kube-apiserver, and run the same engine (`insights.NewEngine().Compute`) in the client. ")
 	p("It is given every advantage: the six requests run concurrently, the clients and their connections are reused between runs, Nodes come as protobuf. %d runs per size.\n\n", r.config.clientRuns)
-	p("| nodes | client-side p50 | client-side max | GET aggregated p50 (1 client) | client-side / GET | GET straight p50 | client-side / GET straight |\n|---|---|---|---|---|---|---|\n")
+	p("| nodes | client-side p50 | client-side max | format | GET aggregated p50 (1 client) | client-side / GET aggregated | GET straight p50 | client-side / GET straight |\n|---|---|---|---|---|---|---|---|\n")
+	k := r.config.getClients[0]
 	for _, s := range r.sizes {
-		if len(s.Direct) == 0 {
-			continue
+		for _, format := range r.config.formats {
+			d, a := s.get(routeDirect, format, k), s.get(routeAggregated, format, k)
+			if d == nil || a == nil {
+				continue
+			}
+			p("| %d | %s | %s | %s | %s | %s | %s | %s |\n", s.Nodes, ms(s.ClientSide.P50), ms(s.ClientSide.Max), format, ms(a.Latency.P50),
+				ratio(sec(s.ClientSide.P50), sec(a.Latency.P50)), ms(d.Latency.P50), ratio(sec(s.ClientSide.P50), sec(d.Latency.P50)))
 		}
-		d, a := s.Direct[0].Latency.P50, s.Aggregated[0].Latency.P50
-		p("| %d | %s | %s | %s | %s | %s | %s |\n", s.Nodes, ms(s.ClientSide.P50), ms(s.ClientSide.Max), ms(a), ratio(sec(s.ClientSide.P50), sec(a)), ms(d), ratio(sec(s.ClientSide.P50), sec(d)))
 	}
-	p("\n## 3. GET vs encoding alone\n\nThe served object, decoded once, encoded again and again to JSON in the benchmark process with the apimachinery JSON serializer and the server's scheme (for %v).\n\n", r.config.encodeDuration)
-	p("| nodes | object | encode p50 | encode p99 | GET straight p50 (1 client) | GET / encode | GET aggregated p50 | aggregated / encode |\n|---|---|---|---|---|---|---|---|\n")
+	p("\n## 3. GET vs encoding alone\n\nThe served object, decoded once, encoded again and again in the benchmark process with the apimachinery serializer of the format and the server's scheme (for %v).\n\n", r.config.encodeDuration)
+	p("| nodes | format | encoded object | encode p50 | encode p99 | GET straight p50 (1 client) | GET / encode | GET aggregated p50 | aggregated / encode |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.sizes {
-		if len(s.Direct) == 0 {
-			continue
+		for _, format := range r.config.formats {
+			d, a, e := s.get(routeDirect, format, k), s.get(routeAggregated, format, k), s.Encode[format]
+			if d == nil || a == nil {
+				continue
+			}
+			p("| %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.Nodes, format, bytesIEC(float64(s.EncodedBytes[format])), ms(e.P50), ms(e.P99),
+				ms(d.Latency.P50), ratio(sec(d.Latency.P50), sec(e.P50)), ms(a.Latency.P50), ratio(sec(a.Latency.P50), sec(e.P50)))
 		}
-		d, a := s.Direct[0].Latency.P50, s.Aggregated[0].Latency.P50
-		p("| %d | %s | %s | %s | %s | %s | %s | %s |\n", s.Nodes, bytesIEC(float64(s.ObjectBytes)), ms(s.Encode.P50), ms(s.Encode.P99), ms(d), ratio(sec(d), sec(s.Encode.P50)), ms(a), ratio(sec(a), sec(s.Encode.P50)))
 	}
-	p("\n## 4. WATCH fan-out\n\nEach row: that many watchers (straight to the server, at most %d per HTTP/2 connection; they only find the resourceVersion in each event, they do not decode it) while %d worker nodes per second get `spec.unschedulable` toggled (a change the engine reports) for %v. ", 100, r.config.churnRate, r.config.watchDuration)
+	p("\n## 4. WATCH fan-out\n\nEach row: that many watchers (at most %d per HTTP/2 connection; straight to the server, or through the kube-apiserver as kubectl and client-go connect; they only find the resourceVersion in each event, they do not decode the object) while %d worker nodes per second get `spec.unschedulable` toggled (a change the engine reports) for %v. ", 100, r.config.churnRate, r.config.watchDuration)
 	p("Lag: each write's etcd resourceVersion and send time are recorded; a watcher receives the write with the first event whose resourceVersion's input part (rv / 10^6, docs/watch.md) reaches it. The lag therefore includes the write's own latency and the fold delay. ")
-	p("Allocations come from the server's `go_memstats_alloc_bytes_total` and `go_memstats_mallocs_total` over the window, divided by the events delivered (all watchers) and by the revisions published.\n\n")
+	p("Server CPU per GiB delivered divides the server's CPU by the bytes all watchers received. Allocations come from the server's `go_memstats_alloc_bytes_total` and `go_memstats_mallocs_total` over the window, divided by the events delivered (all watchers) and by the revisions published.\n\n")
 	p("%s\n\n", watchNote)
-	p("| nodes | watchers | writes (skipped: API too slow or failed) | revisions published | events / watcher / s | delivered to all watchers | lag p50 | lag p99 | lag max | writes never delivered | server CPU-s / min | server CPU-s per GiB delivered | watchers' CPU-s / min | machine busy | bytes / event | allocated / event | mallocs / event | allocated / revision |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	p("| nodes | route | format | watchers | writes (skipped: API too slow or failed) | revisions published | events / watcher / s | delivered to all watchers | lag p50 | lag p99 | lag max | writes never delivered | server CPU-s / min | server CPU-s per GiB delivered | watchers' CPU-s / min | machine busy | bytes / event | allocated / event | mallocs / event | allocated / revision |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.sizes {
 		for _, w := range s.Watches {
 			perGiB := 0.0
 			if w.DeliveredPerSec > 0 {
 				perGiB = w.CPUPerMinute / 60 / (w.DeliveredPerSec / (1 << 30))
 			}
-			p("| %d | %d | %d (%d) | %.0f | %.2f | %s/s | %s | %s | %s | %d | %.1f | %.2f | %.1f | %.0f%% | %s | %s | %.0f | %s |\n", s.Nodes, w.Connected, w.Writes, w.ChurnErrors, w.Published, w.EventsPerWatcherSec, bytesIEC(w.DeliveredPerSec), ms(w.Lag.P50), ms(w.Lag.P99), ms(w.Lag.Max),
+			p("| %d | %s | %s | %d | %d (%d) | %.0f | %.2f | %s/s | %s | %s | %s | %d | %.1f | %.2f | %.1f | %.0f%% | %s | %s | %.0f | %s |\n", s.Nodes, w.Route, w.Format, w.Connected, w.Writes, w.ChurnErrors, w.Published, w.EventsPerWatcherSec, bytesIEC(w.DeliveredPerSec), ms(w.Lag.P50), ms(w.Lag.P99), ms(w.Lag.Max),
 				w.Missed, w.CPUPerMinute, perGiB, w.ClientCPUPerMinute, 100*w.MachineBusy, bytesIEC(w.BytesPerEvent), bytesIEC(w.AllocBytesPerEvent), w.MallocsPerEvent, bytesIEC(w.AllocBytesPerRev))
 		}
 	}
@@ -257,6 +377,6 @@ func (s *sizeResult) largestWatch() *watchResult {
 }
 
 // watchNote says how to read the watch rows.
-const watchNote = "A watcher always receives the newest state: one it has not taken yet when a newer revision is published is replaced by it (docs/watch.md), so a slow watcher gets fewer events, not older ones. " +
+const watchNote = "Watchers are served by the apiserver's watch cache (docs/watch.md): every event is delivered in order, and a watcher that falls too far behind is closed and must watch again. " +
 	"Every event carries the whole object (about 850 KiB here), so one revision is about 850 MB for 1,000 watchers: the column *delivered to all watchers* is the TLS throughput the watchers and the server reached together on this machine, and with many watchers it, not the server's fan-out, bounds events per watcher and the lag. " +
 	"Writes never delivered counts (write, watcher) pairs with no event covering the write before the end of the window."

@@ -23,8 +23,22 @@ import (
 // over HTTP/2 like client-go. Bodies are read but not decoded, so that the
 // client costs as little as possible.
 type httpClient struct {
-	c     *http.Client
-	token string
+	c      *http.Client
+	token  string
+	accept string
+}
+
+// Media types a client asks for.
+const (
+	acceptJSON     = "application/json"
+	acceptProtobuf = "application/vnd.kubernetes.protobuf"
+)
+
+// as returns a client on the same connections that asks for accept.
+func (h *httpClient) as(accept string) *httpClient {
+	c := *h
+	c.accept = accept
+	return &c
 }
 
 func newHTTPClient(caPEM []byte, token string) *httpClient {
@@ -35,7 +49,7 @@ func newHTTPClient(caPEM []byte, token string) *httpClient {
 		ForceAttemptHTTP2:   true,
 		MaxIdleConnsPerHost: 128,
 	}
-	return &httpClient{c: &http.Client{Transport: tr}, token: token}
+	return &httpClient{c: &http.Client{Transport: tr}, token: token, accept: acceptJSON}
 }
 
 func (h *httpClient) do(ctx context.Context, rawURL string) (*http.Response, error) {
@@ -44,7 +58,7 @@ func (h *httpClient) do(ctx context.Context, rawURL string) (*http.Response, err
 		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+h.token)
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", h.accept)
 	return h.c.Do(req)
 }
 

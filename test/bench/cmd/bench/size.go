@@ -25,19 +25,64 @@ type sizeResult struct {
 
 	EmptyMem, Mem, MemWatching memory
 
-	Direct, Aggregated []loadResult
-	// GetRevisions is, per GET cell, how many revisions the server published
-	// meanwhile (each new one is encoded and compressed once).
-	GetRevisions []float64
-	Encode       summary
+	// Binary says which server binary was measured: "after" (the tree's) or
+	// "before" (-baseline-binary).
+	Binary string
+	Gets   []*getCell
+	// Encode is encoding the served object alone, per format; EncodedBytes
+	// its size in that format.
+	Encode       map[string]summary
+	EncodedBytes map[string]int
 	ClientSide   summary
 
 	Watches []*watchResult // one per watcher count, in the order of -watchers
 	Notes   []string
 }
 
+// getCell is one GET load: a route, a media type, a number of clients.
+type getCell struct {
+	Route, Format string
+	loadResult
+	// Revisions is how many revisions the server published meanwhile.
+	Revisions float64
+}
+
+// get returns the GET cell of route, format and clients, or nil.
+func (s *sizeResult) get(route, format string, clients int) *getCell {
+	for _, g := range s.Gets {
+		if g.Route == route && g.Format == format && g.Clients == clients {
+			return g
+		}
+	}
+	return nil
+}
+
+// watch returns the watch cell of route, format and watchers, or nil.
+func (s *sizeResult) watch(route, format string, watchers int) *watchResult {
+	for _, w := range s.Watches {
+		if w.Route == route && w.Format == format && w.Watchers == watchers {
+			return w
+		}
+	}
+	return nil
+}
+
+// Routes to the server and media types the cells use.
+const (
+	routeDirect     = "straight"
+	routeAggregated = "aggregated"
+	formatJSON      = "json"
+	formatProtobuf  = "protobuf"
+)
+
+// accepts maps a format to the Accept header a client sends.
+var accepts = map[string]string{formatJSON: acceptJSON, formatProtobuf: acceptProtobuf}
+
 // watchResult is the outcome of the watch measurement.
 type watchResult struct {
+	// Route is straight to the server or through the kube-apiserver's
+	// aggregation layer; Format the media type of the stream.
+	Route, Format       string
 	Watchers, Connected int
 	Duration            time.Duration
 	Writes, ChurnErrors int64
@@ -56,8 +101,8 @@ type watchResult struct {
 	MachineBusy         float64 // fraction of the machine's CPU time busy
 }
 
-func benchSize(ctx context.Context, c config, n int) (_ *sizeResult, err error) {
-	r := &sizeResult{Nodes: n}
+func benchSize(ctx context.Context, c config, n int, binary string) (_ *sizeResult, err error) {
+	r := &sizeResult{Nodes: n, Binary: binary, Encode: map[string]summary{}, EncodedBytes: map[string]int{}}
 	klog.InfoS("Starting the control plane", "nodes", n)
 	cp, err := localstack.Start(ctx, localstack.Options{})
 	if err != nil {
@@ -65,7 +110,7 @@ func benchSize(ctx context.Context, c config, n int) (_ *sizeResult, err error) 
 	}
 	defer cp.Stop()
 	admin := newHTTPClient(cp.PKI.CAPEM, cp.Users.Admin.Token)
-	profDir := filepath.Join(c.artifacts, fmt.Sprintf("%d", n))
+	profDir := filepath.Join(c.artifacts, fmt.Sprintf("%d", n), binary)
 	if err := os.MkdirAll(profDir, 0o755); err != nil {
 		return nil, err
 	}
@@ -125,13 +170,12 @@ func benchSize(ctx context.Context, c config, n int) (_ *sizeResult, err error) 
 		klog.ErrorS(err, "No heap profile")
 	}
 
-	// GET, straight and through the aggregator, side by side.
-	get := func(u string) func(context.Context) error {
-		return func(ctx context.Context) error { return admin.discard(ctx, u) }
-	}
+	// GET, straight and through the aggregator, in each format, side by
+	// side.
+	routes := map[string]string{routeDirect: direct, routeAggregated: aggregated}
 	for i, k := range c.getClients {
 		if i == len(c.getClients)-1 {
-			// A CPU profile of the server under the heaviest direct load.
+			// A CPU profile of the server under the heaviest load.
 			go func() {
 				secs := max(1, int(c.getDuration.Seconds())-1)
 				if err := saveProfile(ctx, admin, cp.ServerURL, fmt.Sprintf("profile?seconds=%d", secs), filepath.Join(profDir, "get-cpu.pprof")); err != nil {
@@ -139,31 +183,38 @@ func benchSize(ctx context.Context, c config, n int) (_ *sizeResult, err error) 
 				}
 			}()
 		}
-		m0, err := metrics(ctx, admin, cp.ServerURL)
-		if err != nil {
-			return r, err
+		for _, format := range c.formats {
+			for _, route := range c.routes {
+				m0, err := metrics(ctx, admin, cp.ServerURL)
+				if err != nil {
+					return r, err
+				}
+				h, u := admin.as(accepts[format]), routes[route]
+				get := func(ctx context.Context) error { return h.discard(ctx, u) }
+				// A second of unrecorded load first: connections, caches and
+				// the clients' goroutines warm up outside the measurement.
+				runLoad(ctx, k, time.Second, get)
+				cell := &getCell{Route: route, Format: format, loadResult: runLoad(ctx, k, c.getDuration, get)}
+				m1, err := metrics(ctx, admin, cp.ServerURL)
+				if err != nil {
+					return r, err
+				}
+				changed := `result="changed"`
+				cell.Revisions = sumSeries(m1, "update_status_recomputations_total", changed) - sumSeries(m0, "update_status_recomputations_total", changed)
+				r.Gets = append(r.Gets, cell)
+				klog.InfoS("GET", "nodes", n, "binary", binary, "clients", k, "route", route, "format", format, "p50", cell.Latency.P50, "errors", cell.Errors)
+			}
 		}
-		// A second of unrecorded load first: connections, caches and the
-		// clients' goroutines warm up outside the measurement.
-		runLoad(ctx, k, time.Second, get(direct))
-		r.Direct = append(r.Direct, runLoad(ctx, k, c.getDuration, get(direct)))
-		runLoad(ctx, k, time.Second, get(aggregated))
-		r.Aggregated = append(r.Aggregated, runLoad(ctx, k, c.getDuration, get(aggregated)))
-		m1, err := metrics(ctx, admin, cp.ServerURL)
-		if err != nil {
-			return r, err
-		}
-		changed := `result="changed"`
-		r.GetRevisions = append(r.GetRevisions, sumSeries(m1, "update_status_recomputations_total", changed)-sumSeries(m0, "update_status_recomputations_total", changed))
-		klog.InfoS("GET", "nodes", n, "clients", k, "direct", r.Direct[len(r.Direct)-1].Latency.P50, "aggregated", r.Aggregated[len(r.Aggregated)-1].Latency.P50)
 	}
 	if err := saveProfile(ctx, admin, cp.ServerURL, "heap", filepath.Join(profDir, "heap-after-get.pprof")); err != nil {
 		klog.ErrorS(err, "No heap profile")
 	}
 
-	// The limit: encoding alone.
-	if r.Encode, _, err = encodeLimit(served, c.encodeDuration); err != nil {
-		return r, err
+	// The limit: encoding alone, in each format.
+	for _, format := range c.formats {
+		if r.Encode[format], r.EncodedBytes[format], err = encodeLimit(served, format, c.encodeDuration); err != nil {
+			return r, err
+		}
 	}
 	// The client-side path.
 	cs, err := newClientSide(cp.RESTConfig(&cp.Users.Admin))
@@ -179,7 +230,7 @@ func benchSize(ctx context.Context, c config, n int) (_ *sizeResult, err error) 
 		lat = append(lat, time.Since(t))
 	}
 	r.ClientSide = summarize(lat)
-	klog.InfoS("Client side and encoding", "nodes", n, "clientSide", r.ClientSide.P50, "encode", r.Encode.P50)
+	klog.InfoS("Client side and encoding", "nodes", n, "clientSide", r.ClientSide.P50, "encode", r.Encode[formatJSON].P50)
 
 	// WATCH fan-out under churn, for each watcher count; the memory with the
 	// watchers connected is read at the largest.
@@ -189,11 +240,18 @@ func benchSize(ctx context.Context, c config, n int) (_ *sizeResult, err error) 
 	}
 	ch := &churn{kube: cp.Kube, nodes: sim.NodeNames("worker"), rate: c.churnRate}
 	for _, k := range c.watchers {
-		w, err := benchWatch(ctx, c, cp, admin, ch, profDir, k, k == largest, &r.MemWatching)
-		if err != nil {
-			return r, err
+		for _, format := range c.formats {
+			for _, route := range c.routes {
+				// The memory and profile with watchers connected: the largest
+				// straight JSON cell.
+				profile := k == largest && route == routeDirect && format == formatJSON
+				w, err := benchWatch(ctx, c, cp, admin, ch, profDir, k, route, format, profile, &r.MemWatching)
+				if err != nil {
+					return r, err
+				}
+				r.Watches = append(r.Watches, w)
+			}
 		}
-		r.Watches = append(r.Watches, w)
 	}
 	return r, nil
 }
@@ -236,8 +294,8 @@ func settle(ctx context.Context, h *httpClient, u string) ([]byte, error) {
 // benchWatch measures watchers watchers under churn. With profile, it saves a
 // CPU profile of the server and reads its memory into mem before the
 // watchers disconnect.
-func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admin *httpClient, ch *churn, profDir string, watchers int, profile bool, mem *memory) (*watchResult, error) {
-	res := &watchResult{Watchers: watchers}
+func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admin *httpClient, ch *churn, profDir string, watchers int, route, format string, profile bool, mem *memory) (*watchResult, error) {
+	res := &watchResult{Watchers: watchers, Route: route, Format: format}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// The watchers share a few transports (HTTP/2 connections), as many
@@ -246,10 +304,14 @@ func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admi
 	var clients []*httpClient
 	ws := make([]*watcher, watchers)
 	var wg sync.WaitGroup
-	u := cp.ServerURL + "/apis/update.openshift.io/v1alpha1/updatestatuses?watch=1&fieldSelector=metadata.name%3Dcluster"
+	u := cp.ServerURL
+	if route == routeAggregated {
+		u = cp.KubeAPIServer.URL
+	}
+	u += "/apis/update.openshift.io/v1alpha1/updatestatuses?watch=1&fieldSelector=metadata.name%3Dcluster"
 	for i := range ws {
 		if i%perTransport == 0 {
-			clients = append(clients, newHTTPClient(cp.PKI.CAPEM, cp.Users.Admin.Token))
+			clients = append(clients, newHTTPClient(cp.PKI.CAPEM, cp.Users.Admin.Token).as(accepts[format]))
 		}
 		h := clients[len(clients)-1]
 		ws[i] = &watcher{synced: make(chan struct{})}
@@ -376,7 +438,7 @@ func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admi
 	if res.Revisions > 0 {
 		res.AllocBytesPerRev = (m1["go_memstats_alloc_bytes_total"] - m0["go_memstats_alloc_bytes_total"]) / res.Revisions
 	}
-	klog.InfoS("Watch", "watchers", res.Connected, "writes", res.Writes, "eventsPerWatcherSec", res.EventsPerWatcherSec,
+	klog.InfoS("Watch", "route", route, "format", format, "watchers", res.Connected, "writes", res.Writes, "eventsPerWatcherSec", res.EventsPerWatcherSec,
 		"lagP50", res.Lag.P50, "lagP99", res.Lag.P99, "cpuPerMinute", res.CPUPerMinute)
 	return res, nil
 }

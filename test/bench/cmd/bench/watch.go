@@ -66,8 +66,9 @@ type watcher struct {
 var rvKey = []byte(`"resourceVersion":"`)
 
 // run reads the watch stream until ctx ends. It does not decode the
-// objects: it finds the first resourceVersion (the object's own; metadata
-// comes before status) in each newline-delimited event.
+// objects: it finds the object's resourceVersion in each event, in the JSON
+// line (the first resourceVersion: metadata comes before status) or in the
+// protobuf frame (protobufResourceVersion), as h's media type says.
 func (w *watcher) run(ctx context.Context, h *httpClient, rawURL string) {
 	resp, err := h.do(ctx, rawURL)
 	if err != nil {
@@ -81,46 +82,57 @@ func (w *watcher) run(ctx context.Context, h *httpClient, rawURL string) {
 		close(w.synced)
 		return
 	}
-	// bufio.Reader.ReadSlice looks at each byte once; a bufio.Scanner would
-	// search the whole partial line again after every read, which for
-	// ~1 MiB events costs the watchers more CPU than the server spends.
-	r := bufio.NewReaderSize(resp.Body, 4<<20)
 	first := true
-	var long []byte // a line longer than the buffer, assembled
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long = append(long, chunk...)
-			continue
-		}
-		if err != nil {
-			break
-		}
-		line := chunk
-		if long != nil {
-			line = append(long, chunk...)
-			long = nil
-		}
-		at := time.Now()
-		i := bytes.Index(line, rvKey)
-		if i < 0 {
-			continue
-		}
-		rest := line[i+len(rvKey):]
-		j := bytes.IndexByte(rest, '"')
-		rv, perr := strconv.ParseUint(string(rest[:max(j, 0)]), 10, 64)
-		if perr != nil {
-			continue
-		}
+	record := func(rv uint64, size int) {
 		if first {
 			first = false
 			close(w.synced)
-			continue
+			return
 		}
 		w.mu.Lock()
-		w.events = append(w.events, event{input: rv / inputFactor, at: at})
-		w.bytes += int64(len(line) + 1)
+		w.events = append(w.events, event{input: rv / inputFactor, at: time.Now()})
+		w.bytes += int64(size)
 		w.mu.Unlock()
+	}
+	r := bufio.NewReaderSize(resp.Body, 4<<20)
+	if h.accept == acceptProtobuf {
+		var frame []byte
+		for {
+			if frame, err = readFrame(r, frame); err != nil {
+				break
+			}
+			if rv, err := protobufResourceVersion(frame); err == nil {
+				record(rv, len(frame)+4)
+			}
+		}
+	} else {
+		// bufio.Reader.ReadSlice looks at each byte once; a bufio.Scanner
+		// would search the whole partial line again after every read.
+		var long []byte // a line longer than the buffer, assembled
+		for {
+			chunk, err := r.ReadSlice('\n')
+			if err == bufio.ErrBufferFull {
+				long = append(long, chunk...)
+				continue
+			}
+			if err != nil {
+				break
+			}
+			line := chunk
+			if long != nil {
+				line = append(long, chunk...)
+				long = nil
+			}
+			i := bytes.Index(line, rvKey)
+			if i < 0 {
+				continue
+			}
+			rest := line[i+len(rvKey):]
+			j := bytes.IndexByte(rest, '"')
+			if rv, err := strconv.ParseUint(string(rest[:max(j, 0)]), 10, 64); err == nil {
+				record(rv, len(line)+1)
+			}
+		}
 	}
 	if first {
 		w.err = fmt.Errorf("watch ended before the first event")

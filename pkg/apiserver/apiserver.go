@@ -65,6 +65,9 @@ type Config struct {
 type completedConfig struct {
 	GenericConfig genericapiserver.CompletedConfig
 	ExtraConfig   *ExtraConfig
+	// getCache is the GET cache of the handler chain; New connects it to
+	// the store.
+	getCache *getCache
 }
 
 // CompletedConfig is a Config after Complete; only it can build a server.
@@ -90,14 +93,17 @@ func (c *Config) Complete() CompletedConfig {
 		build = genericapiserver.DefaultBuildHandlerChain
 	}
 	serializer := c.GenericConfig.Serializer
+	cache := &getCache{revision: func() (uint64, bool) { return 0, false }}
 	c.GenericConfig.BuildHandlerChainFunc = func(apiHandler http.Handler, gc *genericapiserver.Config) http.Handler {
 		// Innermost, after authentication, authorization, audit and the
 		// timeout: each filter applies to update.openshift.io requests only.
-		return build(withWatchStallTimeout(withReadOnly(apiHandler, serializer), stall, clock.RealClock{}), gc)
+		inner := withGetCache(withReadOnly(apiHandler, serializer), cache)
+		return build(withWatchStallTimeout(inner, stall, clock.RealClock{}), gc)
 	}
 	return CompletedConfig{&completedConfig{
 		GenericConfig: c.GenericConfig.Complete(nil),
 		ExtraConfig:   &c.ExtraConfig,
+		getCache:      cache,
 	}}
 }
 
@@ -143,6 +149,9 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 	}
 	extra.Sources.AddListener(v.Trigger)
 	s := &UpdateStatusServer{GenericAPIServer: generic, sources: extra.Sources, view: v, store: store}
+	if c.getCache != nil {
+		c.getCache.revision = store.Current
+	}
 
 	codec := Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion)
 	main, status, err := updatestatus.NewREST(store, Scheme, codec, extra.Clock)

@@ -346,6 +346,14 @@ func (s *Store) ReadinessCheck() error {
 // Ready reports whether a synced revision was published.
 func (s *Store) Ready() bool { return s.ReadinessCheck() == nil }
 
+// Current returns the current revision, and false before the first synced
+// one.
+func (s *Store) Current() (uint64, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.rv, s.ready
+}
+
 // GetCurrentResourceVersion implements storage.Interface: the current
 // revision, which the watch cache waits for before a consistent read.
 func (s *Store) GetCurrentResourceVersion(context.Context) (uint64, error) {

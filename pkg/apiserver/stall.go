@@ -26,10 +26,10 @@ var stalledWatchersClosed = metrics.NewCounter(&metrics.CounterOpts{
 })
 
 // withWatchStallTimeout bounds how long the apiserver's watch handler may
-// block writing one event of an update.openshift.io watch. The hub never
-// queues more than the newest state per watcher (a slow reader gets fewer,
-// newer states), but the handler's write itself blocks while the client, or
-// the kube-apiserver proxying for it, does not read. Each write and flush
+// block writing one event of an update.openshift.io watch. The watch cache
+// ends a watcher whose buffer stays full, but the handler's write itself
+// blocks while the client, or the kube-apiserver proxying for it, does not
+// read, and nothing in the library bounds that write. Each write and flush
 // runs under a write deadline; when it expires the stream is reset (HTTP/2)
 // or the connection closed (HTTP/1.1), the write fails, the handler returns
 // and stops its watcher. Between writes no deadline is set, so an idle

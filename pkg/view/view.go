@@ -257,7 +257,7 @@ func (v *View) recompute(trigger string) {
 	obj = obj.DeepCopy()
 	// Revisions computed before the initial sync are never served: the first
 	// synced revision takes its deterministic resourceVersion, unconstrained
-	// by them (the hub forgets them).
+	// by them (the store forgets them).
 	var prevRV uint64
 	if v.last != nil && (v.last.Synced || !synced) {
 		prevRV = v.last.ResourceVersion

@@ -55,9 +55,9 @@ func TestMatchersAgreeWithPatterns(t *testing.T) {
 	}
 }
 
-// TestVersionD2 pins the interpretation of P-VERSION
+// TestVersionPattern pins the interpretation of P-VERSION
 // (docs/api-decisions.md#validation-rules).
-func TestVersionD2(t *testing.T) {
+func TestVersionPattern(t *testing.T) {
 	tests := []struct {
 		in   string
 		want bool

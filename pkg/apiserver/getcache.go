@@ -18,13 +18,10 @@ import (
 // bytes, which the apiserver would otherwise encode and, for gzip clients,
 // compress again per request. docs/benchmarks.md section 0 has the figures
 // that keep it; docs/watch.md says why.
-const (
-	// getCacheMinBytes: smaller answers are cheap to make again.
-	getCacheMinBytes = 64 << 10
-	// getCacheEntries bounds the answers kept for one revision (media type
-	// and content encoding combinations).
-	getCacheEntries = 8
-)
+//
+// getCacheEntries bounds the answers kept for the revision (media type and
+// content encoding combinations).
+const getCacheEntries = 8
 
 // getCacheKey is what makes two plain GETs of one revision answer alike.
 type getCacheKey struct {
@@ -78,7 +75,7 @@ func withGetCache(handler http.Handler, c *getCache) http.Handler {
 		handler.ServeHTTP(rec, req)
 		// The answer is of rv or of a newer revision published meanwhile;
 		// either may answer a request that found rv current.
-		if rec.code == http.StatusOK && rec.body.Len() >= getCacheMinBytes {
+		if rec.code == http.StatusOK {
 			a := &cachedAnswer{header: http.Header{}, body: rec.body.Bytes()}
 			for _, k := range answerHeaders {
 				if v, ok := rec.header[k]; ok {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"k8s.io/apiserver/pkg/endpoints/request"
@@ -16,16 +15,14 @@ func TestGetCache(t *testing.T) {
 	const path = "/apis/update.openshift.io/v1alpha1/updatestatuses/cluster"
 	var rv uint64 = 1
 	calls := 0
-	big := strings.Repeat("x", getCacheMinBytes)
 	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls++
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Audit-Id", "per-request")
-		body := big
-		if r.Header.Get("X-Small") != "" {
-			body = "small"
+		if r.Header.Get("X-Fail") != "" {
+			w.WriteHeader(http.StatusTooManyRequests)
 		}
-		_, _ = w.Write([]byte(r.Header.Get("Accept") + body))
+		_, _ = w.Write([]byte(r.Header.Get("Accept") + " body"))
 	})
 	cache := &getCache{revision: func() (uint64, bool) { return rv, true }}
 	h := withGetCache(inner, cache)
@@ -61,8 +58,8 @@ func TestGetCache(t *testing.T) {
 		{name: "a table", target: path, header: map[string]string{"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}, wantCalls: 1},
 		{name: "a list", target: path, header: json, verb: "list", wantCalls: 1},
 		{name: "another resource", target: path, header: json, resource: "other", wantCalls: 1},
-		{name: "small answers are not kept", target: path, header: map[string]string{"X-Small": "1"}, wantCalls: 1},
-		{name: "small answers are not kept, again", target: path, header: map[string]string{"X-Small": "1"}, wantCalls: 1},
+		{name: "errors are not kept", target: path, header: map[string]string{"X-Fail": "1"}, wantCalls: 1},
+		{name: "errors are not kept, again", target: path, header: map[string]string{"X-Fail": "1"}, wantCalls: 1},
 		{name: "a new revision", target: path, header: json, step: func() { rv = 2 }, wantCalls: 1},
 		{name: "the new revision, cached", target: path, header: json, wantCalls: 0},
 		{name: "an older revision never replaces a newer one", target: path, header: json, step: func() { cache.store(1, getCacheKey{path: path}, &cachedAnswer{}) }, wantCalls: 0},
@@ -82,6 +79,9 @@ func TestGetCache(t *testing.T) {
 		rec := get(tt.target, tt.header, verb, resource)
 		if got := calls - before; got != tt.wantCalls {
 			t.Errorf("%s: %d handler calls, want %d", tt.name, got, tt.wantCalls)
+		}
+		if tt.header["X-Fail"] != "" {
+			continue
 		}
 		if rec.Code != http.StatusOK || !bytes.HasPrefix(rec.Body.Bytes(), []byte(tt.header["Accept"])) {
 			t.Errorf("%s: %d, body starts %.40q", tt.name, rec.Code, rec.Body.String())

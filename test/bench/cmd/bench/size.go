@@ -87,6 +87,7 @@ type watchResult struct {
 	Duration            time.Duration
 	Writes, ChurnErrors int64
 	Missed              int
+	Rewatches           int // streams reopened by the watchers (all together)
 	EventsPerWatcherSec float64
 	Lag                 summary
 	CPUPerMinute        float64
@@ -316,7 +317,7 @@ func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admi
 		h := clients[len(clients)-1]
 		ws[i] = &watcher{synced: make(chan struct{})}
 		w := ws[i]
-		wg.Go(func() { w.run(wctx, h, u) })
+		wg.Go(func() { w.watch(wctx, h, u) })
 	}
 	defer wg.Wait()
 	syncDeadline := time.After(2 * time.Minute)
@@ -417,6 +418,7 @@ func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admi
 		l, missed := deliveryLags(writes, w.events)
 		lags = append(lags, l...)
 		res.Missed += missed
+		res.Rewatches += w.rewatches
 		events += int64(len(w.events))
 		bytes += w.bytes
 	}
@@ -438,7 +440,7 @@ func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admi
 	if res.Revisions > 0 {
 		res.AllocBytesPerRev = (m1["go_memstats_alloc_bytes_total"] - m0["go_memstats_alloc_bytes_total"]) / res.Revisions
 	}
-	klog.InfoS("Watch", "route", route, "format", format, "watchers", res.Connected, "writes", res.Writes, "eventsPerWatcherSec", res.EventsPerWatcherSec,
+	klog.InfoS("Watch", "route", route, "format", format, "watchers", res.Connected, "rewatches", res.Rewatches, "writes", res.Writes, "eventsPerWatcherSec", res.EventsPerWatcherSec,
 		"lagP50", res.Lag.P50, "lagP99", res.Lag.P99, "cpuPerMinute", res.CPUPerMinute)
 	return res, nil
 }

@@ -61,6 +61,33 @@ type watcher struct {
 	bytes  int64
 	synced chan struct{}
 	err    error
+	// rewatches counts the streams after the first: like a reflector, a
+	// watcher whose stream ends (the watch cache closes watchers that fall
+	// too far behind) watches again from the last resourceVersion it got.
+	rewatches int
+	last      uint64 // the last resourceVersion received
+	syncOnce  sync.Once
+}
+
+func (w *watcher) markSynced() { w.syncOnce.Do(func() { close(w.synced) }) }
+
+// watch follows rawURL until ctx ends, watching again from the last
+// resourceVersion received whenever a stream ends.
+// A resumed stream that brings nothing (its resourceVersion left the
+// cache's window) is followed by a watch from now, with the current object.
+func (w *watcher) watch(ctx context.Context, h *httpClient, rawURL string) {
+	received := w.run(ctx, h, rawURL)
+	for w.err == nil && ctx.Err() == nil {
+		w.mu.Lock()
+		w.rewatches++
+		from := w.last
+		w.mu.Unlock()
+		u := rawURL
+		if received {
+			u += "&resourceVersion=" + strconv.FormatUint(from, 10)
+		}
+		received = w.run(ctx, h, u)
+	}
 }
 
 var rvKey = []byte(`"resourceVersion":"`)
@@ -69,30 +96,42 @@ var rvKey = []byte(`"resourceVersion":"`)
 // objects: it finds the object's resourceVersion in each event, in the JSON
 // line (the first resourceVersion: metadata comes before status) or in the
 // protobuf frame (protobufResourceVersion), as h's media type says.
-func (w *watcher) run(ctx context.Context, h *httpClient, rawURL string) {
+// It returns whether the stream brought an event.
+func (w *watcher) run(ctx context.Context, h *httpClient, rawURL string) bool {
+	w.mu.Lock()
+	resumed := w.last != 0
+	w.mu.Unlock()
+	fail := func(err error) bool {
+		if !resumed {
+			w.err = err
+			w.markSynced()
+		}
+		return false
+	}
 	resp, err := h.do(ctx, rawURL)
 	if err != nil {
-		w.err = err
-		close(w.synced)
-		return
+		return fail(err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != 200 {
-		w.err = fmt.Errorf("watch: %s", resp.Status)
-		close(w.synced)
-		return
+		return fail(fmt.Errorf("watch: %s", resp.Status))
 	}
-	first := true
+	// The first event of the first stream is the initial ADDED; a stream
+	// that resumes from a resourceVersion has none.
+	first := !resumed
+	received := false
 	record := func(rv uint64, size int) {
+		received = true
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.last = rv
 		if first {
 			first = false
-			close(w.synced)
+			w.markSynced()
 			return
 		}
-		w.mu.Lock()
 		w.events = append(w.events, event{input: rv / inputFactor, at: time.Now()})
 		w.bytes += int64(size)
-		w.mu.Unlock()
 	}
 	r := bufio.NewReaderSize(resp.Body, 4<<20)
 	if h.accept == acceptProtobuf {
@@ -134,10 +173,10 @@ func (w *watcher) run(ctx context.Context, h *httpClient, rawURL string) {
 			}
 		}
 	}
-	if first {
-		w.err = fmt.Errorf("watch ended before the first event")
-		close(w.synced)
+	if !received {
+		return fail(fmt.Errorf("watch ended before the first event"))
 	}
+	return true
 }
 
 // churn makes rate node changes per second that the engine sees (it toggles

@@ -69,7 +69,7 @@ var (
 func NewREST(cfg RESTConfig) (*REST, error) {
 	s := cfg.Store
 	if s == nil || cfg.New == nil || cfg.NewList == nil || cfg.Table == nil || cfg.Typer == nil || cfg.Codec == nil {
-		return nil, fmt.Errorf("virtualstore: incomplete RESTConfig for %s", s.cfg.Resource)
+		return nil, fmt.Errorf("virtualstore: RESTConfig needs Store, New, NewList, Table, Typer and Codec")
 	}
 	strategy := readOnlyStrategy{ObjectTyper: cfg.Typer}
 	store := &genericregistry.Store{

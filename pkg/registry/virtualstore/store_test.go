@@ -334,3 +334,9 @@ func TestStoppedWatcherIsForgotten(t *testing.T) {
 		t.Fatalf("%d watchers after Stop", n)
 	}
 }
+
+func TestNewRESTRefusesAnIncompleteConfig(t *testing.T) {
+	if _, err := NewREST(RESTConfig{}); err == nil {
+		t.Fatal("an empty RESTConfig was accepted")
+	}
+}

@@ -57,7 +57,7 @@ type item struct {
 	co       *v1alpha1.ClusterOperatorStatusInsight
 	mcp      *v1alpha1.MachineConfigPoolStatusInsight
 	node     *v1alpha1.NodeStatusInsight
-	health   *v1alpha1.HealthInsight
+	health   *v1alpha1.HealthStatusInsight
 	// rank orders items by importance for truncation (lower is kept first).
 	rank int
 }
@@ -93,7 +93,7 @@ func (it *item) workerPool() v1alpha1.WorkerPoolInsight {
 
 // healthLess orders health insights for truncation: higher level,
 // then newer, then uid.
-func healthLess(a, b *v1alpha1.HealthInsight) bool {
+func healthLess(a, b *v1alpha1.HealthStatusInsight) bool {
 	la, lb := encoding.LevelRank(a.Impact.Level), encoding.LevelRank(b.Impact.Level)
 	if la != lb {
 		return la > lb

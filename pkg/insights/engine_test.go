@@ -296,7 +296,7 @@ func TestTruncation(t *testing.T) {
 		t.Fatalf("worker pool lists %d insights, want exactly the limit", len(ins))
 	}
 	var degradedNodes, omitted int
-	var notice *v1alpha1.HealthInsight
+	var notice *v1alpha1.HealthStatusInsight
 	for _, in := range ins {
 		if n := in.Insight.NodeStatusInsight; n != nil && cond(n.Conditions, "Degraded").Status == metav1.ConditionTrue {
 			degradedNodes++

@@ -60,7 +60,7 @@ func nodeRef(name string) v1alpha1.ResourceRef {
 type healthItem struct {
 	uid      string
 	acquired time.Time
-	insight  *v1alpha1.HealthInsight
+	insight  *v1alpha1.HealthStatusInsight
 	// pool is the MachineConfigPool a pool-level insight belongs to.
 	pool string
 }
@@ -75,7 +75,7 @@ func newHealth(kind encoding.HealthKind, subject string, ref *v1alpha1.ResourceR
 	if summary == "" || description == "" || reference == "" {
 		return nil
 	}
-	h := &v1alpha1.HealthInsight{
+	h := &v1alpha1.HealthStatusInsight{
 		StartedAt: wire(started),
 		Scope:     v1alpha1.InsightScope{Type: scope},
 		Impact: v1alpha1.InsightImpact{

@@ -181,7 +181,7 @@ type found struct {
 	co    *v1alpha1.ClusterOperatorStatusInsight
 	mcp   *v1alpha1.MachineConfigPoolStatusInsight
 	node  *v1alpha1.NodeStatusInsight
-	h     *v1alpha1.HealthInsight
+	h     *v1alpha1.HealthStatusInsight
 }
 
 func all(st *v1alpha1.UpdateStatusStatus) []found {
@@ -309,7 +309,7 @@ func healthJSON(t testing.TB, fs []found) string {
 	t.Helper()
 	type entry struct {
 		UID    string
-		Health *v1alpha1.HealthInsight
+		Health *v1alpha1.HealthStatusInsight
 	}
 	out := make([]entry, len(fs))
 	for i, f := range fs {

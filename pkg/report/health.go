@@ -86,7 +86,7 @@ func (r *renderer) collectionKey(e healthEntry) collectionKey {
 // (assessUpdateInsights); the API requires the summary and the reference,
 // so in practice this drops the insights that carry no description. When no
 // insight is left, the section reads "Update is proceeding well".
-func complete(h *v1alpha1.HealthInsight) bool {
+func complete(h *v1alpha1.HealthStatusInsight) bool {
 	return h.Impact.Summary != "" && h.Impact.Description != "" && h.Remediation.Reference != ""
 }
 

@@ -308,7 +308,7 @@ func TestHealthLeavesOutIncompleteInsights(t *testing.T) {
 					AcquiredAt: metav1.NewTime(now),
 					Insight: v1alpha1.ControlPlaneInsightUnion{
 						Type: v1alpha1.HealthInsightType,
-						HealthInsight: &v1alpha1.HealthInsight{
+						HealthInsight: &v1alpha1.HealthStatusInsight{
 							StartedAt: metav1.NewTime(now.Add(-time.Duration(i+1) * time.Minute)),
 							Scope:     v1alpha1.InsightScope{Type: v1alpha1.ControlPlaneScope},
 							Impact: v1alpha1.InsightImpact{

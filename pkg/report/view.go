@@ -35,7 +35,7 @@ type poolView struct {
 
 type healthEntry struct {
 	uid     string
-	insight *v1alpha1.HealthInsight
+	insight *v1alpha1.HealthStatusInsight
 }
 
 // summary returns the count of a node summary type.
@@ -81,7 +81,7 @@ func newView(st *v1alpha1.UpdateStatusStatus) *view {
 		return p
 	}
 	seen := map[string]bool{}
-	addHealth := func(uid string, h *v1alpha1.HealthInsight) {
+	addHealth := func(uid string, h *v1alpha1.HealthStatusInsight) {
 		if h == nil || seen[uid] {
 			return
 		}

@@ -27,13 +27,13 @@ type report struct {
 	cos    map[string]*v1alpha1.ClusterOperatorStatusInsight
 	pools  map[string]*v1alpha1.MachineConfigPoolStatusInsight
 	nodes  map[string]*v1alpha1.NodeStatusInsight
-	health []*v1alpha1.HealthInsight
+	health []*v1alpha1.HealthStatusInsight
 }
 
 func newReport(st v1alpha1.UpdateStatusStatus) *report {
 	r := &report{cos: map[string]*v1alpha1.ClusterOperatorStatusInsight{}, pools: map[string]*v1alpha1.MachineConfigPoolStatusInsight{}, nodes: map[string]*v1alpha1.NodeStatusInsight{}}
 	seenHealth := map[string]bool{}
-	addHealth := func(uid string, h *v1alpha1.HealthInsight) {
+	addHealth := func(uid string, h *v1alpha1.HealthStatusInsight) {
 		if h != nil && !seenHealth[uid] {
 			seenHealth[uid] = true
 			r.health = append(r.health, h)
@@ -139,8 +139,8 @@ func summary(p *v1alpha1.MachineConfigPoolStatusInsight, t v1alpha1.NodeSummaryT
 }
 
 // problems returns the health insights at Warning level or above.
-func (r *report) problems() []*v1alpha1.HealthInsight {
-	var out []*v1alpha1.HealthInsight
+func (r *report) problems() []*v1alpha1.HealthStatusInsight {
+	var out []*v1alpha1.HealthStatusInsight
 	for _, h := range r.health {
 		switch h.Impact.Level {
 		case v1alpha1.WarningImpactLevel, v1alpha1.ErrorImpactLevel, v1alpha1.CriticalInfoLevel:
@@ -150,7 +150,7 @@ func (r *report) problems() []*v1alpha1.HealthInsight {
 	return out
 }
 
-func (r *report) findHealth(summaryPrefix string) *v1alpha1.HealthInsight {
+func (r *report) findHealth(summaryPrefix string) *v1alpha1.HealthStatusInsight {
 	for _, h := range r.health {
 		if strings.HasPrefix(h.Impact.Summary, summaryPrefix) {
 			return h
@@ -159,7 +159,7 @@ func (r *report) findHealth(summaryPrefix string) *v1alpha1.HealthInsight {
 	return nil
 }
 
-func describe(hs []*v1alpha1.HealthInsight) string {
+func describe(hs []*v1alpha1.HealthStatusInsight) string {
 	var out []string
 	for _, h := range hs {
 		out = append(out, fmt.Sprintf("%s/%s %q", h.Impact.Level, h.Impact.Type, h.Impact.Summary))
@@ -379,7 +379,7 @@ type faultExpectation struct {
 }
 
 func TestInsightsOfFaults(t *testing.T) {
-	isCO := func(h *v1alpha1.HealthInsight, name string) bool {
+	isCO := func(h *v1alpha1.HealthStatusInsight, name string) bool {
 		return h.Scope.Type == v1alpha1.ControlPlaneScope && len(h.Scope.Resources) == 1 &&
 			h.Scope.Resources[0] == v1alpha1.ResourceRef{Group: "config.openshift.io", Resource: "clusteroperators", Name: name}
 	}

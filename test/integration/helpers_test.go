@@ -86,8 +86,8 @@ func cvInsight(us *v1alpha1.UpdateStatus) *v1alpha1.ClusterVersionStatusInsight 
 
 // healthInsights returns every health insight of the control plane and the
 // worker pools.
-func healthInsights(us *v1alpha1.UpdateStatus) []v1alpha1.HealthInsight {
-	var out []v1alpha1.HealthInsight
+func healthInsights(us *v1alpha1.UpdateStatus) []v1alpha1.HealthStatusInsight {
+	var out []v1alpha1.HealthStatusInsight
 	if us == nil {
 		return nil
 	}
@@ -114,7 +114,7 @@ func healthInsights(us *v1alpha1.UpdateStatus) []v1alpha1.HealthInsight {
 
 // healthInsightAbout returns the health insight whose scope names the
 // resource (e.g. "clusteroperators", "dns"), or nil.
-func healthInsightAbout(us *v1alpha1.UpdateStatus, resource, name string) *v1alpha1.HealthInsight {
+func healthInsightAbout(us *v1alpha1.UpdateStatus, resource, name string) *v1alpha1.HealthStatusInsight {
 	for _, h := range healthInsights(us) {
 		for _, r := range h.Scope.Resources {
 			if r.Resource == resource && r.Name == name {

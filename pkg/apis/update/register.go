@@ -32,6 +32,16 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(SchemeGroupVersion,
 		&UpdateStatus{},
 		&UpdateStatusList{},
+		&ClusterVersionProgressInsight{},
+		&ClusterVersionProgressInsightList{},
+		&ClusterOperatorProgressInsight{},
+		&ClusterOperatorProgressInsightList{},
+		&MachineConfigPoolProgressInsight{},
+		&MachineConfigPoolProgressInsightList{},
+		&NodeProgressInsight{},
+		&NodeProgressInsightList{},
+		&HealthInsight{},
+		&HealthInsightList{},
 	)
 	return nil
 }

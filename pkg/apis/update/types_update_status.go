@@ -222,7 +222,7 @@ type ControlPlaneInsightUnion struct {
 	// health is an actionable problem related to the update. It is set iff type
 	// is Health.
 	// +optional
-	HealthInsight *HealthInsight `json:"health,omitempty"`
+	HealthInsight *HealthStatusInsight `json:"health,omitempty"`
 }
 
 // WorkerPoolInsightUnion is an insight about a worker pool: exactly the member
@@ -246,7 +246,7 @@ type WorkerPoolInsightUnion struct {
 	// health is an actionable problem related to the update. It is set iff type
 	// is Health.
 	// +optional
-	HealthInsight *HealthInsight `json:"health,omitempty"`
+	HealthInsight *HealthStatusInsight `json:"health,omitempty"`
 }
 
 // InsightType is the discriminator of the insight unions.

@@ -4,9 +4,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// HealthInsight reports a problem related to the update that needs the
+// HealthStatusInsight reports a problem related to the update that needs the
 // administrator's attention.
-type HealthInsight struct {
+type HealthStatusInsight struct {
 	// startedAt is when the reported situation began.
 	// +required
 	StartedAt metav1.Time `json:"startedAt"`

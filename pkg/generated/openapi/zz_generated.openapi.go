@@ -34,87 +34,291 @@ import (
 
 func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
 	return map[string]common.OpenAPIDefinition{
-		v1alpha1.ClusterOperatorStatusInsight{}.OpenAPIModelName():   schema_pkg_apis_update_v1alpha1_ClusterOperatorStatusInsight(ref),
-		v1alpha1.ClusterVersionStatusInsight{}.OpenAPIModelName():    schema_pkg_apis_update_v1alpha1_ClusterVersionStatusInsight(ref),
-		v1alpha1.ControlPlane{}.OpenAPIModelName():                   schema_pkg_apis_update_v1alpha1_ControlPlane(ref),
-		v1alpha1.ControlPlaneInformer{}.OpenAPIModelName():           schema_pkg_apis_update_v1alpha1_ControlPlaneInformer(ref),
-		v1alpha1.ControlPlaneInsight{}.OpenAPIModelName():            schema_pkg_apis_update_v1alpha1_ControlPlaneInsight(ref),
-		v1alpha1.ControlPlaneInsightUnion{}.OpenAPIModelName():       schema_pkg_apis_update_v1alpha1_ControlPlaneInsightUnion(ref),
-		v1alpha1.ControlPlaneUpdateVersions{}.OpenAPIModelName():     schema_pkg_apis_update_v1alpha1_ControlPlaneUpdateVersions(ref),
-		v1alpha1.HealthInsight{}.OpenAPIModelName():                  schema_pkg_apis_update_v1alpha1_HealthInsight(ref),
-		v1alpha1.InsightImpact{}.OpenAPIModelName():                  schema_pkg_apis_update_v1alpha1_InsightImpact(ref),
-		v1alpha1.InsightRemediation{}.OpenAPIModelName():             schema_pkg_apis_update_v1alpha1_InsightRemediation(ref),
-		v1alpha1.InsightScope{}.OpenAPIModelName():                   schema_pkg_apis_update_v1alpha1_InsightScope(ref),
-		v1alpha1.MachineConfigPoolStatusInsight{}.OpenAPIModelName(): schema_pkg_apis_update_v1alpha1_MachineConfigPoolStatusInsight(ref),
-		v1alpha1.NodeStatusInsight{}.OpenAPIModelName():              schema_pkg_apis_update_v1alpha1_NodeStatusInsight(ref),
-		v1alpha1.NodeSummary{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_NodeSummary(ref),
-		v1alpha1.Pool{}.OpenAPIModelName():                           schema_pkg_apis_update_v1alpha1_Pool(ref),
-		v1alpha1.PoolResourceRef{}.OpenAPIModelName():                schema_pkg_apis_update_v1alpha1_PoolResourceRef(ref),
-		v1alpha1.ResourceRef{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_ResourceRef(ref),
-		v1alpha1.UpdateStatus{}.OpenAPIModelName():                   schema_pkg_apis_update_v1alpha1_UpdateStatus(ref),
-		v1alpha1.UpdateStatusList{}.OpenAPIModelName():               schema_pkg_apis_update_v1alpha1_UpdateStatusList(ref),
-		v1alpha1.UpdateStatusSpec{}.OpenAPIModelName():               schema_pkg_apis_update_v1alpha1_UpdateStatusSpec(ref),
-		v1alpha1.UpdateStatusStatus{}.OpenAPIModelName():             schema_pkg_apis_update_v1alpha1_UpdateStatusStatus(ref),
-		v1alpha1.Version{}.OpenAPIModelName():                        schema_pkg_apis_update_v1alpha1_Version(ref),
-		v1alpha1.VersionMetadata{}.OpenAPIModelName():                schema_pkg_apis_update_v1alpha1_VersionMetadata(ref),
-		v1alpha1.WorkerPoolInformer{}.OpenAPIModelName():             schema_pkg_apis_update_v1alpha1_WorkerPoolInformer(ref),
-		v1alpha1.WorkerPoolInsight{}.OpenAPIModelName():              schema_pkg_apis_update_v1alpha1_WorkerPoolInsight(ref),
-		v1alpha1.WorkerPoolInsightUnion{}.OpenAPIModelName():         schema_pkg_apis_update_v1alpha1_WorkerPoolInsightUnion(ref),
-		resource.Quantity{}.OpenAPIModelName():                       schema_apimachinery_pkg_api_resource_Quantity(ref),
-		v1.APIGroup{}.OpenAPIModelName():                             schema_pkg_apis_meta_v1_APIGroup(ref),
-		v1.APIGroupList{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_APIGroupList(ref),
-		v1.APIResource{}.OpenAPIModelName():                          schema_pkg_apis_meta_v1_APIResource(ref),
-		v1.APIResourceList{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_APIResourceList(ref),
-		v1.APIVersions{}.OpenAPIModelName():                          schema_pkg_apis_meta_v1_APIVersions(ref),
-		v1.ApplyOptions{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_ApplyOptions(ref),
-		v1.Condition{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_Condition(ref),
-		v1.CreateOptions{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_CreateOptions(ref),
-		v1.DeleteOptions{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_DeleteOptions(ref),
-		v1.Duration{}.OpenAPIModelName():                             schema_pkg_apis_meta_v1_Duration(ref),
-		v1.FieldSelectorRequirement{}.OpenAPIModelName():             schema_pkg_apis_meta_v1_FieldSelectorRequirement(ref),
-		v1.FieldsV1{}.OpenAPIModelName():                             schema_pkg_apis_meta_v1_FieldsV1(ref),
-		v1.GetOptions{}.OpenAPIModelName():                           schema_pkg_apis_meta_v1_GetOptions(ref),
-		v1.GroupKind{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_GroupKind(ref),
-		v1.GroupResource{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_GroupResource(ref),
-		v1.GroupVersion{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_GroupVersion(ref),
-		v1.GroupVersionForDiscovery{}.OpenAPIModelName():             schema_pkg_apis_meta_v1_GroupVersionForDiscovery(ref),
-		v1.GroupVersionKind{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_GroupVersionKind(ref),
-		v1.GroupVersionResource{}.OpenAPIModelName():                 schema_pkg_apis_meta_v1_GroupVersionResource(ref),
-		v1.InternalEvent{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_InternalEvent(ref),
-		v1.LabelSelector{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_LabelSelector(ref),
-		v1.LabelSelectorRequirement{}.OpenAPIModelName():             schema_pkg_apis_meta_v1_LabelSelectorRequirement(ref),
-		v1.List{}.OpenAPIModelName():                                 schema_pkg_apis_meta_v1_List(ref),
-		v1.ListMeta{}.OpenAPIModelName():                             schema_pkg_apis_meta_v1_ListMeta(ref),
-		v1.ListOptions{}.OpenAPIModelName():                          schema_pkg_apis_meta_v1_ListOptions(ref),
-		v1.ManagedFieldsEntry{}.OpenAPIModelName():                   schema_pkg_apis_meta_v1_ManagedFieldsEntry(ref),
-		v1.MicroTime{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_MicroTime(ref),
-		v1.ObjectMeta{}.OpenAPIModelName():                           schema_pkg_apis_meta_v1_ObjectMeta(ref),
-		v1.OwnerReference{}.OpenAPIModelName():                       schema_pkg_apis_meta_v1_OwnerReference(ref),
-		v1.PartialObjectMetadata{}.OpenAPIModelName():                schema_pkg_apis_meta_v1_PartialObjectMetadata(ref),
-		v1.PartialObjectMetadataList{}.OpenAPIModelName():            schema_pkg_apis_meta_v1_PartialObjectMetadataList(ref),
-		v1.Patch{}.OpenAPIModelName():                                schema_pkg_apis_meta_v1_Patch(ref),
-		v1.PatchOptions{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_PatchOptions(ref),
-		v1.Preconditions{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_Preconditions(ref),
-		v1.RootPaths{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_RootPaths(ref),
-		v1.ServerAddressByClientCIDR{}.OpenAPIModelName():            schema_pkg_apis_meta_v1_ServerAddressByClientCIDR(ref),
-		v1.ShardInfo{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_ShardInfo(ref),
-		v1.Status{}.OpenAPIModelName():                               schema_pkg_apis_meta_v1_Status(ref),
-		v1.StatusCause{}.OpenAPIModelName():                          schema_pkg_apis_meta_v1_StatusCause(ref),
-		v1.StatusDetails{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_StatusDetails(ref),
-		v1.Table{}.OpenAPIModelName():                                schema_pkg_apis_meta_v1_Table(ref),
-		v1.TableColumnDefinition{}.OpenAPIModelName():                schema_pkg_apis_meta_v1_TableColumnDefinition(ref),
-		v1.TableOptions{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_TableOptions(ref),
-		v1.TableRow{}.OpenAPIModelName():                             schema_pkg_apis_meta_v1_TableRow(ref),
-		v1.TableRowCondition{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_TableRowCondition(ref),
-		v1.Time{}.OpenAPIModelName():                                 schema_pkg_apis_meta_v1_Time(ref),
-		v1.Timestamp{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_Timestamp(ref),
-		v1.TypeMeta{}.OpenAPIModelName():                             schema_pkg_apis_meta_v1_TypeMeta(ref),
-		v1.UpdateOptions{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_UpdateOptions(ref),
-		v1.WatchEvent{}.OpenAPIModelName():                           schema_pkg_apis_meta_v1_WatchEvent(ref),
-		runtime.RawExtension{}.OpenAPIModelName():                    schema_k8sio_apimachinery_pkg_runtime_RawExtension(ref),
-		runtime.TypeMeta{}.OpenAPIModelName():                        schema_k8sio_apimachinery_pkg_runtime_TypeMeta(ref),
-		runtime.Unknown{}.OpenAPIModelName():                         schema_k8sio_apimachinery_pkg_runtime_Unknown(ref),
-		version.Info{}.OpenAPIModelName():                            schema_k8sio_apimachinery_pkg_version_Info(ref),
+		v1alpha1.ClusterOperatorProgressInsight{}.OpenAPIModelName():         schema_pkg_apis_update_v1alpha1_ClusterOperatorProgressInsight(ref),
+		v1alpha1.ClusterOperatorProgressInsightList{}.OpenAPIModelName():     schema_pkg_apis_update_v1alpha1_ClusterOperatorProgressInsightList(ref),
+		v1alpha1.ClusterOperatorProgressInsightSpec{}.OpenAPIModelName():     schema_pkg_apis_update_v1alpha1_ClusterOperatorProgressInsightSpec(ref),
+		v1alpha1.ClusterOperatorProgressInsightStatus{}.OpenAPIModelName():   schema_pkg_apis_update_v1alpha1_ClusterOperatorProgressInsightStatus(ref),
+		v1alpha1.ClusterOperatorStatusInsight{}.OpenAPIModelName():           schema_pkg_apis_update_v1alpha1_ClusterOperatorStatusInsight(ref),
+		v1alpha1.ClusterVersionProgressInsight{}.OpenAPIModelName():          schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsight(ref),
+		v1alpha1.ClusterVersionProgressInsightList{}.OpenAPIModelName():      schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsightList(ref),
+		v1alpha1.ClusterVersionProgressInsightSpec{}.OpenAPIModelName():      schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsightSpec(ref),
+		v1alpha1.ClusterVersionProgressInsightStatus{}.OpenAPIModelName():    schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsightStatus(ref),
+		v1alpha1.ClusterVersionStatusInsight{}.OpenAPIModelName():            schema_pkg_apis_update_v1alpha1_ClusterVersionStatusInsight(ref),
+		v1alpha1.ControlPlane{}.OpenAPIModelName():                           schema_pkg_apis_update_v1alpha1_ControlPlane(ref),
+		v1alpha1.ControlPlaneInformer{}.OpenAPIModelName():                   schema_pkg_apis_update_v1alpha1_ControlPlaneInformer(ref),
+		v1alpha1.ControlPlaneInsight{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_ControlPlaneInsight(ref),
+		v1alpha1.ControlPlaneInsightUnion{}.OpenAPIModelName():               schema_pkg_apis_update_v1alpha1_ControlPlaneInsightUnion(ref),
+		v1alpha1.ControlPlaneUpdateVersions{}.OpenAPIModelName():             schema_pkg_apis_update_v1alpha1_ControlPlaneUpdateVersions(ref),
+		v1alpha1.HealthInsight{}.OpenAPIModelName():                          schema_pkg_apis_update_v1alpha1_HealthInsight(ref),
+		v1alpha1.HealthInsightList{}.OpenAPIModelName():                      schema_pkg_apis_update_v1alpha1_HealthInsightList(ref),
+		v1alpha1.HealthInsightSpec{}.OpenAPIModelName():                      schema_pkg_apis_update_v1alpha1_HealthInsightSpec(ref),
+		v1alpha1.HealthInsightStatus{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_HealthInsightStatus(ref),
+		v1alpha1.HealthStatusInsight{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_HealthStatusInsight(ref),
+		v1alpha1.InsightImpact{}.OpenAPIModelName():                          schema_pkg_apis_update_v1alpha1_InsightImpact(ref),
+		v1alpha1.InsightRemediation{}.OpenAPIModelName():                     schema_pkg_apis_update_v1alpha1_InsightRemediation(ref),
+		v1alpha1.InsightScope{}.OpenAPIModelName():                           schema_pkg_apis_update_v1alpha1_InsightScope(ref),
+		v1alpha1.MachineConfigPoolProgressInsight{}.OpenAPIModelName():       schema_pkg_apis_update_v1alpha1_MachineConfigPoolProgressInsight(ref),
+		v1alpha1.MachineConfigPoolProgressInsightList{}.OpenAPIModelName():   schema_pkg_apis_update_v1alpha1_MachineConfigPoolProgressInsightList(ref),
+		v1alpha1.MachineConfigPoolProgressInsightSpec{}.OpenAPIModelName():   schema_pkg_apis_update_v1alpha1_MachineConfigPoolProgressInsightSpec(ref),
+		v1alpha1.MachineConfigPoolProgressInsightStatus{}.OpenAPIModelName(): schema_pkg_apis_update_v1alpha1_MachineConfigPoolProgressInsightStatus(ref),
+		v1alpha1.MachineConfigPoolStatusInsight{}.OpenAPIModelName():         schema_pkg_apis_update_v1alpha1_MachineConfigPoolStatusInsight(ref),
+		v1alpha1.NodeProgressInsight{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_NodeProgressInsight(ref),
+		v1alpha1.NodeProgressInsightList{}.OpenAPIModelName():                schema_pkg_apis_update_v1alpha1_NodeProgressInsightList(ref),
+		v1alpha1.NodeProgressInsightSpec{}.OpenAPIModelName():                schema_pkg_apis_update_v1alpha1_NodeProgressInsightSpec(ref),
+		v1alpha1.NodeProgressInsightStatus{}.OpenAPIModelName():              schema_pkg_apis_update_v1alpha1_NodeProgressInsightStatus(ref),
+		v1alpha1.NodeStatusInsight{}.OpenAPIModelName():                      schema_pkg_apis_update_v1alpha1_NodeStatusInsight(ref),
+		v1alpha1.NodeSummary{}.OpenAPIModelName():                            schema_pkg_apis_update_v1alpha1_NodeSummary(ref),
+		v1alpha1.Pool{}.OpenAPIModelName():                                   schema_pkg_apis_update_v1alpha1_Pool(ref),
+		v1alpha1.PoolResourceRef{}.OpenAPIModelName():                        schema_pkg_apis_update_v1alpha1_PoolResourceRef(ref),
+		v1alpha1.ResourceRef{}.OpenAPIModelName():                            schema_pkg_apis_update_v1alpha1_ResourceRef(ref),
+		v1alpha1.UpdateStatus{}.OpenAPIModelName():                           schema_pkg_apis_update_v1alpha1_UpdateStatus(ref),
+		v1alpha1.UpdateStatusList{}.OpenAPIModelName():                       schema_pkg_apis_update_v1alpha1_UpdateStatusList(ref),
+		v1alpha1.UpdateStatusSpec{}.OpenAPIModelName():                       schema_pkg_apis_update_v1alpha1_UpdateStatusSpec(ref),
+		v1alpha1.UpdateStatusStatus{}.OpenAPIModelName():                     schema_pkg_apis_update_v1alpha1_UpdateStatusStatus(ref),
+		v1alpha1.Version{}.OpenAPIModelName():                                schema_pkg_apis_update_v1alpha1_Version(ref),
+		v1alpha1.VersionMetadata{}.OpenAPIModelName():                        schema_pkg_apis_update_v1alpha1_VersionMetadata(ref),
+		v1alpha1.WorkerPoolInformer{}.OpenAPIModelName():                     schema_pkg_apis_update_v1alpha1_WorkerPoolInformer(ref),
+		v1alpha1.WorkerPoolInsight{}.OpenAPIModelName():                      schema_pkg_apis_update_v1alpha1_WorkerPoolInsight(ref),
+		v1alpha1.WorkerPoolInsightUnion{}.OpenAPIModelName():                 schema_pkg_apis_update_v1alpha1_WorkerPoolInsightUnion(ref),
+		resource.Quantity{}.OpenAPIModelName():                               schema_apimachinery_pkg_api_resource_Quantity(ref),
+		v1.APIGroup{}.OpenAPIModelName():                                     schema_pkg_apis_meta_v1_APIGroup(ref),
+		v1.APIGroupList{}.OpenAPIModelName():                                 schema_pkg_apis_meta_v1_APIGroupList(ref),
+		v1.APIResource{}.OpenAPIModelName():                                  schema_pkg_apis_meta_v1_APIResource(ref),
+		v1.APIResourceList{}.OpenAPIModelName():                              schema_pkg_apis_meta_v1_APIResourceList(ref),
+		v1.APIVersions{}.OpenAPIModelName():                                  schema_pkg_apis_meta_v1_APIVersions(ref),
+		v1.ApplyOptions{}.OpenAPIModelName():                                 schema_pkg_apis_meta_v1_ApplyOptions(ref),
+		v1.Condition{}.OpenAPIModelName():                                    schema_pkg_apis_meta_v1_Condition(ref),
+		v1.CreateOptions{}.OpenAPIModelName():                                schema_pkg_apis_meta_v1_CreateOptions(ref),
+		v1.DeleteOptions{}.OpenAPIModelName():                                schema_pkg_apis_meta_v1_DeleteOptions(ref),
+		v1.Duration{}.OpenAPIModelName():                                     schema_pkg_apis_meta_v1_Duration(ref),
+		v1.FieldSelectorRequirement{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_FieldSelectorRequirement(ref),
+		v1.FieldsV1{}.OpenAPIModelName():                                     schema_pkg_apis_meta_v1_FieldsV1(ref),
+		v1.GetOptions{}.OpenAPIModelName():                                   schema_pkg_apis_meta_v1_GetOptions(ref),
+		v1.GroupKind{}.OpenAPIModelName():                                    schema_pkg_apis_meta_v1_GroupKind(ref),
+		v1.GroupResource{}.OpenAPIModelName():                                schema_pkg_apis_meta_v1_GroupResource(ref),
+		v1.GroupVersion{}.OpenAPIModelName():                                 schema_pkg_apis_meta_v1_GroupVersion(ref),
+		v1.GroupVersionForDiscovery{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_GroupVersionForDiscovery(ref),
+		v1.GroupVersionKind{}.OpenAPIModelName():                             schema_pkg_apis_meta_v1_GroupVersionKind(ref),
+		v1.GroupVersionResource{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_GroupVersionResource(ref),
+		v1.InternalEvent{}.OpenAPIModelName():                                schema_pkg_apis_meta_v1_InternalEvent(ref),
+		v1.LabelSelector{}.OpenAPIModelName():                                schema_pkg_apis_meta_v1_LabelSelector(ref),
+		v1.LabelSelectorRequirement{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_LabelSelectorRequirement(ref),
+		v1.List{}.OpenAPIModelName():                                         schema_pkg_apis_meta_v1_List(ref),
+		v1.ListMeta{}.OpenAPIModelName():                                     schema_pkg_apis_meta_v1_ListMeta(ref),
+		v1.ListOptions{}.OpenAPIModelName():                                  schema_pkg_apis_meta_v1_ListOptions(ref),
+		v1.ManagedFieldsEntry{}.OpenAPIModelName():                           schema_pkg_apis_meta_v1_ManagedFieldsEntry(ref),
+		v1.MicroTime{}.OpenAPIModelName():                                    schema_pkg_apis_meta_v1_MicroTime(ref),
+		v1.ObjectMeta{}.OpenAPIModelName():                                   schema_pkg_apis_meta_v1_ObjectMeta(ref),
+		v1.OwnerReference{}.OpenAPIModelName():                               schema_pkg_apis_meta_v1_OwnerReference(ref),
+		v1.PartialObjectMetadata{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_PartialObjectMetadata(ref),
+		v1.PartialObjectMetadataList{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_PartialObjectMetadataList(ref),
+		v1.Patch{}.OpenAPIModelName():                                        schema_pkg_apis_meta_v1_Patch(ref),
+		v1.PatchOptions{}.OpenAPIModelName():                                 schema_pkg_apis_meta_v1_PatchOptions(ref),
+		v1.Preconditions{}.OpenAPIModelName():                                schema_pkg_apis_meta_v1_Preconditions(ref),
+		v1.RootPaths{}.OpenAPIModelName():                                    schema_pkg_apis_meta_v1_RootPaths(ref),
+		v1.ServerAddressByClientCIDR{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_ServerAddressByClientCIDR(ref),
+		v1.ShardInfo{}.OpenAPIModelName():                                    schema_pkg_apis_meta_v1_ShardInfo(ref),
+		v1.Status{}.OpenAPIModelName():                                       schema_pkg_apis_meta_v1_Status(ref),
+		v1.StatusCause{}.OpenAPIModelName():                                  schema_pkg_apis_meta_v1_StatusCause(ref),
+		v1.StatusDetails{}.OpenAPIModelName():                                schema_pkg_apis_meta_v1_StatusDetails(ref),
+		v1.Table{}.OpenAPIModelName():                                        schema_pkg_apis_meta_v1_Table(ref),
+		v1.TableColumnDefinition{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_TableColumnDefinition(ref),
+		v1.TableOptions{}.OpenAPIModelName():                                 schema_pkg_apis_meta_v1_TableOptions(ref),
+		v1.TableRow{}.OpenAPIModelName():                                     schema_pkg_apis_meta_v1_TableRow(ref),
+		v1.TableRowCondition{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_TableRowCondition(ref),
+		v1.Time{}.OpenAPIModelName():                                         schema_pkg_apis_meta_v1_Time(ref),
+		v1.Timestamp{}.OpenAPIModelName():                                    schema_pkg_apis_meta_v1_Timestamp(ref),
+		v1.TypeMeta{}.OpenAPIModelName():                                     schema_pkg_apis_meta_v1_TypeMeta(ref),
+		v1.UpdateOptions{}.OpenAPIModelName():                                schema_pkg_apis_meta_v1_UpdateOptions(ref),
+		v1.WatchEvent{}.OpenAPIModelName():                                   schema_pkg_apis_meta_v1_WatchEvent(ref),
+		runtime.RawExtension{}.OpenAPIModelName():                            schema_k8sio_apimachinery_pkg_runtime_RawExtension(ref),
+		runtime.TypeMeta{}.OpenAPIModelName():                                schema_k8sio_apimachinery_pkg_runtime_TypeMeta(ref),
+		runtime.Unknown{}.OpenAPIModelName():                                 schema_k8sio_apimachinery_pkg_runtime_Unknown(ref),
+		version.Info{}.OpenAPIModelName():                                    schema_k8sio_apimachinery_pkg_version_Info(ref),
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_ClusterOperatorProgressInsight(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterOperatorProgressInsight reports the update progress and health of one ClusterOperator. There is one per ClusterOperator, named after the operator's name; it is computed, never stored.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard object metadata. The labels update.openshift.io/scope, update.openshift.io/pool, update.openshift.io/informer and update.openshift.io/impact-level select insights.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "spec is empty.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ClusterOperatorProgressInsightSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status is the insight.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ClusterOperatorProgressInsightStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ClusterOperatorProgressInsightSpec{}.OpenAPIModelName(), v1alpha1.ClusterOperatorProgressInsightStatus{}.OpenAPIModelName(), v1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_ClusterOperatorProgressInsightList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterOperatorProgressInsightList is a list of ClusterOperatorProgressInsight objects.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "items are the ClusterOperatorProgressInsight objects.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.ClusterOperatorProgressInsight{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ClusterOperatorProgressInsight{}.OpenAPIModelName(), v1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_ClusterOperatorProgressInsightSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterOperatorProgressInsightSpec is empty.",
+				Type:        []string{"object"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_ClusterOperatorProgressInsightStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterOperatorProgressInsightStatus is the insight, with the uid and acquisition time it carries inside UpdateStatus.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"insightUID": {
+						SchemaProps: spec.SchemaProps{
+							Description: "insightUID is the uid of the same insight inside UpdateStatus.",
+							Default:     "",
+							MaxLength:   ptr.To[int64](63),
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"acquiredAt": {
+						SchemaProps: spec.SchemaProps{
+							Description: "acquiredAt is when the insight was computed from the data it reports.",
+							Ref:         ref(v1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"conditions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"type",
+								},
+								"x-kubernetes-list-type":       "map",
+								"x-kubernetes-patch-merge-key": "type",
+								"x-kubernetes-patch-strategy":  "merge",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "conditions say whether the operator is updating and whether it is healthy. The known types are Updating and Healthy.",
+							MaxItems:    ptr.To[int64](10),
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.Condition{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name is the name of the ClusterOperator; it equals resource.name.",
+							Default:     "",
+							MinLength:   ptr.To[int64](1),
+							MaxLength:   ptr.To[int64](64),
+							Pattern:     "^[a-z0-9-]+$",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"resource": {
+						SchemaProps: spec.SchemaProps{
+							Description: "resource is the ClusterOperator.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ResourceRef{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"insightUID", "acquiredAt", "name", "resource"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ResourceRef{}.OpenAPIModelName(), v1.Condition{}.OpenAPIModelName(), v1.Time{}.OpenAPIModelName()},
 	}
 }
 
@@ -173,6 +377,223 @@ func schema_pkg_apis_update_v1alpha1_ClusterOperatorStatusInsight(ref common.Ref
 		},
 		Dependencies: []string{
 			v1alpha1.ResourceRef{}.OpenAPIModelName(), v1.Condition{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsight(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterVersionProgressInsight reports the update of the control plane as the ClusterVersion shows it. There is one per ClusterVersion, named after the ClusterVersion's name (\"version\"); it is computed, never stored.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard object metadata. The labels update.openshift.io/scope, update.openshift.io/pool, update.openshift.io/informer and update.openshift.io/impact-level select insights.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "spec is empty.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ClusterVersionProgressInsightSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status is the insight.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ClusterVersionProgressInsightStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ClusterVersionProgressInsightSpec{}.OpenAPIModelName(), v1alpha1.ClusterVersionProgressInsightStatus{}.OpenAPIModelName(), v1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsightList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterVersionProgressInsightList is a list of ClusterVersionProgressInsight objects.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "items are the ClusterVersionProgressInsight objects.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.ClusterVersionProgressInsight{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ClusterVersionProgressInsight{}.OpenAPIModelName(), v1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsightSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterVersionProgressInsightSpec is empty.",
+				Type:        []string{"object"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsightStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterVersionProgressInsightStatus is the insight, with the uid and acquisition time it carries inside UpdateStatus.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"insightUID": {
+						SchemaProps: spec.SchemaProps{
+							Description: "insightUID is the uid of the same insight inside UpdateStatus.",
+							Default:     "",
+							MaxLength:   ptr.To[int64](63),
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"acquiredAt": {
+						SchemaProps: spec.SchemaProps{
+							Description: "acquiredAt is when the insight was computed from the data it reports.",
+							Ref:         ref(v1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"conditions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"type",
+								},
+								"x-kubernetes-list-type":       "map",
+								"x-kubernetes-patch-merge-key": "type",
+								"x-kubernetes-patch-strategy":  "merge",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "conditions give the machine-readable state of the control-plane update. The known type is Updating.",
+							MaxItems:    ptr.To[int64](10),
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.Condition{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"resource": {
+						SchemaProps: spec.SchemaProps{
+							Description: "resource is the ClusterVersion (normally named version).",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ResourceRef{}.OpenAPIModelName()),
+						},
+					},
+					"assessment": {
+						SchemaProps: spec.SchemaProps{
+							Description: "assessment is a one-word summary of the control-plane update.\n\nPossible enum values:\n - `\"Completed\"` means the update finished and nothing wrong is observed.\n - `\"Degraded\"` means an observed problem affects the update.\n - `\"Progressing\"` means the update runs and nothing wrong or slow is observed.\n - `\"Unknown\"` means the state or health cannot be established.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"Completed", "Degraded", "Progressing", "Unknown"},
+						},
+					},
+					"versions": {
+						SchemaProps: spec.SchemaProps{
+							Description: "versions is the update edge: the version updated from and to.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ControlPlaneUpdateVersions{}.OpenAPIModelName()),
+						},
+					},
+					"completion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "completion is the percentage of the control-plane update that is done.",
+							Default:     0,
+							Minimum:     ptr.To[float64](0),
+							Maximum:     ptr.To[float64](100),
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"startedAt": {
+						SchemaProps: spec.SchemaProps{
+							Description: "startedAt is when the update began.",
+							Ref:         ref(v1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"completedAt": {
+						SchemaProps: spec.SchemaProps{
+							Description: "completedAt is when the update finished; it is absent while it runs.",
+							Ref:         ref(v1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"estimatedCompletedAt": {
+						SchemaProps: spec.SchemaProps{
+							Description: "estimatedCompletedAt is when the update is projected to finish, when an estimate exists.",
+							Ref:         ref(v1.Time{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"insightUID", "acquiredAt", "resource", "assessment", "versions", "completion", "startedAt"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ControlPlaneUpdateVersions{}.OpenAPIModelName(), v1alpha1.ResourceRef{}.OpenAPIModelName(), v1.Condition{}.OpenAPIModelName(), v1.Time{}.OpenAPIModelName()},
 	}
 }
 
@@ -474,7 +895,7 @@ func schema_pkg_apis_update_v1alpha1_ControlPlaneInsightUnion(ref common.Referen
 					"health": {
 						SchemaProps: spec.SchemaProps{
 							Description: "health is an actionable problem related to the update. It is set iff type is Health.",
-							Ref:         ref(v1alpha1.HealthInsight{}.OpenAPIModelName()),
+							Ref:         ref(v1alpha1.HealthStatusInsight{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -498,7 +919,7 @@ func schema_pkg_apis_update_v1alpha1_ControlPlaneInsightUnion(ref common.Referen
 			},
 		},
 		Dependencies: []string{
-			v1alpha1.ClusterOperatorStatusInsight{}.OpenAPIModelName(), v1alpha1.ClusterVersionStatusInsight{}.OpenAPIModelName(), v1alpha1.HealthInsight{}.OpenAPIModelName(), v1alpha1.MachineConfigPoolStatusInsight{}.OpenAPIModelName(), v1alpha1.NodeStatusInsight{}.OpenAPIModelName()},
+			v1alpha1.ClusterOperatorStatusInsight{}.OpenAPIModelName(), v1alpha1.ClusterVersionStatusInsight{}.OpenAPIModelName(), v1alpha1.HealthStatusInsight{}.OpenAPIModelName(), v1alpha1.MachineConfigPoolStatusInsight{}.OpenAPIModelName(), v1alpha1.NodeStatusInsight{}.OpenAPIModelName()},
 	}
 }
 
@@ -536,7 +957,176 @@ func schema_pkg_apis_update_v1alpha1_HealthInsight(ref common.ReferenceCallback)
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "HealthInsight reports a problem related to the update that needs the administrator's attention.",
+				Description: "HealthInsight reports a problem related to the update that needs the administrator's attention. There is one per health insight, named after the insight's uid; it is computed, never stored.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard object metadata. The labels update.openshift.io/scope, update.openshift.io/pool, update.openshift.io/informer and update.openshift.io/impact-level select insights.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "spec is empty.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.HealthInsightSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status is the insight.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.HealthInsightStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.HealthInsightSpec{}.OpenAPIModelName(), v1alpha1.HealthInsightStatus{}.OpenAPIModelName(), v1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_HealthInsightList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "HealthInsightList is a list of HealthInsight objects.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "items are the HealthInsight objects.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.HealthInsight{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.HealthInsight{}.OpenAPIModelName(), v1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_HealthInsightSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "HealthInsightSpec is empty.",
+				Type:        []string{"object"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_HealthInsightStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "HealthInsightStatus is the insight, with the uid and acquisition time it carries inside UpdateStatus.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"insightUID": {
+						SchemaProps: spec.SchemaProps{
+							Description: "insightUID is the uid of the same insight inside UpdateStatus.",
+							Default:     "",
+							MaxLength:   ptr.To[int64](63),
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"acquiredAt": {
+						SchemaProps: spec.SchemaProps{
+							Description: "acquiredAt is when the insight was computed from the data it reports.",
+							Ref:         ref(v1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"startedAt": {
+						SchemaProps: spec.SchemaProps{
+							Description: "startedAt is when the reported situation began.",
+							Ref:         ref(v1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"scope": {
+						SchemaProps: spec.SchemaProps{
+							Description: "scope is where the problem applies and which objects are involved.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.InsightScope{}.OpenAPIModelName()),
+						},
+					},
+					"impact": {
+						SchemaProps: spec.SchemaProps{
+							Description: "impact is how bad the problem is and what it affects.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.InsightImpact{}.OpenAPIModelName()),
+						},
+					},
+					"remediation": {
+						SchemaProps: spec.SchemaProps{
+							Description: "remediation is where to read how to fix or avoid the problem.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.InsightRemediation{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"insightUID", "acquiredAt", "startedAt", "scope", "impact", "remediation"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.InsightImpact{}.OpenAPIModelName(), v1alpha1.InsightRemediation{}.OpenAPIModelName(), v1alpha1.InsightScope{}.OpenAPIModelName(), v1.Time{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_HealthStatusInsight(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "HealthStatusInsight reports a problem related to the update that needs the administrator's attention.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"startedAt": {
@@ -700,6 +1290,240 @@ func schema_pkg_apis_update_v1alpha1_InsightScope(ref common.ReferenceCallback) 
 	}
 }
 
+func schema_pkg_apis_update_v1alpha1_MachineConfigPoolProgressInsight(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "MachineConfigPoolProgressInsight reports the update of one MachineConfigPool and summarises its nodes. There is one per MachineConfigPool, named after the pool's name; it is computed, never stored.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard object metadata. The labels update.openshift.io/scope, update.openshift.io/pool, update.openshift.io/informer and update.openshift.io/impact-level select insights.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "spec is empty.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.MachineConfigPoolProgressInsightSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status is the insight.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.MachineConfigPoolProgressInsightStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.MachineConfigPoolProgressInsightSpec{}.OpenAPIModelName(), v1alpha1.MachineConfigPoolProgressInsightStatus{}.OpenAPIModelName(), v1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_MachineConfigPoolProgressInsightList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "MachineConfigPoolProgressInsightList is a list of MachineConfigPoolProgressInsight objects.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "items are the MachineConfigPoolProgressInsight objects.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.MachineConfigPoolProgressInsight{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.MachineConfigPoolProgressInsight{}.OpenAPIModelName(), v1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_MachineConfigPoolProgressInsightSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "MachineConfigPoolProgressInsightSpec is empty.",
+				Type:        []string{"object"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_MachineConfigPoolProgressInsightStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "MachineConfigPoolProgressInsightStatus is the insight, with the uid and acquisition time it carries inside UpdateStatus.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"insightUID": {
+						SchemaProps: spec.SchemaProps{
+							Description: "insightUID is the uid of the same insight inside UpdateStatus.",
+							Default:     "",
+							MaxLength:   ptr.To[int64](63),
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"acquiredAt": {
+						SchemaProps: spec.SchemaProps{
+							Description: "acquiredAt is when the insight was computed from the data it reports.",
+							Ref:         ref(v1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"conditions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"type",
+								},
+								"x-kubernetes-list-type":       "map",
+								"x-kubernetes-patch-merge-key": "type",
+								"x-kubernetes-patch-strategy":  "merge",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "conditions give the machine-readable state of the pool update. The known type is Updating.",
+							MaxItems:    ptr.To[int64](10),
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.Condition{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name is the name of the pool; it equals resource.name.",
+							Default:     "",
+							MinLength:   ptr.To[int64](1),
+							MaxLength:   ptr.To[int64](64),
+							Pattern:     "^[a-z0-9-]+$",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"resource": {
+						SchemaProps: spec.SchemaProps{
+							Description: "resource is the MachineConfigPool.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.PoolResourceRef{}.OpenAPIModelName()),
+						},
+					},
+					"scopeType": {
+						SchemaProps: spec.SchemaProps{
+							Description: "scopeType says whether this is the control-plane pool or a worker pool.\n\nPossible enum values:\n - `\"ControlPlane\"` is the control plane, including its pool and nodes.\n - `\"WorkerPool\"` is the worker pools and their nodes.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"ControlPlane", "WorkerPool"},
+						},
+					},
+					"assessment": {
+						SchemaProps: spec.SchemaProps{
+							Description: "assessment is a one-word summary of the pool update.\n\nPossible enum values:\n - `\"Completed\"` means every node is updated.\n - `\"Degraded\"` means an observed problem affects the pool update.\n - `\"Excluded\"` means configuration (e.g. a paused pool) keeps nodes from updating.\n - `\"Pending\"` means nodes will be updated but none has started.\n - `\"Progressing\"` means nodes are updating and nothing wrong or slow is observed.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"Completed", "Degraded", "Excluded", "Pending", "Progressing"},
+						},
+					},
+					"completion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "completion is the percentage of the pool's nodes that are updated.",
+							Default:     0,
+							Minimum:     ptr.To[float64](0),
+							Maximum:     ptr.To[float64](100),
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"summaries": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"type",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "summaries count the pool's nodes by category; a node may be counted in several categories.",
+							MaxItems:    ptr.To[int64](16),
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.NodeSummary{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"insightUID", "acquiredAt", "name", "resource", "scopeType", "assessment", "completion"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.NodeSummary{}.OpenAPIModelName(), v1alpha1.PoolResourceRef{}.OpenAPIModelName(), v1.Condition{}.OpenAPIModelName(), v1.Time{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_update_v1alpha1_MachineConfigPoolStatusInsight(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -805,6 +1629,227 @@ func schema_pkg_apis_update_v1alpha1_MachineConfigPoolStatusInsight(ref common.R
 		},
 		Dependencies: []string{
 			v1alpha1.NodeSummary{}.OpenAPIModelName(), v1alpha1.PoolResourceRef{}.OpenAPIModelName(), v1.Condition{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_NodeProgressInsight(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "NodeProgressInsight reports the update progress and health of one Node. There is one per Node, named after the Node's name; it is computed, never stored.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard object metadata. The labels update.openshift.io/scope, update.openshift.io/pool, update.openshift.io/informer and update.openshift.io/impact-level select insights.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "spec is empty.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.NodeProgressInsightSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status is the insight.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.NodeProgressInsightStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.NodeProgressInsightSpec{}.OpenAPIModelName(), v1alpha1.NodeProgressInsightStatus{}.OpenAPIModelName(), v1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_NodeProgressInsightList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "NodeProgressInsightList is a list of NodeProgressInsight objects.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "items are the NodeProgressInsight objects.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.NodeProgressInsight{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.NodeProgressInsight{}.OpenAPIModelName(), v1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_NodeProgressInsightSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "NodeProgressInsightSpec is empty.",
+				Type:        []string{"object"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_NodeProgressInsightStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "NodeProgressInsightStatus is the insight, with the uid and acquisition time it carries inside UpdateStatus.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"insightUID": {
+						SchemaProps: spec.SchemaProps{
+							Description: "insightUID is the uid of the same insight inside UpdateStatus.",
+							Default:     "",
+							MaxLength:   ptr.To[int64](63),
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"acquiredAt": {
+						SchemaProps: spec.SchemaProps{
+							Description: "acquiredAt is when the insight was computed from the data it reports.",
+							Ref:         ref(v1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"conditions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"type",
+								},
+								"x-kubernetes-list-type":       "map",
+								"x-kubernetes-patch-merge-key": "type",
+								"x-kubernetes-patch-strategy":  "merge",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "conditions give the update phase and health of the node. The known types are Updating, Available and Degraded.",
+							MaxItems:    ptr.To[int64](10),
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1.Condition{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name is the name of the Node; it equals resource.name.",
+							Default:     "",
+							MinLength:   ptr.To[int64](1),
+							MaxLength:   ptr.To[int64](253),
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"resource": {
+						SchemaProps: spec.SchemaProps{
+							Description: "resource is the Node.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ResourceRef{}.OpenAPIModelName()),
+						},
+					},
+					"poolResource": {
+						SchemaProps: spec.SchemaProps{
+							Description: "poolResource is the MachineConfigPool the node belongs to.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.PoolResourceRef{}.OpenAPIModelName()),
+						},
+					},
+					"scopeType": {
+						SchemaProps: spec.SchemaProps{
+							Description: "scopeType says whether this is a control-plane node or a worker node.\n\nPossible enum values:\n - `\"ControlPlane\"` is the control plane, including its pool and nodes.\n - `\"WorkerPool\"` is the worker pools and their nodes.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"ControlPlane", "WorkerPool"},
+						},
+					},
+					"version": {
+						SchemaProps: spec.SchemaProps{
+							Description: "version is the OpenShift version the node runs, when it can be inferred.",
+							MaxLength:   ptr.To[int64](64),
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"estimatedToComplete": {
+						SchemaProps: spec.SchemaProps{
+							Description: "estimatedToComplete is the expected remaining time for this node, when known.",
+							Ref:         ref(v1.Duration{}.OpenAPIModelName()),
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message is a short human note, only when there is something worth saying.",
+							MaxLength:   ptr.To[int64](100),
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"insightUID", "acquiredAt", "name", "resource", "poolResource", "scopeType"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.PoolResourceRef{}.OpenAPIModelName(), v1alpha1.ResourceRef{}.OpenAPIModelName(), v1.Condition{}.OpenAPIModelName(), v1.Duration{}.OpenAPIModelName(), v1.Time{}.OpenAPIModelName()},
 	}
 }
 
@@ -1493,7 +2538,7 @@ func schema_pkg_apis_update_v1alpha1_WorkerPoolInsightUnion(ref common.Reference
 					"health": {
 						SchemaProps: spec.SchemaProps{
 							Description: "health is an actionable problem related to the update. It is set iff type is Health.",
-							Ref:         ref(v1alpha1.HealthInsight{}.OpenAPIModelName()),
+							Ref:         ref(v1alpha1.HealthStatusInsight{}.OpenAPIModelName()),
 						},
 					},
 				},
@@ -1515,7 +2560,7 @@ func schema_pkg_apis_update_v1alpha1_WorkerPoolInsightUnion(ref common.Reference
 			},
 		},
 		Dependencies: []string{
-			v1alpha1.HealthInsight{}.OpenAPIModelName(), v1alpha1.MachineConfigPoolStatusInsight{}.OpenAPIModelName(), v1alpha1.NodeStatusInsight{}.OpenAPIModelName()},
+			v1alpha1.HealthStatusInsight{}.OpenAPIModelName(), v1alpha1.MachineConfigPoolStatusInsight{}.OpenAPIModelName(), v1alpha1.NodeStatusInsight{}.OpenAPIModelName()},
 	}
 }
 

@@ -197,7 +197,7 @@ func (s *summary) addWorkerPool(insight *update.WorkerPoolInsight) {
 	}
 }
 
-func (s *summary) addHealth(h *update.HealthInsight) {
+func (s *summary) addHealth(h *update.HealthStatusInsight) {
 	if s.healthByLevel == nil {
 		s.healthByLevel = map[string]int{}
 	}

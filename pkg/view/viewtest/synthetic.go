@@ -129,7 +129,7 @@ func Synthetic(workers int, seed int64) v1alpha1.UpdateStatusStatus {
 				UID: "health-drain-" + poolName, AcquiredAt: at(50),
 				Insight: v1alpha1.WorkerPoolInsightUnion{
 					Type: v1alpha1.HealthInsightType,
-					HealthInsight: &v1alpha1.HealthInsight{
+					HealthInsight: &v1alpha1.HealthStatusInsight{
 						StartedAt: at(30),
 						Scope: v1alpha1.InsightScope{Type: v1alpha1.WorkerPoolScope, Resources: []v1alpha1.ResourceRef{
 							{Resource: "nodes", Name: nodes[0].Insight.NodeStatusInsight.Name}}},

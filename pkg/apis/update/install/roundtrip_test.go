@@ -4,6 +4,7 @@ import (
 	"math/rand"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,14 +21,29 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 )
 
-// structTypes are the 26 struct types of the API (docs/api.md).
+// kinds are the kinds of the API, lists included.
+var kinds = []string{
+	"UpdateStatus", "UpdateStatusList",
+	"ClusterVersionProgressInsight", "ClusterVersionProgressInsightList",
+	"ClusterOperatorProgressInsight", "ClusterOperatorProgressInsightList",
+	"MachineConfigPoolProgressInsight", "MachineConfigPoolProgressInsightList",
+	"NodeProgressInsight", "NodeProgressInsightList",
+	"HealthInsight", "HealthInsightList",
+}
+
+// structTypes are the 46 struct types of the API (docs/api.md).
 var structTypes = []string{
 	"ClusterOperatorStatusInsight", "ClusterVersionStatusInsight", "ControlPlane", "ControlPlaneInformer",
-	"ControlPlaneInsight", "ControlPlaneInsightUnion", "ControlPlaneUpdateVersions", "HealthInsight",
+	"ControlPlaneInsight", "ControlPlaneInsightUnion", "ControlPlaneUpdateVersions", "HealthStatusInsight",
 	"InsightImpact", "InsightRemediation", "InsightScope", "MachineConfigPoolStatusInsight",
 	"NodeStatusInsight", "NodeSummary", "Pool", "PoolResourceRef", "ResourceRef", "UpdateStatus",
 	"UpdateStatusList", "UpdateStatusSpec", "UpdateStatusStatus", "Version", "VersionMetadata",
 	"WorkerPoolInformer", "WorkerPoolInsight", "WorkerPoolInsightUnion",
+	"ClusterVersionProgressInsight", "ClusterVersionProgressInsightList", "ClusterVersionProgressInsightSpec", "ClusterVersionProgressInsightStatus",
+	"ClusterOperatorProgressInsight", "ClusterOperatorProgressInsightList", "ClusterOperatorProgressInsightSpec", "ClusterOperatorProgressInsightStatus",
+	"MachineConfigPoolProgressInsight", "MachineConfigPoolProgressInsightList", "MachineConfigPoolProgressInsightSpec", "MachineConfigPoolProgressInsightStatus",
+	"NodeProgressInsight", "NodeProgressInsightList", "NodeProgressInsightSpec", "NodeProgressInsightStatus",
+	"HealthInsight", "HealthInsightList", "HealthInsightSpec", "HealthInsightStatus",
 }
 
 // fuzzerFuncs make the fuzzed objects look like objects the server could
@@ -66,7 +82,7 @@ func unionFuzzerFuncs(_ runtimeserializer.CodecFactory) []interface{} {
 				u.Type, u.NodeStatusInsight = update.InsightType(v1alpha1.NodeStatusInsightType), &update.NodeStatusInsight{}
 				f.Fill(u.NodeStatusInsight)
 			default:
-				u.Type, u.HealthInsight = update.InsightType(v1alpha1.HealthInsightType), &update.HealthInsight{}
+				u.Type, u.HealthInsight = update.InsightType(v1alpha1.HealthInsightType), &update.HealthStatusInsight{}
 				f.Fill(u.HealthInsight)
 			}
 		},
@@ -80,7 +96,7 @@ func unionFuzzerFuncs(_ runtimeserializer.CodecFactory) []interface{} {
 				u.Type, u.NodeStatusInsight = update.InsightType(v1alpha1.NodeStatusInsightType), &update.NodeStatusInsight{}
 				f.Fill(u.NodeStatusInsight)
 			default:
-				u.Type, u.HealthInsight = update.InsightType(v1alpha1.HealthInsightType), &update.HealthInsight{}
+				u.Type, u.HealthInsight = update.InsightType(v1alpha1.HealthInsightType), &update.HealthStatusInsight{}
 				f.Fill(u.HealthInsight)
 			}
 		},
@@ -103,7 +119,7 @@ func TestRoundTripEveryField(t *testing.T) {
 	filler := fuzzer.FuzzerFor(fuzzer.MergeFuzzerFuncs(metafuzzer.Funcs, valueFuzzerFuncs), rand.NewSource(rand.Int63()), codecs).
 		NilChance(0).NumElements(1, 2)
 
-	for _, kind := range []string{"UpdateStatus", "UpdateStatusList"} {
+	for _, kind := range kinds {
 		for _, gv := range []schema.GroupVersion{update.SchemeGroupVersion, v1alpha1.SchemeGroupVersion} {
 			gvk := gv.WithKind(kind)
 			t.Run(gvk.String(), func(t *testing.T) {
@@ -113,11 +129,21 @@ func TestRoundTripEveryField(t *testing.T) {
 	}
 
 	// The filler must really reach every struct type of both packages.
-	for _, obj := range []runtime.Object{&update.UpdateStatusList{}, &v1alpha1.UpdateStatusList{}} {
-		filler.Fill(obj)
-		pkg := reflect.TypeOf(obj).Elem().PkgPath()
+	for _, gv := range []schema.GroupVersion{update.SchemeGroupVersion, v1alpha1.SchemeGroupVersion} {
 		reached := map[string]bool{}
-		collectStructTypes(reflect.ValueOf(obj), pkg, reached)
+		var pkg string
+		for _, kind := range kinds {
+			if !strings.HasSuffix(kind, "List") {
+				continue
+			}
+			obj, err := scheme.New(gv.WithKind(kind))
+			if err != nil {
+				t.Fatal(err)
+			}
+			filler.Fill(obj)
+			pkg = reflect.TypeOf(obj).Elem().PkgPath()
+			collectStructTypes(reflect.ValueOf(obj), pkg, reached)
+		}
 		for _, name := range structTypes {
 			if !reached[name] {
 				t.Errorf("%s.%s is not reached by the fuzzer", pkg, name)
@@ -132,7 +158,7 @@ func TestSchemeKnowsEveryKind(t *testing.T) {
 	scheme := runtime.NewScheme()
 	Install(scheme)
 	for _, gv := range []schema.GroupVersion{update.SchemeGroupVersion, v1alpha1.SchemeGroupVersion} {
-		for _, kind := range []string{"UpdateStatus", "UpdateStatusList"} {
+		for _, kind := range kinds {
 			if !scheme.Recognizes(gv.WithKind(kind)) {
 				t.Errorf("scheme does not recognize %v", gv.WithKind(kind))
 			}

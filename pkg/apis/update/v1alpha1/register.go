@@ -46,6 +46,16 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(SchemeGroupVersion,
 		&UpdateStatus{},
 		&UpdateStatusList{},
+		&ClusterVersionProgressInsight{},
+		&ClusterVersionProgressInsightList{},
+		&ClusterOperatorProgressInsight{},
+		&ClusterOperatorProgressInsightList{},
+		&MachineConfigPoolProgressInsight{},
+		&MachineConfigPoolProgressInsightList{},
+		&NodeProgressInsight{},
+		&NodeProgressInsightList{},
+		&HealthInsight{},
+		&HealthInsightList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

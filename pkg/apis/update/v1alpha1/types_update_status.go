@@ -258,7 +258,7 @@ type ControlPlaneInsightUnion struct {
 	// health is an actionable problem related to the update. It is set iff type
 	// is Health.
 	// +optional
-	HealthInsight *HealthInsight `json:"health,omitempty" protobuf:"bytes,6,opt,name=health"`
+	HealthInsight *HealthStatusInsight `json:"health,omitempty" protobuf:"bytes,6,opt,name=health"`
 }
 
 // WorkerPoolInsightUnion is an insight about a worker pool: exactly the member
@@ -282,7 +282,7 @@ type WorkerPoolInsightUnion struct {
 	// health is an actionable problem related to the update. It is set iff type
 	// is Health.
 	// +optional
-	HealthInsight *HealthInsight `json:"health,omitempty" protobuf:"bytes,4,opt,name=health"`
+	HealthInsight *HealthStatusInsight `json:"health,omitempty" protobuf:"bytes,4,opt,name=health"`
 }
 
 // InsightType is the discriminator of the insight unions.

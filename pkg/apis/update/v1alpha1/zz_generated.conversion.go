@@ -36,6 +36,46 @@ func init() {
 // RegisterConversions adds conversion functions to the given scheme.
 // Public to allow building arbitrary schemes.
 func RegisterConversions(s *runtime.Scheme) error {
+	if err := s.AddGeneratedConversionFunc((*ClusterOperatorProgressInsight)(nil), (*update.ClusterOperatorProgressInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ClusterOperatorProgressInsight_To_update_ClusterOperatorProgressInsight(a.(*ClusterOperatorProgressInsight), b.(*update.ClusterOperatorProgressInsight), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.ClusterOperatorProgressInsight)(nil), (*ClusterOperatorProgressInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_ClusterOperatorProgressInsight_To_v1alpha1_ClusterOperatorProgressInsight(a.(*update.ClusterOperatorProgressInsight), b.(*ClusterOperatorProgressInsight), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ClusterOperatorProgressInsightList)(nil), (*update.ClusterOperatorProgressInsightList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ClusterOperatorProgressInsightList_To_update_ClusterOperatorProgressInsightList(a.(*ClusterOperatorProgressInsightList), b.(*update.ClusterOperatorProgressInsightList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.ClusterOperatorProgressInsightList)(nil), (*ClusterOperatorProgressInsightList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_ClusterOperatorProgressInsightList_To_v1alpha1_ClusterOperatorProgressInsightList(a.(*update.ClusterOperatorProgressInsightList), b.(*ClusterOperatorProgressInsightList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ClusterOperatorProgressInsightSpec)(nil), (*update.ClusterOperatorProgressInsightSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ClusterOperatorProgressInsightSpec_To_update_ClusterOperatorProgressInsightSpec(a.(*ClusterOperatorProgressInsightSpec), b.(*update.ClusterOperatorProgressInsightSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.ClusterOperatorProgressInsightSpec)(nil), (*ClusterOperatorProgressInsightSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_ClusterOperatorProgressInsightSpec_To_v1alpha1_ClusterOperatorProgressInsightSpec(a.(*update.ClusterOperatorProgressInsightSpec), b.(*ClusterOperatorProgressInsightSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ClusterOperatorProgressInsightStatus)(nil), (*update.ClusterOperatorProgressInsightStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ClusterOperatorProgressInsightStatus_To_update_ClusterOperatorProgressInsightStatus(a.(*ClusterOperatorProgressInsightStatus), b.(*update.ClusterOperatorProgressInsightStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.ClusterOperatorProgressInsightStatus)(nil), (*ClusterOperatorProgressInsightStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_ClusterOperatorProgressInsightStatus_To_v1alpha1_ClusterOperatorProgressInsightStatus(a.(*update.ClusterOperatorProgressInsightStatus), b.(*ClusterOperatorProgressInsightStatus), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*ClusterOperatorStatusInsight)(nil), (*update.ClusterOperatorStatusInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_ClusterOperatorStatusInsight_To_update_ClusterOperatorStatusInsight(a.(*ClusterOperatorStatusInsight), b.(*update.ClusterOperatorStatusInsight), scope)
 	}); err != nil {
@@ -43,6 +83,46 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*update.ClusterOperatorStatusInsight)(nil), (*ClusterOperatorStatusInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_update_ClusterOperatorStatusInsight_To_v1alpha1_ClusterOperatorStatusInsight(a.(*update.ClusterOperatorStatusInsight), b.(*ClusterOperatorStatusInsight), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ClusterVersionProgressInsight)(nil), (*update.ClusterVersionProgressInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ClusterVersionProgressInsight_To_update_ClusterVersionProgressInsight(a.(*ClusterVersionProgressInsight), b.(*update.ClusterVersionProgressInsight), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.ClusterVersionProgressInsight)(nil), (*ClusterVersionProgressInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_ClusterVersionProgressInsight_To_v1alpha1_ClusterVersionProgressInsight(a.(*update.ClusterVersionProgressInsight), b.(*ClusterVersionProgressInsight), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ClusterVersionProgressInsightList)(nil), (*update.ClusterVersionProgressInsightList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ClusterVersionProgressInsightList_To_update_ClusterVersionProgressInsightList(a.(*ClusterVersionProgressInsightList), b.(*update.ClusterVersionProgressInsightList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.ClusterVersionProgressInsightList)(nil), (*ClusterVersionProgressInsightList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_ClusterVersionProgressInsightList_To_v1alpha1_ClusterVersionProgressInsightList(a.(*update.ClusterVersionProgressInsightList), b.(*ClusterVersionProgressInsightList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ClusterVersionProgressInsightSpec)(nil), (*update.ClusterVersionProgressInsightSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ClusterVersionProgressInsightSpec_To_update_ClusterVersionProgressInsightSpec(a.(*ClusterVersionProgressInsightSpec), b.(*update.ClusterVersionProgressInsightSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.ClusterVersionProgressInsightSpec)(nil), (*ClusterVersionProgressInsightSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_ClusterVersionProgressInsightSpec_To_v1alpha1_ClusterVersionProgressInsightSpec(a.(*update.ClusterVersionProgressInsightSpec), b.(*ClusterVersionProgressInsightSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ClusterVersionProgressInsightStatus)(nil), (*update.ClusterVersionProgressInsightStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ClusterVersionProgressInsightStatus_To_update_ClusterVersionProgressInsightStatus(a.(*ClusterVersionProgressInsightStatus), b.(*update.ClusterVersionProgressInsightStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.ClusterVersionProgressInsightStatus)(nil), (*ClusterVersionProgressInsightStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_ClusterVersionProgressInsightStatus_To_v1alpha1_ClusterVersionProgressInsightStatus(a.(*update.ClusterVersionProgressInsightStatus), b.(*ClusterVersionProgressInsightStatus), scope)
 	}); err != nil {
 		return err
 	}
@@ -116,6 +196,46 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*HealthInsightList)(nil), (*update.HealthInsightList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_HealthInsightList_To_update_HealthInsightList(a.(*HealthInsightList), b.(*update.HealthInsightList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.HealthInsightList)(nil), (*HealthInsightList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_HealthInsightList_To_v1alpha1_HealthInsightList(a.(*update.HealthInsightList), b.(*HealthInsightList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*HealthInsightSpec)(nil), (*update.HealthInsightSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_HealthInsightSpec_To_update_HealthInsightSpec(a.(*HealthInsightSpec), b.(*update.HealthInsightSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.HealthInsightSpec)(nil), (*HealthInsightSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_HealthInsightSpec_To_v1alpha1_HealthInsightSpec(a.(*update.HealthInsightSpec), b.(*HealthInsightSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*HealthInsightStatus)(nil), (*update.HealthInsightStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_HealthInsightStatus_To_update_HealthInsightStatus(a.(*HealthInsightStatus), b.(*update.HealthInsightStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.HealthInsightStatus)(nil), (*HealthInsightStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_HealthInsightStatus_To_v1alpha1_HealthInsightStatus(a.(*update.HealthInsightStatus), b.(*HealthInsightStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*HealthStatusInsight)(nil), (*update.HealthStatusInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_HealthStatusInsight_To_update_HealthStatusInsight(a.(*HealthStatusInsight), b.(*update.HealthStatusInsight), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.HealthStatusInsight)(nil), (*HealthStatusInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_HealthStatusInsight_To_v1alpha1_HealthStatusInsight(a.(*update.HealthStatusInsight), b.(*HealthStatusInsight), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*InsightImpact)(nil), (*update.InsightImpact)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_InsightImpact_To_update_InsightImpact(a.(*InsightImpact), b.(*update.InsightImpact), scope)
 	}); err != nil {
@@ -146,6 +266,46 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*MachineConfigPoolProgressInsight)(nil), (*update.MachineConfigPoolProgressInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_MachineConfigPoolProgressInsight_To_update_MachineConfigPoolProgressInsight(a.(*MachineConfigPoolProgressInsight), b.(*update.MachineConfigPoolProgressInsight), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.MachineConfigPoolProgressInsight)(nil), (*MachineConfigPoolProgressInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_MachineConfigPoolProgressInsight_To_v1alpha1_MachineConfigPoolProgressInsight(a.(*update.MachineConfigPoolProgressInsight), b.(*MachineConfigPoolProgressInsight), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*MachineConfigPoolProgressInsightList)(nil), (*update.MachineConfigPoolProgressInsightList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_MachineConfigPoolProgressInsightList_To_update_MachineConfigPoolProgressInsightList(a.(*MachineConfigPoolProgressInsightList), b.(*update.MachineConfigPoolProgressInsightList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.MachineConfigPoolProgressInsightList)(nil), (*MachineConfigPoolProgressInsightList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_MachineConfigPoolProgressInsightList_To_v1alpha1_MachineConfigPoolProgressInsightList(a.(*update.MachineConfigPoolProgressInsightList), b.(*MachineConfigPoolProgressInsightList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*MachineConfigPoolProgressInsightSpec)(nil), (*update.MachineConfigPoolProgressInsightSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_MachineConfigPoolProgressInsightSpec_To_update_MachineConfigPoolProgressInsightSpec(a.(*MachineConfigPoolProgressInsightSpec), b.(*update.MachineConfigPoolProgressInsightSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.MachineConfigPoolProgressInsightSpec)(nil), (*MachineConfigPoolProgressInsightSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_MachineConfigPoolProgressInsightSpec_To_v1alpha1_MachineConfigPoolProgressInsightSpec(a.(*update.MachineConfigPoolProgressInsightSpec), b.(*MachineConfigPoolProgressInsightSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*MachineConfigPoolProgressInsightStatus)(nil), (*update.MachineConfigPoolProgressInsightStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_MachineConfigPoolProgressInsightStatus_To_update_MachineConfigPoolProgressInsightStatus(a.(*MachineConfigPoolProgressInsightStatus), b.(*update.MachineConfigPoolProgressInsightStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.MachineConfigPoolProgressInsightStatus)(nil), (*MachineConfigPoolProgressInsightStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_MachineConfigPoolProgressInsightStatus_To_v1alpha1_MachineConfigPoolProgressInsightStatus(a.(*update.MachineConfigPoolProgressInsightStatus), b.(*MachineConfigPoolProgressInsightStatus), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*MachineConfigPoolStatusInsight)(nil), (*update.MachineConfigPoolStatusInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_MachineConfigPoolStatusInsight_To_update_MachineConfigPoolStatusInsight(a.(*MachineConfigPoolStatusInsight), b.(*update.MachineConfigPoolStatusInsight), scope)
 	}); err != nil {
@@ -153,6 +313,46 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*update.MachineConfigPoolStatusInsight)(nil), (*MachineConfigPoolStatusInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_update_MachineConfigPoolStatusInsight_To_v1alpha1_MachineConfigPoolStatusInsight(a.(*update.MachineConfigPoolStatusInsight), b.(*MachineConfigPoolStatusInsight), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*NodeProgressInsight)(nil), (*update.NodeProgressInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_NodeProgressInsight_To_update_NodeProgressInsight(a.(*NodeProgressInsight), b.(*update.NodeProgressInsight), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.NodeProgressInsight)(nil), (*NodeProgressInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_NodeProgressInsight_To_v1alpha1_NodeProgressInsight(a.(*update.NodeProgressInsight), b.(*NodeProgressInsight), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*NodeProgressInsightList)(nil), (*update.NodeProgressInsightList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_NodeProgressInsightList_To_update_NodeProgressInsightList(a.(*NodeProgressInsightList), b.(*update.NodeProgressInsightList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.NodeProgressInsightList)(nil), (*NodeProgressInsightList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_NodeProgressInsightList_To_v1alpha1_NodeProgressInsightList(a.(*update.NodeProgressInsightList), b.(*NodeProgressInsightList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*NodeProgressInsightSpec)(nil), (*update.NodeProgressInsightSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_NodeProgressInsightSpec_To_update_NodeProgressInsightSpec(a.(*NodeProgressInsightSpec), b.(*update.NodeProgressInsightSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.NodeProgressInsightSpec)(nil), (*NodeProgressInsightSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_NodeProgressInsightSpec_To_v1alpha1_NodeProgressInsightSpec(a.(*update.NodeProgressInsightSpec), b.(*NodeProgressInsightSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*NodeProgressInsightStatus)(nil), (*update.NodeProgressInsightStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_NodeProgressInsightStatus_To_update_NodeProgressInsightStatus(a.(*NodeProgressInsightStatus), b.(*update.NodeProgressInsightStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.NodeProgressInsightStatus)(nil), (*NodeProgressInsightStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_NodeProgressInsightStatus_To_v1alpha1_NodeProgressInsightStatus(a.(*update.NodeProgressInsightStatus), b.(*NodeProgressInsightStatus), scope)
 	}); err != nil {
 		return err
 	}
@@ -299,6 +499,100 @@ func RegisterConversions(s *runtime.Scheme) error {
 	return nil
 }
 
+func autoConvert_v1alpha1_ClusterOperatorProgressInsight_To_update_ClusterOperatorProgressInsight(in *ClusterOperatorProgressInsight, out *update.ClusterOperatorProgressInsight, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_ClusterOperatorProgressInsightSpec_To_update_ClusterOperatorProgressInsightSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_v1alpha1_ClusterOperatorProgressInsightStatus_To_update_ClusterOperatorProgressInsightStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_ClusterOperatorProgressInsight_To_update_ClusterOperatorProgressInsight is an autogenerated conversion function.
+func Convert_v1alpha1_ClusterOperatorProgressInsight_To_update_ClusterOperatorProgressInsight(in *ClusterOperatorProgressInsight, out *update.ClusterOperatorProgressInsight, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ClusterOperatorProgressInsight_To_update_ClusterOperatorProgressInsight(in, out, s)
+}
+
+func autoConvert_update_ClusterOperatorProgressInsight_To_v1alpha1_ClusterOperatorProgressInsight(in *update.ClusterOperatorProgressInsight, out *ClusterOperatorProgressInsight, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_update_ClusterOperatorProgressInsightSpec_To_v1alpha1_ClusterOperatorProgressInsightSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_update_ClusterOperatorProgressInsightStatus_To_v1alpha1_ClusterOperatorProgressInsightStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_update_ClusterOperatorProgressInsight_To_v1alpha1_ClusterOperatorProgressInsight is an autogenerated conversion function.
+func Convert_update_ClusterOperatorProgressInsight_To_v1alpha1_ClusterOperatorProgressInsight(in *update.ClusterOperatorProgressInsight, out *ClusterOperatorProgressInsight, s conversion.Scope) error {
+	return autoConvert_update_ClusterOperatorProgressInsight_To_v1alpha1_ClusterOperatorProgressInsight(in, out, s)
+}
+
+func autoConvert_v1alpha1_ClusterOperatorProgressInsightList_To_update_ClusterOperatorProgressInsightList(in *ClusterOperatorProgressInsightList, out *update.ClusterOperatorProgressInsightList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]update.ClusterOperatorProgressInsight)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_ClusterOperatorProgressInsightList_To_update_ClusterOperatorProgressInsightList is an autogenerated conversion function.
+func Convert_v1alpha1_ClusterOperatorProgressInsightList_To_update_ClusterOperatorProgressInsightList(in *ClusterOperatorProgressInsightList, out *update.ClusterOperatorProgressInsightList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ClusterOperatorProgressInsightList_To_update_ClusterOperatorProgressInsightList(in, out, s)
+}
+
+func autoConvert_update_ClusterOperatorProgressInsightList_To_v1alpha1_ClusterOperatorProgressInsightList(in *update.ClusterOperatorProgressInsightList, out *ClusterOperatorProgressInsightList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]ClusterOperatorProgressInsight)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_update_ClusterOperatorProgressInsightList_To_v1alpha1_ClusterOperatorProgressInsightList is an autogenerated conversion function.
+func Convert_update_ClusterOperatorProgressInsightList_To_v1alpha1_ClusterOperatorProgressInsightList(in *update.ClusterOperatorProgressInsightList, out *ClusterOperatorProgressInsightList, s conversion.Scope) error {
+	return autoConvert_update_ClusterOperatorProgressInsightList_To_v1alpha1_ClusterOperatorProgressInsightList(in, out, s)
+}
+
+func autoConvert_v1alpha1_ClusterOperatorProgressInsightSpec_To_update_ClusterOperatorProgressInsightSpec(in *ClusterOperatorProgressInsightSpec, out *update.ClusterOperatorProgressInsightSpec, s conversion.Scope) error {
+	*out = *(*update.ClusterOperatorProgressInsightSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ClusterOperatorProgressInsightSpec_To_update_ClusterOperatorProgressInsightSpec is an autogenerated conversion function.
+func Convert_v1alpha1_ClusterOperatorProgressInsightSpec_To_update_ClusterOperatorProgressInsightSpec(in *ClusterOperatorProgressInsightSpec, out *update.ClusterOperatorProgressInsightSpec, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ClusterOperatorProgressInsightSpec_To_update_ClusterOperatorProgressInsightSpec(in, out, s)
+}
+
+func autoConvert_update_ClusterOperatorProgressInsightSpec_To_v1alpha1_ClusterOperatorProgressInsightSpec(in *update.ClusterOperatorProgressInsightSpec, out *ClusterOperatorProgressInsightSpec, s conversion.Scope) error {
+	*out = *(*ClusterOperatorProgressInsightSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_update_ClusterOperatorProgressInsightSpec_To_v1alpha1_ClusterOperatorProgressInsightSpec is an autogenerated conversion function.
+func Convert_update_ClusterOperatorProgressInsightSpec_To_v1alpha1_ClusterOperatorProgressInsightSpec(in *update.ClusterOperatorProgressInsightSpec, out *ClusterOperatorProgressInsightSpec, s conversion.Scope) error {
+	return autoConvert_update_ClusterOperatorProgressInsightSpec_To_v1alpha1_ClusterOperatorProgressInsightSpec(in, out, s)
+}
+
+func autoConvert_v1alpha1_ClusterOperatorProgressInsightStatus_To_update_ClusterOperatorProgressInsightStatus(in *ClusterOperatorProgressInsightStatus, out *update.ClusterOperatorProgressInsightStatus, s conversion.Scope) error {
+	*out = *(*update.ClusterOperatorProgressInsightStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ClusterOperatorProgressInsightStatus_To_update_ClusterOperatorProgressInsightStatus is an autogenerated conversion function.
+func Convert_v1alpha1_ClusterOperatorProgressInsightStatus_To_update_ClusterOperatorProgressInsightStatus(in *ClusterOperatorProgressInsightStatus, out *update.ClusterOperatorProgressInsightStatus, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ClusterOperatorProgressInsightStatus_To_update_ClusterOperatorProgressInsightStatus(in, out, s)
+}
+
+func autoConvert_update_ClusterOperatorProgressInsightStatus_To_v1alpha1_ClusterOperatorProgressInsightStatus(in *update.ClusterOperatorProgressInsightStatus, out *ClusterOperatorProgressInsightStatus, s conversion.Scope) error {
+	*out = *(*ClusterOperatorProgressInsightStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_update_ClusterOperatorProgressInsightStatus_To_v1alpha1_ClusterOperatorProgressInsightStatus is an autogenerated conversion function.
+func Convert_update_ClusterOperatorProgressInsightStatus_To_v1alpha1_ClusterOperatorProgressInsightStatus(in *update.ClusterOperatorProgressInsightStatus, out *ClusterOperatorProgressInsightStatus, s conversion.Scope) error {
+	return autoConvert_update_ClusterOperatorProgressInsightStatus_To_v1alpha1_ClusterOperatorProgressInsightStatus(in, out, s)
+}
+
 func autoConvert_v1alpha1_ClusterOperatorStatusInsight_To_update_ClusterOperatorStatusInsight(in *ClusterOperatorStatusInsight, out *update.ClusterOperatorStatusInsight, s conversion.Scope) error {
 	*out = *(*update.ClusterOperatorStatusInsight)(unsafe.Pointer(in))
 	return nil
@@ -317,6 +611,100 @@ func autoConvert_update_ClusterOperatorStatusInsight_To_v1alpha1_ClusterOperator
 // Convert_update_ClusterOperatorStatusInsight_To_v1alpha1_ClusterOperatorStatusInsight is an autogenerated conversion function.
 func Convert_update_ClusterOperatorStatusInsight_To_v1alpha1_ClusterOperatorStatusInsight(in *update.ClusterOperatorStatusInsight, out *ClusterOperatorStatusInsight, s conversion.Scope) error {
 	return autoConvert_update_ClusterOperatorStatusInsight_To_v1alpha1_ClusterOperatorStatusInsight(in, out, s)
+}
+
+func autoConvert_v1alpha1_ClusterVersionProgressInsight_To_update_ClusterVersionProgressInsight(in *ClusterVersionProgressInsight, out *update.ClusterVersionProgressInsight, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_ClusterVersionProgressInsightSpec_To_update_ClusterVersionProgressInsightSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_v1alpha1_ClusterVersionProgressInsightStatus_To_update_ClusterVersionProgressInsightStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_ClusterVersionProgressInsight_To_update_ClusterVersionProgressInsight is an autogenerated conversion function.
+func Convert_v1alpha1_ClusterVersionProgressInsight_To_update_ClusterVersionProgressInsight(in *ClusterVersionProgressInsight, out *update.ClusterVersionProgressInsight, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ClusterVersionProgressInsight_To_update_ClusterVersionProgressInsight(in, out, s)
+}
+
+func autoConvert_update_ClusterVersionProgressInsight_To_v1alpha1_ClusterVersionProgressInsight(in *update.ClusterVersionProgressInsight, out *ClusterVersionProgressInsight, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_update_ClusterVersionProgressInsightSpec_To_v1alpha1_ClusterVersionProgressInsightSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_update_ClusterVersionProgressInsightStatus_To_v1alpha1_ClusterVersionProgressInsightStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_update_ClusterVersionProgressInsight_To_v1alpha1_ClusterVersionProgressInsight is an autogenerated conversion function.
+func Convert_update_ClusterVersionProgressInsight_To_v1alpha1_ClusterVersionProgressInsight(in *update.ClusterVersionProgressInsight, out *ClusterVersionProgressInsight, s conversion.Scope) error {
+	return autoConvert_update_ClusterVersionProgressInsight_To_v1alpha1_ClusterVersionProgressInsight(in, out, s)
+}
+
+func autoConvert_v1alpha1_ClusterVersionProgressInsightList_To_update_ClusterVersionProgressInsightList(in *ClusterVersionProgressInsightList, out *update.ClusterVersionProgressInsightList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]update.ClusterVersionProgressInsight)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_ClusterVersionProgressInsightList_To_update_ClusterVersionProgressInsightList is an autogenerated conversion function.
+func Convert_v1alpha1_ClusterVersionProgressInsightList_To_update_ClusterVersionProgressInsightList(in *ClusterVersionProgressInsightList, out *update.ClusterVersionProgressInsightList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ClusterVersionProgressInsightList_To_update_ClusterVersionProgressInsightList(in, out, s)
+}
+
+func autoConvert_update_ClusterVersionProgressInsightList_To_v1alpha1_ClusterVersionProgressInsightList(in *update.ClusterVersionProgressInsightList, out *ClusterVersionProgressInsightList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]ClusterVersionProgressInsight)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_update_ClusterVersionProgressInsightList_To_v1alpha1_ClusterVersionProgressInsightList is an autogenerated conversion function.
+func Convert_update_ClusterVersionProgressInsightList_To_v1alpha1_ClusterVersionProgressInsightList(in *update.ClusterVersionProgressInsightList, out *ClusterVersionProgressInsightList, s conversion.Scope) error {
+	return autoConvert_update_ClusterVersionProgressInsightList_To_v1alpha1_ClusterVersionProgressInsightList(in, out, s)
+}
+
+func autoConvert_v1alpha1_ClusterVersionProgressInsightSpec_To_update_ClusterVersionProgressInsightSpec(in *ClusterVersionProgressInsightSpec, out *update.ClusterVersionProgressInsightSpec, s conversion.Scope) error {
+	*out = *(*update.ClusterVersionProgressInsightSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ClusterVersionProgressInsightSpec_To_update_ClusterVersionProgressInsightSpec is an autogenerated conversion function.
+func Convert_v1alpha1_ClusterVersionProgressInsightSpec_To_update_ClusterVersionProgressInsightSpec(in *ClusterVersionProgressInsightSpec, out *update.ClusterVersionProgressInsightSpec, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ClusterVersionProgressInsightSpec_To_update_ClusterVersionProgressInsightSpec(in, out, s)
+}
+
+func autoConvert_update_ClusterVersionProgressInsightSpec_To_v1alpha1_ClusterVersionProgressInsightSpec(in *update.ClusterVersionProgressInsightSpec, out *ClusterVersionProgressInsightSpec, s conversion.Scope) error {
+	*out = *(*ClusterVersionProgressInsightSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_update_ClusterVersionProgressInsightSpec_To_v1alpha1_ClusterVersionProgressInsightSpec is an autogenerated conversion function.
+func Convert_update_ClusterVersionProgressInsightSpec_To_v1alpha1_ClusterVersionProgressInsightSpec(in *update.ClusterVersionProgressInsightSpec, out *ClusterVersionProgressInsightSpec, s conversion.Scope) error {
+	return autoConvert_update_ClusterVersionProgressInsightSpec_To_v1alpha1_ClusterVersionProgressInsightSpec(in, out, s)
+}
+
+func autoConvert_v1alpha1_ClusterVersionProgressInsightStatus_To_update_ClusterVersionProgressInsightStatus(in *ClusterVersionProgressInsightStatus, out *update.ClusterVersionProgressInsightStatus, s conversion.Scope) error {
+	*out = *(*update.ClusterVersionProgressInsightStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ClusterVersionProgressInsightStatus_To_update_ClusterVersionProgressInsightStatus is an autogenerated conversion function.
+func Convert_v1alpha1_ClusterVersionProgressInsightStatus_To_update_ClusterVersionProgressInsightStatus(in *ClusterVersionProgressInsightStatus, out *update.ClusterVersionProgressInsightStatus, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ClusterVersionProgressInsightStatus_To_update_ClusterVersionProgressInsightStatus(in, out, s)
+}
+
+func autoConvert_update_ClusterVersionProgressInsightStatus_To_v1alpha1_ClusterVersionProgressInsightStatus(in *update.ClusterVersionProgressInsightStatus, out *ClusterVersionProgressInsightStatus, s conversion.Scope) error {
+	*out = *(*ClusterVersionProgressInsightStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_update_ClusterVersionProgressInsightStatus_To_v1alpha1_ClusterVersionProgressInsightStatus is an autogenerated conversion function.
+func Convert_update_ClusterVersionProgressInsightStatus_To_v1alpha1_ClusterVersionProgressInsightStatus(in *update.ClusterVersionProgressInsightStatus, out *ClusterVersionProgressInsightStatus, s conversion.Scope) error {
+	return autoConvert_update_ClusterVersionProgressInsightStatus_To_v1alpha1_ClusterVersionProgressInsightStatus(in, out, s)
 }
 
 func autoConvert_v1alpha1_ClusterVersionStatusInsight_To_update_ClusterVersionStatusInsight(in *ClusterVersionStatusInsight, out *update.ClusterVersionStatusInsight, s conversion.Scope) error {
@@ -440,7 +828,13 @@ func Convert_update_ControlPlaneUpdateVersions_To_v1alpha1_ControlPlaneUpdateVer
 }
 
 func autoConvert_v1alpha1_HealthInsight_To_update_HealthInsight(in *HealthInsight, out *update.HealthInsight, s conversion.Scope) error {
-	*out = *(*update.HealthInsight)(unsafe.Pointer(in))
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_HealthInsightSpec_To_update_HealthInsightSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_v1alpha1_HealthInsightStatus_To_update_HealthInsightStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -450,13 +844,101 @@ func Convert_v1alpha1_HealthInsight_To_update_HealthInsight(in *HealthInsight, o
 }
 
 func autoConvert_update_HealthInsight_To_v1alpha1_HealthInsight(in *update.HealthInsight, out *HealthInsight, s conversion.Scope) error {
-	*out = *(*HealthInsight)(unsafe.Pointer(in))
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_update_HealthInsightSpec_To_v1alpha1_HealthInsightSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_update_HealthInsightStatus_To_v1alpha1_HealthInsightStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
 	return nil
 }
 
 // Convert_update_HealthInsight_To_v1alpha1_HealthInsight is an autogenerated conversion function.
 func Convert_update_HealthInsight_To_v1alpha1_HealthInsight(in *update.HealthInsight, out *HealthInsight, s conversion.Scope) error {
 	return autoConvert_update_HealthInsight_To_v1alpha1_HealthInsight(in, out, s)
+}
+
+func autoConvert_v1alpha1_HealthInsightList_To_update_HealthInsightList(in *HealthInsightList, out *update.HealthInsightList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]update.HealthInsight)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_HealthInsightList_To_update_HealthInsightList is an autogenerated conversion function.
+func Convert_v1alpha1_HealthInsightList_To_update_HealthInsightList(in *HealthInsightList, out *update.HealthInsightList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_HealthInsightList_To_update_HealthInsightList(in, out, s)
+}
+
+func autoConvert_update_HealthInsightList_To_v1alpha1_HealthInsightList(in *update.HealthInsightList, out *HealthInsightList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]HealthInsight)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_update_HealthInsightList_To_v1alpha1_HealthInsightList is an autogenerated conversion function.
+func Convert_update_HealthInsightList_To_v1alpha1_HealthInsightList(in *update.HealthInsightList, out *HealthInsightList, s conversion.Scope) error {
+	return autoConvert_update_HealthInsightList_To_v1alpha1_HealthInsightList(in, out, s)
+}
+
+func autoConvert_v1alpha1_HealthInsightSpec_To_update_HealthInsightSpec(in *HealthInsightSpec, out *update.HealthInsightSpec, s conversion.Scope) error {
+	*out = *(*update.HealthInsightSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_HealthInsightSpec_To_update_HealthInsightSpec is an autogenerated conversion function.
+func Convert_v1alpha1_HealthInsightSpec_To_update_HealthInsightSpec(in *HealthInsightSpec, out *update.HealthInsightSpec, s conversion.Scope) error {
+	return autoConvert_v1alpha1_HealthInsightSpec_To_update_HealthInsightSpec(in, out, s)
+}
+
+func autoConvert_update_HealthInsightSpec_To_v1alpha1_HealthInsightSpec(in *update.HealthInsightSpec, out *HealthInsightSpec, s conversion.Scope) error {
+	*out = *(*HealthInsightSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_update_HealthInsightSpec_To_v1alpha1_HealthInsightSpec is an autogenerated conversion function.
+func Convert_update_HealthInsightSpec_To_v1alpha1_HealthInsightSpec(in *update.HealthInsightSpec, out *HealthInsightSpec, s conversion.Scope) error {
+	return autoConvert_update_HealthInsightSpec_To_v1alpha1_HealthInsightSpec(in, out, s)
+}
+
+func autoConvert_v1alpha1_HealthInsightStatus_To_update_HealthInsightStatus(in *HealthInsightStatus, out *update.HealthInsightStatus, s conversion.Scope) error {
+	*out = *(*update.HealthInsightStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_HealthInsightStatus_To_update_HealthInsightStatus is an autogenerated conversion function.
+func Convert_v1alpha1_HealthInsightStatus_To_update_HealthInsightStatus(in *HealthInsightStatus, out *update.HealthInsightStatus, s conversion.Scope) error {
+	return autoConvert_v1alpha1_HealthInsightStatus_To_update_HealthInsightStatus(in, out, s)
+}
+
+func autoConvert_update_HealthInsightStatus_To_v1alpha1_HealthInsightStatus(in *update.HealthInsightStatus, out *HealthInsightStatus, s conversion.Scope) error {
+	*out = *(*HealthInsightStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_update_HealthInsightStatus_To_v1alpha1_HealthInsightStatus is an autogenerated conversion function.
+func Convert_update_HealthInsightStatus_To_v1alpha1_HealthInsightStatus(in *update.HealthInsightStatus, out *HealthInsightStatus, s conversion.Scope) error {
+	return autoConvert_update_HealthInsightStatus_To_v1alpha1_HealthInsightStatus(in, out, s)
+}
+
+func autoConvert_v1alpha1_HealthStatusInsight_To_update_HealthStatusInsight(in *HealthStatusInsight, out *update.HealthStatusInsight, s conversion.Scope) error {
+	*out = *(*update.HealthStatusInsight)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_HealthStatusInsight_To_update_HealthStatusInsight is an autogenerated conversion function.
+func Convert_v1alpha1_HealthStatusInsight_To_update_HealthStatusInsight(in *HealthStatusInsight, out *update.HealthStatusInsight, s conversion.Scope) error {
+	return autoConvert_v1alpha1_HealthStatusInsight_To_update_HealthStatusInsight(in, out, s)
+}
+
+func autoConvert_update_HealthStatusInsight_To_v1alpha1_HealthStatusInsight(in *update.HealthStatusInsight, out *HealthStatusInsight, s conversion.Scope) error {
+	*out = *(*HealthStatusInsight)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_update_HealthStatusInsight_To_v1alpha1_HealthStatusInsight is an autogenerated conversion function.
+func Convert_update_HealthStatusInsight_To_v1alpha1_HealthStatusInsight(in *update.HealthStatusInsight, out *HealthStatusInsight, s conversion.Scope) error {
+	return autoConvert_update_HealthStatusInsight_To_v1alpha1_HealthStatusInsight(in, out, s)
 }
 
 func autoConvert_v1alpha1_InsightImpact_To_update_InsightImpact(in *InsightImpact, out *update.InsightImpact, s conversion.Scope) error {
@@ -519,6 +1001,100 @@ func Convert_update_InsightScope_To_v1alpha1_InsightScope(in *update.InsightScop
 	return autoConvert_update_InsightScope_To_v1alpha1_InsightScope(in, out, s)
 }
 
+func autoConvert_v1alpha1_MachineConfigPoolProgressInsight_To_update_MachineConfigPoolProgressInsight(in *MachineConfigPoolProgressInsight, out *update.MachineConfigPoolProgressInsight, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_MachineConfigPoolProgressInsightSpec_To_update_MachineConfigPoolProgressInsightSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_v1alpha1_MachineConfigPoolProgressInsightStatus_To_update_MachineConfigPoolProgressInsightStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_MachineConfigPoolProgressInsight_To_update_MachineConfigPoolProgressInsight is an autogenerated conversion function.
+func Convert_v1alpha1_MachineConfigPoolProgressInsight_To_update_MachineConfigPoolProgressInsight(in *MachineConfigPoolProgressInsight, out *update.MachineConfigPoolProgressInsight, s conversion.Scope) error {
+	return autoConvert_v1alpha1_MachineConfigPoolProgressInsight_To_update_MachineConfigPoolProgressInsight(in, out, s)
+}
+
+func autoConvert_update_MachineConfigPoolProgressInsight_To_v1alpha1_MachineConfigPoolProgressInsight(in *update.MachineConfigPoolProgressInsight, out *MachineConfigPoolProgressInsight, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_update_MachineConfigPoolProgressInsightSpec_To_v1alpha1_MachineConfigPoolProgressInsightSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_update_MachineConfigPoolProgressInsightStatus_To_v1alpha1_MachineConfigPoolProgressInsightStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_update_MachineConfigPoolProgressInsight_To_v1alpha1_MachineConfigPoolProgressInsight is an autogenerated conversion function.
+func Convert_update_MachineConfigPoolProgressInsight_To_v1alpha1_MachineConfigPoolProgressInsight(in *update.MachineConfigPoolProgressInsight, out *MachineConfigPoolProgressInsight, s conversion.Scope) error {
+	return autoConvert_update_MachineConfigPoolProgressInsight_To_v1alpha1_MachineConfigPoolProgressInsight(in, out, s)
+}
+
+func autoConvert_v1alpha1_MachineConfigPoolProgressInsightList_To_update_MachineConfigPoolProgressInsightList(in *MachineConfigPoolProgressInsightList, out *update.MachineConfigPoolProgressInsightList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]update.MachineConfigPoolProgressInsight)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_MachineConfigPoolProgressInsightList_To_update_MachineConfigPoolProgressInsightList is an autogenerated conversion function.
+func Convert_v1alpha1_MachineConfigPoolProgressInsightList_To_update_MachineConfigPoolProgressInsightList(in *MachineConfigPoolProgressInsightList, out *update.MachineConfigPoolProgressInsightList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_MachineConfigPoolProgressInsightList_To_update_MachineConfigPoolProgressInsightList(in, out, s)
+}
+
+func autoConvert_update_MachineConfigPoolProgressInsightList_To_v1alpha1_MachineConfigPoolProgressInsightList(in *update.MachineConfigPoolProgressInsightList, out *MachineConfigPoolProgressInsightList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]MachineConfigPoolProgressInsight)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_update_MachineConfigPoolProgressInsightList_To_v1alpha1_MachineConfigPoolProgressInsightList is an autogenerated conversion function.
+func Convert_update_MachineConfigPoolProgressInsightList_To_v1alpha1_MachineConfigPoolProgressInsightList(in *update.MachineConfigPoolProgressInsightList, out *MachineConfigPoolProgressInsightList, s conversion.Scope) error {
+	return autoConvert_update_MachineConfigPoolProgressInsightList_To_v1alpha1_MachineConfigPoolProgressInsightList(in, out, s)
+}
+
+func autoConvert_v1alpha1_MachineConfigPoolProgressInsightSpec_To_update_MachineConfigPoolProgressInsightSpec(in *MachineConfigPoolProgressInsightSpec, out *update.MachineConfigPoolProgressInsightSpec, s conversion.Scope) error {
+	*out = *(*update.MachineConfigPoolProgressInsightSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_MachineConfigPoolProgressInsightSpec_To_update_MachineConfigPoolProgressInsightSpec is an autogenerated conversion function.
+func Convert_v1alpha1_MachineConfigPoolProgressInsightSpec_To_update_MachineConfigPoolProgressInsightSpec(in *MachineConfigPoolProgressInsightSpec, out *update.MachineConfigPoolProgressInsightSpec, s conversion.Scope) error {
+	return autoConvert_v1alpha1_MachineConfigPoolProgressInsightSpec_To_update_MachineConfigPoolProgressInsightSpec(in, out, s)
+}
+
+func autoConvert_update_MachineConfigPoolProgressInsightSpec_To_v1alpha1_MachineConfigPoolProgressInsightSpec(in *update.MachineConfigPoolProgressInsightSpec, out *MachineConfigPoolProgressInsightSpec, s conversion.Scope) error {
+	*out = *(*MachineConfigPoolProgressInsightSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_update_MachineConfigPoolProgressInsightSpec_To_v1alpha1_MachineConfigPoolProgressInsightSpec is an autogenerated conversion function.
+func Convert_update_MachineConfigPoolProgressInsightSpec_To_v1alpha1_MachineConfigPoolProgressInsightSpec(in *update.MachineConfigPoolProgressInsightSpec, out *MachineConfigPoolProgressInsightSpec, s conversion.Scope) error {
+	return autoConvert_update_MachineConfigPoolProgressInsightSpec_To_v1alpha1_MachineConfigPoolProgressInsightSpec(in, out, s)
+}
+
+func autoConvert_v1alpha1_MachineConfigPoolProgressInsightStatus_To_update_MachineConfigPoolProgressInsightStatus(in *MachineConfigPoolProgressInsightStatus, out *update.MachineConfigPoolProgressInsightStatus, s conversion.Scope) error {
+	*out = *(*update.MachineConfigPoolProgressInsightStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_MachineConfigPoolProgressInsightStatus_To_update_MachineConfigPoolProgressInsightStatus is an autogenerated conversion function.
+func Convert_v1alpha1_MachineConfigPoolProgressInsightStatus_To_update_MachineConfigPoolProgressInsightStatus(in *MachineConfigPoolProgressInsightStatus, out *update.MachineConfigPoolProgressInsightStatus, s conversion.Scope) error {
+	return autoConvert_v1alpha1_MachineConfigPoolProgressInsightStatus_To_update_MachineConfigPoolProgressInsightStatus(in, out, s)
+}
+
+func autoConvert_update_MachineConfigPoolProgressInsightStatus_To_v1alpha1_MachineConfigPoolProgressInsightStatus(in *update.MachineConfigPoolProgressInsightStatus, out *MachineConfigPoolProgressInsightStatus, s conversion.Scope) error {
+	*out = *(*MachineConfigPoolProgressInsightStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_update_MachineConfigPoolProgressInsightStatus_To_v1alpha1_MachineConfigPoolProgressInsightStatus is an autogenerated conversion function.
+func Convert_update_MachineConfigPoolProgressInsightStatus_To_v1alpha1_MachineConfigPoolProgressInsightStatus(in *update.MachineConfigPoolProgressInsightStatus, out *MachineConfigPoolProgressInsightStatus, s conversion.Scope) error {
+	return autoConvert_update_MachineConfigPoolProgressInsightStatus_To_v1alpha1_MachineConfigPoolProgressInsightStatus(in, out, s)
+}
+
 func autoConvert_v1alpha1_MachineConfigPoolStatusInsight_To_update_MachineConfigPoolStatusInsight(in *MachineConfigPoolStatusInsight, out *update.MachineConfigPoolStatusInsight, s conversion.Scope) error {
 	*out = *(*update.MachineConfigPoolStatusInsight)(unsafe.Pointer(in))
 	return nil
@@ -537,6 +1113,100 @@ func autoConvert_update_MachineConfigPoolStatusInsight_To_v1alpha1_MachineConfig
 // Convert_update_MachineConfigPoolStatusInsight_To_v1alpha1_MachineConfigPoolStatusInsight is an autogenerated conversion function.
 func Convert_update_MachineConfigPoolStatusInsight_To_v1alpha1_MachineConfigPoolStatusInsight(in *update.MachineConfigPoolStatusInsight, out *MachineConfigPoolStatusInsight, s conversion.Scope) error {
 	return autoConvert_update_MachineConfigPoolStatusInsight_To_v1alpha1_MachineConfigPoolStatusInsight(in, out, s)
+}
+
+func autoConvert_v1alpha1_NodeProgressInsight_To_update_NodeProgressInsight(in *NodeProgressInsight, out *update.NodeProgressInsight, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_NodeProgressInsightSpec_To_update_NodeProgressInsightSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_v1alpha1_NodeProgressInsightStatus_To_update_NodeProgressInsightStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_NodeProgressInsight_To_update_NodeProgressInsight is an autogenerated conversion function.
+func Convert_v1alpha1_NodeProgressInsight_To_update_NodeProgressInsight(in *NodeProgressInsight, out *update.NodeProgressInsight, s conversion.Scope) error {
+	return autoConvert_v1alpha1_NodeProgressInsight_To_update_NodeProgressInsight(in, out, s)
+}
+
+func autoConvert_update_NodeProgressInsight_To_v1alpha1_NodeProgressInsight(in *update.NodeProgressInsight, out *NodeProgressInsight, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_update_NodeProgressInsightSpec_To_v1alpha1_NodeProgressInsightSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_update_NodeProgressInsightStatus_To_v1alpha1_NodeProgressInsightStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_update_NodeProgressInsight_To_v1alpha1_NodeProgressInsight is an autogenerated conversion function.
+func Convert_update_NodeProgressInsight_To_v1alpha1_NodeProgressInsight(in *update.NodeProgressInsight, out *NodeProgressInsight, s conversion.Scope) error {
+	return autoConvert_update_NodeProgressInsight_To_v1alpha1_NodeProgressInsight(in, out, s)
+}
+
+func autoConvert_v1alpha1_NodeProgressInsightList_To_update_NodeProgressInsightList(in *NodeProgressInsightList, out *update.NodeProgressInsightList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]update.NodeProgressInsight)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_NodeProgressInsightList_To_update_NodeProgressInsightList is an autogenerated conversion function.
+func Convert_v1alpha1_NodeProgressInsightList_To_update_NodeProgressInsightList(in *NodeProgressInsightList, out *update.NodeProgressInsightList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_NodeProgressInsightList_To_update_NodeProgressInsightList(in, out, s)
+}
+
+func autoConvert_update_NodeProgressInsightList_To_v1alpha1_NodeProgressInsightList(in *update.NodeProgressInsightList, out *NodeProgressInsightList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]NodeProgressInsight)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_update_NodeProgressInsightList_To_v1alpha1_NodeProgressInsightList is an autogenerated conversion function.
+func Convert_update_NodeProgressInsightList_To_v1alpha1_NodeProgressInsightList(in *update.NodeProgressInsightList, out *NodeProgressInsightList, s conversion.Scope) error {
+	return autoConvert_update_NodeProgressInsightList_To_v1alpha1_NodeProgressInsightList(in, out, s)
+}
+
+func autoConvert_v1alpha1_NodeProgressInsightSpec_To_update_NodeProgressInsightSpec(in *NodeProgressInsightSpec, out *update.NodeProgressInsightSpec, s conversion.Scope) error {
+	*out = *(*update.NodeProgressInsightSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_NodeProgressInsightSpec_To_update_NodeProgressInsightSpec is an autogenerated conversion function.
+func Convert_v1alpha1_NodeProgressInsightSpec_To_update_NodeProgressInsightSpec(in *NodeProgressInsightSpec, out *update.NodeProgressInsightSpec, s conversion.Scope) error {
+	return autoConvert_v1alpha1_NodeProgressInsightSpec_To_update_NodeProgressInsightSpec(in, out, s)
+}
+
+func autoConvert_update_NodeProgressInsightSpec_To_v1alpha1_NodeProgressInsightSpec(in *update.NodeProgressInsightSpec, out *NodeProgressInsightSpec, s conversion.Scope) error {
+	*out = *(*NodeProgressInsightSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_update_NodeProgressInsightSpec_To_v1alpha1_NodeProgressInsightSpec is an autogenerated conversion function.
+func Convert_update_NodeProgressInsightSpec_To_v1alpha1_NodeProgressInsightSpec(in *update.NodeProgressInsightSpec, out *NodeProgressInsightSpec, s conversion.Scope) error {
+	return autoConvert_update_NodeProgressInsightSpec_To_v1alpha1_NodeProgressInsightSpec(in, out, s)
+}
+
+func autoConvert_v1alpha1_NodeProgressInsightStatus_To_update_NodeProgressInsightStatus(in *NodeProgressInsightStatus, out *update.NodeProgressInsightStatus, s conversion.Scope) error {
+	*out = *(*update.NodeProgressInsightStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_NodeProgressInsightStatus_To_update_NodeProgressInsightStatus is an autogenerated conversion function.
+func Convert_v1alpha1_NodeProgressInsightStatus_To_update_NodeProgressInsightStatus(in *NodeProgressInsightStatus, out *update.NodeProgressInsightStatus, s conversion.Scope) error {
+	return autoConvert_v1alpha1_NodeProgressInsightStatus_To_update_NodeProgressInsightStatus(in, out, s)
+}
+
+func autoConvert_update_NodeProgressInsightStatus_To_v1alpha1_NodeProgressInsightStatus(in *update.NodeProgressInsightStatus, out *NodeProgressInsightStatus, s conversion.Scope) error {
+	*out = *(*NodeProgressInsightStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_update_NodeProgressInsightStatus_To_v1alpha1_NodeProgressInsightStatus is an autogenerated conversion function.
+func Convert_update_NodeProgressInsightStatus_To_v1alpha1_NodeProgressInsightStatus(in *update.NodeProgressInsightStatus, out *NodeProgressInsightStatus, s conversion.Scope) error {
+	return autoConvert_update_NodeProgressInsightStatus_To_v1alpha1_NodeProgressInsightStatus(in, out, s)
 }
 
 func autoConvert_v1alpha1_NodeStatusInsight_To_update_NodeStatusInsight(in *NodeStatusInsight, out *update.NodeStatusInsight, s conversion.Scope) error {

@@ -22,8 +22,48 @@ limitations under the License.
 package v1alpha1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ClusterOperatorProgressInsight) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.ClusterOperatorProgressInsight"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ClusterOperatorProgressInsightList) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.ClusterOperatorProgressInsightList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ClusterOperatorProgressInsightSpec) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.ClusterOperatorProgressInsightSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ClusterOperatorProgressInsightStatus) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.ClusterOperatorProgressInsightStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterOperatorStatusInsight) OpenAPIModelName() string {
 	return "io.openshift.update.v1alpha1.ClusterOperatorStatusInsight"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ClusterVersionProgressInsight) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.ClusterVersionProgressInsight"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ClusterVersionProgressInsightList) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.ClusterVersionProgressInsightList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ClusterVersionProgressInsightSpec) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.ClusterVersionProgressInsightSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ClusterVersionProgressInsightStatus) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.ClusterVersionProgressInsightStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
@@ -62,6 +102,26 @@ func (in HealthInsight) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in HealthInsightList) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.HealthInsightList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in HealthInsightSpec) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.HealthInsightSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in HealthInsightStatus) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.HealthInsightStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in HealthStatusInsight) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.HealthStatusInsight"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in InsightImpact) OpenAPIModelName() string {
 	return "io.openshift.update.v1alpha1.InsightImpact"
 }
@@ -77,8 +137,48 @@ func (in InsightScope) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in MachineConfigPoolProgressInsight) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.MachineConfigPoolProgressInsight"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in MachineConfigPoolProgressInsightList) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.MachineConfigPoolProgressInsightList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in MachineConfigPoolProgressInsightSpec) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.MachineConfigPoolProgressInsightSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in MachineConfigPoolProgressInsightStatus) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.MachineConfigPoolProgressInsightStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in MachineConfigPoolStatusInsight) OpenAPIModelName() string {
 	return "io.openshift.update.v1alpha1.MachineConfigPoolStatusInsight"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in NodeProgressInsight) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.NodeProgressInsight"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in NodeProgressInsightList) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.NodeProgressInsightList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in NodeProgressInsightSpec) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.NodeProgressInsightSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in NodeProgressInsightStatus) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.NodeProgressInsightStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

@@ -96,7 +96,7 @@ func node(o *v1alpha1.UpdateStatus) *v1alpha1.NodeStatusInsight {
 	return wpUnion(o, 1).NodeStatusInsight
 }
 
-func health(o *v1alpha1.UpdateStatus) *v1alpha1.HealthInsight {
+func health(o *v1alpha1.UpdateStatus) *v1alpha1.HealthStatusInsight {
 	return wpUnion(o, 4).HealthInsight
 }
 

@@ -494,7 +494,7 @@ func (v *validator) node(p *path, n *v1alpha1.NodeStatusInsight, where *placemen
 	}
 }
 
-func (v *validator) health(p *path, h *v1alpha1.HealthInsight, where *placement) {
+func (v *validator) health(p *path, h *v1alpha1.HealthStatusInsight, where *placement) {
 	sp := p.child("startedAt")
 	v.requiredTime(&sp, &h.StartedAt)
 

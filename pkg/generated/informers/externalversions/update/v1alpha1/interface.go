@@ -24,6 +24,16 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
+	// ClusterOperatorProgressInsights returns a ClusterOperatorProgressInsightInformer.
+	ClusterOperatorProgressInsights() TypedClusterOperatorProgressInsightInformer
+	// ClusterVersionProgressInsights returns a ClusterVersionProgressInsightInformer.
+	ClusterVersionProgressInsights() TypedClusterVersionProgressInsightInformer
+	// HealthInsights returns a HealthInsightInformer.
+	HealthInsights() TypedHealthInsightInformer
+	// MachineConfigPoolProgressInsights returns a MachineConfigPoolProgressInsightInformer.
+	MachineConfigPoolProgressInsights() TypedMachineConfigPoolProgressInsightInformer
+	// NodeProgressInsights returns a NodeProgressInsightInformer.
+	NodeProgressInsights() TypedNodeProgressInsightInformer
 	// UpdateStatuses returns a UpdateStatusInformer.
 	UpdateStatuses() TypedUpdateStatusInformer
 }
@@ -37,6 +47,31 @@ type version struct {
 // New returns a new Interface.
 func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakListOptions internalinterfaces.TweakListOptionsFunc) Interface {
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
+}
+
+// ClusterOperatorProgressInsights returns a TypedClusterOperatorProgressInsightInformer.
+func (v *version) ClusterOperatorProgressInsights() TypedClusterOperatorProgressInsightInformer {
+	return &clusterOperatorProgressInsightInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
+}
+
+// ClusterVersionProgressInsights returns a TypedClusterVersionProgressInsightInformer.
+func (v *version) ClusterVersionProgressInsights() TypedClusterVersionProgressInsightInformer {
+	return &clusterVersionProgressInsightInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
+}
+
+// HealthInsights returns a TypedHealthInsightInformer.
+func (v *version) HealthInsights() TypedHealthInsightInformer {
+	return &healthInsightInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
+}
+
+// MachineConfigPoolProgressInsights returns a TypedMachineConfigPoolProgressInsightInformer.
+func (v *version) MachineConfigPoolProgressInsights() TypedMachineConfigPoolProgressInsightInformer {
+	return &machineConfigPoolProgressInsightInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
+}
+
+// NodeProgressInsights returns a TypedNodeProgressInsightInformer.
+func (v *version) NodeProgressInsights() TypedNodeProgressInsightInformer {
+	return &nodeProgressInsightInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }
 
 // UpdateStatuses returns a TypedUpdateStatusInformer.

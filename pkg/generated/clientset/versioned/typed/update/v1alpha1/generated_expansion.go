@@ -18,4 +18,14 @@ limitations under the License.
 
 package v1alpha1
 
+type ClusterOperatorProgressInsightExpansion interface{}
+
+type ClusterVersionProgressInsightExpansion interface{}
+
+type HealthInsightExpansion interface{}
+
+type MachineConfigPoolProgressInsightExpansion interface{}
+
+type NodeProgressInsightExpansion interface{}
+
 type UpdateStatusExpansion interface{}

@@ -76,6 +76,9 @@ type Result struct {
 	// limits, so that a server can mention them in its Available condition.
 	// Each is also reported by a Health insight in the object.
 	Truncations []Truncation
+	// Insights lists every insight, without the limits of Status, for the
+	// per-insight resources.
+	Insights []Insight
 }
 
 // Truncation says that an informer (or the list of worker pools) left out
@@ -268,7 +271,9 @@ func (e *Engine) Compute(src *Sources, now time.Time) Result {
 	a.poolHealth = ps.health
 	a.pools = e.evaluatePools(ps, now, &a)
 
-	return a.build(cvf.cv)
+	res := a.build(cvf.cv)
+	res.Insights = a.flatInsights()
+	return res
 }
 
 // poolSet returns the pool set of mcps, reusing the last one when the pool

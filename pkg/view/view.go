@@ -28,8 +28,13 @@ const (
 type Revision struct {
 	// ResourceVersion is the parsed metadata.resourceVersion of Object.
 	ResourceVersion uint64
-	// Object is the served object, resourceVersion set. Never modify it.
+	// Object is the served UpdateStatus. Its resourceVersion is the revision
+	// in which its content last changed. Never modify it.
 	Object *update.UpdateStatus
+	// Insights are the changes of the per-insight objects, by kind, since
+	// the previous revision; the first synced revision lists every object
+	// as changed.
+	Insights [NumInsightKinds]Changes
 	// Synced says the revision was computed after the initial sync of the
 	// sources, so it may be served.
 	Synced bool

@@ -114,16 +114,83 @@ func (s *Store) Publish(rv uint64, objects []runtime.Object, synced bool) error 
 		}
 		next[s.Key(m.GetName())] = obj
 	}
-
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var changed []runtime.Object
+	var deleted []string
+	for key, obj := range next {
+		if old, ok := s.objects[key]; !ok || (old != obj && resourceVersionOf(old) != resourceVersionOf(obj)) {
+			changed = append(changed, obj)
+		}
+	}
+	for key := range s.objects {
+		if _, ok := next[key]; !ok {
+			deleted = append(deleted, strings.TrimPrefix(key, s.cfg.Prefix+"/"))
+		}
+	}
+	return s.applyLocked(rv, changed, deleted, synced)
+}
+
+// PublishChanges makes revision rv the content of the store given what
+// changed since the previous revision: the objects added or changed (each
+// with its new resourceVersion) and the names of the objects removed. Its
+// cost is proportional to the changes, not to the number of objects; it
+// otherwise behaves as Publish.
+func (s *Store) PublishChanges(rv uint64, changed []runtime.Object, deleted []string, synced bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.applyLocked(rv, changed, deleted, synced)
+}
+
+func (s *Store) applyLocked(rv uint64, changed []runtime.Object, deleted []string, synced bool) error {
 	if s.ready && rv <= s.rv {
 		return fmt.Errorf("virtualstore: revision %d does not follow %d", rv, s.rv)
 	}
-	var events []event
-	if s.ready {
-		events = s.diffLocked(next, rv)
+	events := make([]event, 0, len(changed)+len(deleted))
+	keysChanged := false
+	for _, obj := range changed {
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return fmt.Errorf("virtualstore: %w", err)
+		}
+		key := s.Key(m.GetName())
+		typ := watch.Modified
+		if _, ok := s.objects[key]; !ok {
+			typ = watch.Added
+			keysChanged = true
+		}
+		events = append(events, event{typ: typ, key: key, obj: obj, rv: rv})
 	}
+	for _, name := range deleted {
+		key := s.Key(name)
+		old, ok := s.objects[key]
+		if !ok {
+			continue
+		}
+		gone := old.DeepCopyObject()
+		if m, err := meta.Accessor(gone); err == nil {
+			m.SetResourceVersion(formatRV(rv))
+		}
+		events = append(events, event{typ: watch.Deleted, key: key, obj: gone, rv: rv})
+		keysChanged = true
+	}
+	// A stable order: watchers and tests see the same sequence every time.
+	sort.Slice(events, func(i, j int) bool { return events[i].key < events[j].key })
+	for _, ev := range events {
+		if ev.typ == watch.Deleted {
+			delete(s.objects, ev.key)
+		} else {
+			s.objects[ev.key] = ev.obj
+		}
+	}
+	if keysChanged {
+		s.keys = s.keys[:0]
+		for k := range s.objects {
+			s.keys = append(s.keys, k)
+		}
+		sort.Strings(s.keys)
+	}
+	wasReady := s.ready
 	if synced && !s.ready {
 		s.ready = true
 		s.oldest = rv
@@ -131,15 +198,9 @@ func (s *Store) Publish(rv uint64, objects []runtime.Object, synced bool) error 
 		close(s.readyCh)
 	}
 	s.rv = rv
-	if len(next) != len(s.objects) || len(events) > 0 || !s.ready {
-		s.keys = s.keys[:0]
-		for k := range next {
-			s.keys = append(s.keys, k)
-		}
-		sort.Strings(s.keys)
-	}
-	s.objects = next
-	if !s.ready {
+	if !wasReady {
+		// Nobody watched an unsynced store: its first synced revision is
+		// where the history starts.
 		return nil
 	}
 	for _, ev := range events {
@@ -149,33 +210,6 @@ func (s *Store) Publish(rv uint64, objects []runtime.Object, synced bool) error 
 		w.send(events, rv)
 	}
 	return nil
-}
-
-// diffLocked returns the events that take the current objects to next.
-func (s *Store) diffLocked(next map[string]runtime.Object, rv uint64) []event {
-	var events []event
-	for key, obj := range next {
-		old, ok := s.objects[key]
-		switch {
-		case !ok:
-			events = append(events, event{typ: watch.Added, key: key, obj: obj, rv: rv})
-		case old != obj && resourceVersionOf(old) != resourceVersionOf(obj):
-			events = append(events, event{typ: watch.Modified, key: key, obj: obj, rv: rv})
-		}
-	}
-	for key, old := range s.objects {
-		if _, ok := next[key]; ok {
-			continue
-		}
-		gone := old.DeepCopyObject()
-		if m, err := meta.Accessor(gone); err == nil {
-			m.SetResourceVersion(formatRV(rv))
-		}
-		events = append(events, event{typ: watch.Deleted, key: key, obj: gone, rv: rv})
-	}
-	// A stable order: watchers and tests see the same sequence every time.
-	sort.Slice(events, func(i, j int) bool { return events[i].key < events[j].key })
-	return events
 }
 
 func (s *Store) appendHistoryLocked(ev event) {

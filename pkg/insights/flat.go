@@ -1,0 +1,92 @@
+package insights
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/insights/encoding"
+)
+
+// Insight is one insight with everything needed to serve it as an object of
+// its own (docs/api-decisions.md#per-insight-resources). Result.Insights
+// lists every insight the cluster has, without the limits UpdateStatus obeys.
+type Insight struct {
+	// UID is the uid the insight carries inside UpdateStatus.
+	UID string
+	// AcquiredAt is the insight's acquiredAt.
+	AcquiredAt metav1.Time
+	// Scope is where the insight applies.
+	Scope v1alpha1.ScopeType
+	// Pool is the MachineConfigPool the insight is about; empty when none.
+	Pool string
+	// Informer is the name of the informer that produced the insight.
+	Informer string
+
+	// Exactly one of the following is set. They are shared with the Engine
+	// (see Result): never modify them. A pointer that is the same as in an
+	// earlier Result points to the same, unchanged content.
+	ClusterVersion    *v1alpha1.ClusterVersionStatusInsight
+	ClusterOperator   *v1alpha1.ClusterOperatorStatusInsight
+	MachineConfigPool *v1alpha1.MachineConfigPoolStatusInsight
+	Node              *v1alpha1.NodeStatusInsight
+	Health            *v1alpha1.HealthStatusInsight
+}
+
+// flatInsights lists every insight of the evaluation, uncapped: the cluster
+// version, the operators, every pool (the ones UpdateStatus leaves out
+// included) with its nodes, and every health insight. The health insights
+// that report UpdateStatus's own truncation are not among them: nothing is
+// left out here.
+func (a *assembly) flatInsights() []Insight {
+	n := len(a.cos) + len(a.alerts) + len(a.cpHealth) + len(a.poolHealth) + 1
+	for _, p := range a.pools {
+		n += 1 + len(p.nodes) + len(p.health)
+	}
+	out := make([]Insight, 0, n)
+	health := func(h *healthItem, informer string) {
+		out = append(out, Insight{UID: h.uid, AcquiredAt: wire(h.acquired), Scope: h.insight.Scope.Type, Pool: h.pool,
+			Informer: informer, Health: h.insight})
+	}
+	if in := a.cv.insight; in != nil {
+		out = append(out, Insight{UID: cvUID(in.Resource.Name), AcquiredAt: wire(a.cv.acquired), Scope: v1alpha1.ControlPlaneScope,
+			Informer: encoding.InformerControlPlane, ClusterVersion: in})
+	}
+	for _, co := range a.cos {
+		out = append(out, Insight{UID: co.uid, AcquiredAt: wire(co.acquired), Scope: v1alpha1.ControlPlaneScope,
+			Informer: encoding.InformerControlPlane, ClusterOperator: co.insight})
+	}
+	for _, h := range a.cpHealth {
+		health(h, encoding.InformerControlPlane)
+	}
+	for _, h := range a.alerts {
+		health(h, encoding.InformerAlerts)
+	}
+	for _, h := range a.poolHealth {
+		health(h, encoding.InformerNodes)
+	}
+	for _, p := range a.pools {
+		scope := v1alpha1.WorkerPoolScope
+		if p.info.master {
+			scope = v1alpha1.ControlPlaneScope
+		}
+		if p.insight != nil {
+			out = append(out, Insight{UID: mcpUID(p.info.name), AcquiredAt: wire(p.acquired), Scope: scope, Pool: p.info.name,
+				Informer: encoding.InformerNodes, MachineConfigPool: p.insight})
+		}
+		for _, ent := range p.nodes {
+			f := ent.facts
+			out = append(out, Insight{UID: f.uid, AcquiredAt: f.acquiredAt, Scope: f.insight.Scope, Pool: p.info.name,
+				Informer: encoding.InformerNodes, Node: f.insight})
+		}
+		for _, h := range p.health {
+			if h.pool == "" {
+				h := *h
+				h.pool = p.info.name
+				health(&h, encoding.InformerNodes)
+				continue
+			}
+			health(h, encoding.InformerNodes)
+		}
+	}
+	return out
+}

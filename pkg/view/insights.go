@@ -1,0 +1,333 @@
+package view
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"sort"
+	"unsafe"
+
+	"github.com/google/uuid"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/insights"
+)
+
+// InsightKind is one of the five per-insight kinds
+// (docs/api-decisions.md#per-insight-resources).
+type InsightKind int
+
+// The per-insight kinds, in the order of Revision.Insights.
+const (
+	ClusterVersionInsights InsightKind = iota
+	ClusterOperatorInsights
+	MachineConfigPoolInsights
+	NodeInsights
+	HealthInsights
+	// NumInsightKinds is the number of per-insight kinds.
+	NumInsightKinds
+)
+
+// Kind returns the API kind.
+func (k InsightKind) Kind() string {
+	switch k {
+	case ClusterVersionInsights:
+		return "ClusterVersionProgressInsight"
+	case ClusterOperatorInsights:
+		return "ClusterOperatorProgressInsight"
+	case MachineConfigPoolInsights:
+		return "MachineConfigPoolProgressInsight"
+	case NodeInsights:
+		return "NodeProgressInsight"
+	case HealthInsights:
+		return "HealthInsight"
+	}
+	return ""
+}
+
+// Changes is what one revision changed among the objects of one kind.
+type Changes struct {
+	// Changed are the objects added or changed in the revision; each
+	// carries the revision's resourceVersion. Never modify them.
+	Changed []runtime.Object
+	// Deleted are the names of the objects the revision removed.
+	Deleted []string
+}
+
+// kindOf returns the kind of in and the name of its object.
+func kindOf(in *insights.Insight) (InsightKind, string) {
+	switch {
+	case in.ClusterVersion != nil:
+		return ClusterVersionInsights, in.ClusterVersion.Resource.Name
+	case in.ClusterOperator != nil:
+		return ClusterOperatorInsights, in.ClusterOperator.Name
+	case in.MachineConfigPool != nil:
+		return MachineConfigPoolInsights, in.MachineConfigPool.Name
+	case in.Node != nil:
+		return NodeInsights, in.Node.Name
+	case in.Health != nil:
+		return HealthInsights, in.UID
+	}
+	return NumInsightKinds, ""
+}
+
+// content is the pointer to the insight's fields, which identifies unchanged
+// content between two results of one engine.
+func content(in *insights.Insight) unsafe.Pointer {
+	switch {
+	case in.ClusterVersion != nil:
+		return unsafe.Pointer(in.ClusterVersion)
+	case in.ClusterOperator != nil:
+		return unsafe.Pointer(in.ClusterOperator)
+	case in.MachineConfigPool != nil:
+		return unsafe.Pointer(in.MachineConfigPool)
+	case in.Node != nil:
+		return unsafe.Pointer(in.Node)
+	case in.Health != nil:
+		return unsafe.Pointer(in.Health)
+	}
+	return nil
+}
+
+// insightLabels returns the labels of the object of in.
+func insightLabels(in *insights.Insight) map[string]string {
+	l := make(map[string]string, 4)
+	if in.Scope != "" {
+		l[v1alpha1.LabelScope] = string(in.Scope)
+	}
+	if in.Pool != "" {
+		l[v1alpha1.LabelPool] = in.Pool
+	}
+	if in.Informer != "" {
+		l[v1alpha1.LabelInformer] = in.Informer
+	}
+	if in.Health != nil && in.Health.Impact.Level != "" {
+		l[v1alpha1.LabelImpactLevel] = string(in.Health.Impact.Level)
+	}
+	return l
+}
+
+// insightMeta returns the metadata of the object named name of kind k, which
+// every replica derives alike from the UpdateStatus metadata base (see
+// objectMeta): a name-based UUID and the same creationTimestamp.
+func insightMeta(base *metav1.ObjectMeta, k InsightKind, name string, labels map[string]string) metav1.ObjectMeta {
+	m := metav1.ObjectMeta{Name: name, Labels: labels, CreationTimestamp: base.CreationTimestamp}
+	if base.UID != "" {
+		m.UID = types.UID(uuid.NewSHA1(uuid.UUID(uuidOf(base.UID)), []byte(k.Kind()+"/"+name)).String())
+	}
+	return m
+}
+
+func uuidOf(uid types.UID) uuid.UUID {
+	u, err := uuid.Parse(string(uid))
+	if err != nil {
+		return uidNamespace
+	}
+	return u
+}
+
+// newInsightObject builds the object of in. The insight's fields are shared,
+// not copied: the internal and v1alpha1 types have the same layout.
+func newInsightObject(k InsightKind, meta metav1.ObjectMeta, in *insights.Insight) runtime.Object {
+	uid, at := in.UID, in.AcquiredAt
+	switch k {
+	case ClusterVersionInsights:
+		return &update.ClusterVersionProgressInsight{ObjectMeta: meta, Status: update.ClusterVersionProgressInsightStatus{
+			InsightUID: uid, AcquiredAt: at, ClusterVersionStatusInsight: *(*update.ClusterVersionStatusInsight)(unsafe.Pointer(in.ClusterVersion))}}
+	case ClusterOperatorInsights:
+		return &update.ClusterOperatorProgressInsight{ObjectMeta: meta, Status: update.ClusterOperatorProgressInsightStatus{
+			InsightUID: uid, AcquiredAt: at, ClusterOperatorStatusInsight: *(*update.ClusterOperatorStatusInsight)(unsafe.Pointer(in.ClusterOperator))}}
+	case MachineConfigPoolInsights:
+		return &update.MachineConfigPoolProgressInsight{ObjectMeta: meta, Status: update.MachineConfigPoolProgressInsightStatus{
+			InsightUID: uid, AcquiredAt: at, MachineConfigPoolStatusInsight: *(*update.MachineConfigPoolStatusInsight)(unsafe.Pointer(in.MachineConfigPool))}}
+	case NodeInsights:
+		return &update.NodeProgressInsight{ObjectMeta: meta, Status: update.NodeProgressInsightStatus{
+			InsightUID: uid, AcquiredAt: at, NodeStatusInsight: *(*update.NodeStatusInsight)(unsafe.Pointer(in.Node))}}
+	case HealthInsights:
+		return &update.HealthInsight{ObjectMeta: meta, Status: update.HealthInsightStatus{
+			InsightUID: uid, AcquiredAt: at, HealthStatusInsight: *(*update.HealthStatusInsight)(unsafe.Pointer(in.Health))}}
+	}
+	return nil
+}
+
+// Objects returns the per-insight objects of one computation, each kind
+// sorted by name, without resourceVersions: what a revision would serve,
+// built from scratch (update-status compute prints them offline). meta is
+// the metadata of the UpdateStatus of the same computation.
+func Objects(res *insights.Result, meta metav1.ObjectMeta) [NumInsightKinds][]runtime.Object {
+	var out [NumInsightKinds][]runtime.Object
+	seen := make(map[objectKey]bool, len(res.Insights))
+	for i := range res.Insights {
+		in := &res.Insights[i]
+		k, name := kindOf(in)
+		key := objectKey{k, name}
+		if k == NumInsightKinds || name == "" || seen[key] {
+			continue
+		}
+		seen[key] = true
+		out[k] = append(out[k], newInsightObject(k, insightMeta(&meta, k, name, insightLabels(in)), in))
+	}
+	for k := range out {
+		sort.Slice(out[k], func(i, j int) bool { return nameOf(out[k][i]) < nameOf(out[k][j]) })
+	}
+	return out
+}
+
+func nameOf(obj runtime.Object) string {
+	return obj.(metav1.Object).GetName()
+}
+
+type objectKey struct {
+	kind InsightKind
+	name string
+}
+
+// objectEntry is the view's memory of one served insight object.
+type objectEntry struct {
+	// ptr is the engine's insight the object was built from.
+	ptr unsafe.Pointer
+	in  insights.Insight
+	obj runtime.Object
+	// sum fingerprints the object's content, resourceVersion aside.
+	sum uint64
+	// seen is the computation that last listed the insight.
+	seen uint64
+}
+
+// insightSet is the view's memory of the served insight objects, so that a
+// computation touches only what changed: an insight whose engine pointer,
+// uid, acquiredAt and labels are as before keeps its object, and a new
+// object whose content equals the old one's keeps the old object too.
+type insightSet struct {
+	gen     uint64
+	entries map[objectKey]*objectEntry
+	// sum is the sum of the entries' content fingerprints: with the
+	// UpdateStatus fingerprint it identifies the content of a revision.
+	sum uint64
+}
+
+// pendingChange is an object to publish once the revision's
+// resourceVersion is known.
+type pendingChange struct {
+	kind InsightKind
+	ent  *objectEntry
+	// gone names a deleted object.
+	gone string
+}
+
+// update folds one computation's insights into the set and returns the
+// changes. The objects of changed entries get their resourceVersion from
+// commit. all reports every object as changed (the first synced revision).
+func (s *insightSet) update(list []insights.Insight, meta *metav1.ObjectMeta, metaChanged, all bool) ([]pendingChange, error) {
+	if s.entries == nil {
+		s.entries = make(map[objectKey]*objectEntry, len(list))
+	}
+	s.gen++
+	var changes []pendingChange
+	for i := range list {
+		in := &list[i]
+		k, name := kindOf(in)
+		if k == NumInsightKinds || name == "" {
+			continue
+		}
+		key := objectKey{k, name}
+		ent := s.entries[key]
+		if ent != nil && ent.seen == s.gen {
+			continue // the first of two insights with one name wins
+		}
+		p := content(in)
+		if ent != nil && !metaChanged && ent.ptr == p && sameEnvelope(&ent.in, in) {
+			ent.seen = s.gen
+			if all {
+				changes = append(changes, pendingChange{kind: k, ent: ent})
+			}
+			continue
+		}
+		obj := newInsightObject(k, insightMeta(meta, k, name, insightLabels(in)), in)
+		sum, err := objectSum(k, obj)
+		if err != nil {
+			return nil, err
+		}
+		if ent == nil {
+			ent = &objectEntry{}
+			s.entries[key] = ent
+		} else {
+			s.sum -= ent.sum
+			if ent.sum == sum && !all {
+				// Same content from a new computation: keep the served object.
+				ent.ptr, ent.in, ent.seen = p, *in, s.gen
+				s.sum += sum
+				continue
+			}
+		}
+		*ent = objectEntry{ptr: p, in: *in, obj: obj, sum: sum, seen: s.gen}
+		s.sum += sum
+		changes = append(changes, pendingChange{kind: k, ent: ent})
+	}
+	for key, ent := range s.entries {
+		if ent.seen != s.gen {
+			delete(s.entries, key)
+			s.sum -= ent.sum
+			changes = append(changes, pendingChange{kind: key.kind, gone: key.name})
+		}
+	}
+	return changes, nil
+}
+
+// sameEnvelope reports whether a and b give their objects the same uid,
+// acquiredAt and labels.
+func sameEnvelope(a, b *insights.Insight) bool {
+	return a.UID == b.UID && a.AcquiredAt.Equal(&b.AcquiredAt) && a.Scope == b.Scope && a.Pool == b.Pool &&
+		a.Informer == b.Informer && levelOf(a) == levelOf(b)
+}
+
+func levelOf(in *insights.Insight) v1alpha1.InsightImpactLevel {
+	if in.Health == nil {
+		return ""
+	}
+	return in.Health.Impact.Level
+}
+
+// objectSum fingerprints an insight object as clients see it, apart from
+// its resourceVersion: kind, metadata and status.
+func objectSum(k InsightKind, obj runtime.Object) (uint64, error) {
+	m := obj.(metav1.Object)
+	h := sha256.New()
+	writeField(h, k.Kind())
+	writeField(h, m.GetName())
+	writeField(h, string(m.GetUID()))
+	ts := m.GetCreationTimestamp()
+	writeField(h, ts.UTC().Format("2006-01-02T15:04:05Z"))
+	keys := make([]string, 0, len(m.GetLabels()))
+	for key := range m.GetLabels() {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		writeField(h, key)
+		writeField(h, m.GetLabels()[key])
+	}
+	var status any
+	switch o := obj.(type) {
+	case *update.ClusterVersionProgressInsight:
+		status = &o.Status
+	case *update.ClusterOperatorProgressInsight:
+		status = &o.Status
+	case *update.MachineConfigPoolProgressInsight:
+		status = &o.Status
+	case *update.NodeProgressInsight:
+		status = &o.Status
+	case *update.HealthInsight:
+		status = &o.Status
+	}
+	if err := json.NewEncoder(h).Encode(status); err != nil {
+		return 0, err
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return binary.BigEndian.Uint64(sum[:8]), nil
+}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/insights/internal/synth"
+	"github.com/update-status/apiserver/internal/synth"
 )
 
 // countNodes counts the node insights of a status, a sanity check that a

@@ -78,7 +78,7 @@ type Result struct {
 	Truncations []Truncation
 	// Insights lists every insight, without the limits of Status, for the
 	// per-insight resources.
-	Insights []Insight
+	Insights []*Insight
 }
 
 // Truncation says that an informer (or the list of worker pools) left out

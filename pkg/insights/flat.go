@@ -10,6 +10,8 @@ import (
 // Insight is one insight with everything needed to serve it as an object of
 // its own (docs/api-decisions.md#per-insight-resources). Result.Insights
 // lists every insight the cluster has, without the limits UpdateStatus obeys.
+// An Insight is never modified once listed: the same pointer in a later
+// Result means the same insight, unchanged.
 type Insight struct {
 	// UID is the uid the insight carries inside UpdateStatus.
 	UID string
@@ -37,22 +39,22 @@ type Insight struct {
 // included) with its nodes, and every health insight. The health insights
 // that report UpdateStatus's own truncation are not among them: nothing is
 // left out here.
-func (a *assembly) flatInsights() []Insight {
+func (a *assembly) flatInsights() []*Insight {
 	n := len(a.cos) + len(a.alerts) + len(a.cpHealth) + len(a.poolHealth) + 1
 	for _, p := range a.pools {
 		n += 1 + len(p.nodes) + len(p.health)
 	}
-	out := make([]Insight, 0, n)
+	out := make([]*Insight, 0, n)
 	health := func(h *healthItem, informer string) {
-		out = append(out, Insight{UID: h.uid, AcquiredAt: wire(h.acquired), Scope: h.insight.Scope.Type, Pool: h.pool,
+		out = append(out, &Insight{UID: h.uid, AcquiredAt: wire(h.acquired), Scope: h.insight.Scope.Type, Pool: h.pool,
 			Informer: informer, Health: h.insight})
 	}
 	if in := a.cv.insight; in != nil {
-		out = append(out, Insight{UID: cvUID(in.Resource.Name), AcquiredAt: wire(a.cv.acquired), Scope: v1alpha1.ControlPlaneScope,
+		out = append(out, &Insight{UID: cvUID(in.Resource.Name), AcquiredAt: wire(a.cv.acquired), Scope: v1alpha1.ControlPlaneScope,
 			Informer: encoding.InformerControlPlane, ClusterVersion: in})
 	}
 	for _, co := range a.cos {
-		out = append(out, Insight{UID: co.uid, AcquiredAt: wire(co.acquired), Scope: v1alpha1.ControlPlaneScope,
+		out = append(out, &Insight{UID: co.uid, AcquiredAt: wire(co.acquired), Scope: v1alpha1.ControlPlaneScope,
 			Informer: encoding.InformerControlPlane, ClusterOperator: co.insight})
 	}
 	for _, h := range a.cpHealth {
@@ -70,13 +72,22 @@ func (a *assembly) flatInsights() []Insight {
 			scope = v1alpha1.ControlPlaneScope
 		}
 		if p.insight != nil {
-			out = append(out, Insight{UID: mcpUID(p.info.name), AcquiredAt: wire(p.acquired), Scope: scope, Pool: p.info.name,
+			out = append(out, &Insight{UID: mcpUID(p.info.name), AcquiredAt: wire(p.acquired), Scope: scope, Pool: p.info.name,
 				Informer: encoding.InformerNodes, MachineConfigPool: p.insight})
 		}
 		for _, ent := range p.nodes {
 			f := ent.facts
-			out = append(out, Insight{UID: f.uid, AcquiredAt: f.acquiredAt, Scope: f.insight.Scope, Pool: p.info.name,
-				Informer: encoding.InformerNodes, Node: f.insight})
+			if f == nil || f.insight == nil {
+				continue
+			}
+			// Nodes are most of the list: each keeps its entry while its
+			// facts and pool stay, so an unchanged node costs a pointer.
+			if f.flat == nil || f.flatPool != p.info.name {
+				f.flat = &Insight{UID: f.uid, AcquiredAt: f.acquiredAt, Scope: f.insight.Scope, Pool: p.info.name,
+					Informer: encoding.InformerNodes, Node: f.insight}
+				f.flatPool = p.info.name
+			}
+			out = append(out, f.flat)
 		}
 		for _, h := range p.health {
 			if h.pool == "" {

@@ -15,7 +15,7 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/insights/internal/synth"
+	"github.com/update-status/apiserver/internal/synth"
 )
 
 // mutator applies fuzzer-chosen edits to a synthetic cluster. Each edit

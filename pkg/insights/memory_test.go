@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/insights/internal/synth"
+	"github.com/update-status/apiserver/internal/synth"
 )
 
 // heapInUse returns the live heap after two collections (the second one

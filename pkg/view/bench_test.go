@@ -6,6 +6,8 @@ import (
 
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/update-status/apiserver/internal/synth"
+
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/view"
@@ -52,5 +54,34 @@ func BenchmarkRecompute(b *testing.B) {
 				b.Fatalf("%d revisions published, want %d", published, want)
 			}
 		})
+	}
+}
+
+// BenchmarkOneNodeChange measures the live path of the common event at 5,000
+// nodes: one Node changes state, the engine recomputes and the view builds
+// the revision (UpdateStatus fingerprint, the changed insight objects, their
+// resourceVersions). Publishing to the stores is measured in pkg/apiserver.
+//
+//	go test -run XXX -bench BenchmarkOneNodeChange -benchtime 200x ./pkg/view/
+func BenchmarkOneNodeChange(b *testing.B) {
+	ev := newEngineView(b, 5000)
+	ev.view.Recompute()
+	nodes := make([]int, 0, 64)
+	for i := 3; i < len(ev.src.Nodes) && len(nodes) < 64; i += 71 {
+		nodes = append(nodes, i)
+	}
+	published := ev.rec.count()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k := nodes[i%len(nodes)]
+		ev.setNode(k, synth.Changed(ev.src.Nodes[k], 2000000+i))
+		ev.view.Recompute()
+	}
+	b.StopTimer()
+	// A few changes leave a node's insight as it was (a degraded node stays
+	// degraded): most must publish.
+	if got := ev.rec.count() - published; got < b.N*9/10 {
+		b.Fatalf("%d revisions for %d node changes", got, b.N)
 	}
 }

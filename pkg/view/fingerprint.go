@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"hash"
 	"io"
+	"time"
+	"unsafe"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
 )
@@ -14,21 +16,25 @@ import (
 // the wire, resourceVersion aside. The outer conditions' lastTransitionTime
 // is left out: it is the creationTimestamp, which is in. Equal fingerprints
 // mean equal content.
-type fingerprint struct {
-	sum [sha256.Size]byte
-	// size is the length of the JSON encoding of the status layers, a measure
-	// of the object's weight in memory and on the wire.
-	size int
-}
+type fingerprint [sha256.Size]byte
 
 // digest returns 64 bits of the fingerprint for the resourceVersion.
-func (f fingerprint) digest() uint64 { return binary.BigEndian.Uint64(f.sum[:8]) }
+func (f fingerprint) digest() uint64 { return binary.BigEndian.Uint64(f[:8]) }
 
-// fingerprintOf computes the fingerprint of obj. The large layers are encoded
-// as JSON straight into the hash, so no copy of the encoding is kept.
-func fingerprintOf(obj *update.UpdateStatus) (fingerprint, error) {
+// insightSums gives the content fingerprint of an insight the view has
+// already fingerprinted, by the pointer the engine shares between results;
+// ok is false for an insight it has not seen.
+type insightSums func(p unsafe.Pointer) (sum uint64, ok bool)
+
+// fingerprintOf computes the fingerprint of obj. Every insight already
+// fingerprinted as an object of its own counts by that fingerprint (known),
+// and a worker pool's insight list that is the very list of the previous
+// computation (the engine shares unchanged lists) counts by its earlier
+// fingerprint (lists), so the cost follows what changed, not the size of the
+// object. The rest is encoded as JSON straight into the hash.
+func fingerprintOf(obj *update.UpdateStatus, known insightSums, lists *listSums) (fingerprint, error) {
 	h := sha256.New()
-	cw := &countingWriter{w: h}
+	f := fingerprinter{h: h, enc: json.NewEncoder(h), known: known}
 	writeField(h, string(obj.UID))
 	writeField(h, obj.CreationTimestamp.UTC().Format("2006-01-02T15:04:05Z"))
 	for i := range obj.Status.Conditions {
@@ -38,17 +44,133 @@ func fingerprintOf(obj *update.UpdateStatus) (fingerprint, error) {
 		writeField(h, c.Reason)
 		writeField(h, c.Message)
 	}
-	enc := json.NewEncoder(cw)
-	if err := enc.Encode(obj.Status.ControlPlane); err != nil {
-		return fingerprint{}, err
+	if cp := obj.Status.ControlPlane; cp != nil {
+		writeField(h, "controlPlane")
+		outer := *cp
+		outer.Informers = nil
+		f.encode(&outer)
+		for i := range cp.Informers {
+			inf := &cp.Informers[i]
+			writeField(h, inf.Name)
+			f.buf = f.buf[:0]
+			for j := range inf.Insights {
+				in := &inf.Insights[j]
+				u := &in.Insight
+				f.insight(in.UID, in.AcquiredAt.Time, u.Type, u.ClusterVersionStatusInsight, u.ClusterOperatorStatusInsight,
+					u.MachineConfigPoolStatusInsight, u.NodeStatusInsight, u.HealthInsight)
+			}
+			h.Write(f.buf)
+		}
 	}
-	if err := enc.Encode(obj.Status.WorkerPools); err != nil {
-		return fingerprint{}, err
+	next := listSums{}
+	for i := range obj.Status.WorkerPools {
+		p := &obj.Status.WorkerPools[i]
+		writeField(h, "pool")
+		outer := *p
+		outer.Informers = nil
+		f.encode(&outer)
+		for j := range p.Informers {
+			inf := &p.Informers[j]
+			writeField(h, inf.Name)
+			if len(inf.Insights) == 0 {
+				continue
+			}
+			key := listKey{first: &inf.Insights[0], n: len(inf.Insights)}
+			sum, ok := (*lists)[key]
+			if !ok {
+				f.buf = f.buf[:0]
+				for k := range inf.Insights {
+					in := &inf.Insights[k]
+					u := &in.Insight
+					f.insight(in.UID, in.AcquiredAt.Time, u.Type, nil, nil, u.MachineConfigPoolStatusInsight, u.NodeStatusInsight, u.HealthInsight)
+				}
+				if f.err != nil {
+					return fingerprint{}, f.err
+				}
+				sum = sha256.Sum256(f.buf)
+			}
+			next[key] = sum
+			h.Write(sum[:])
+		}
 	}
-	var f fingerprint
-	h.Sum(f.sum[:0])
-	f.size = cw.n
-	return f, nil
+	if f.err != nil {
+		return fingerprint{}, f.err
+	}
+	*lists = next
+	var fp fingerprint
+	h.Sum(fp[:0])
+	return fp, nil
+}
+
+// listKey identifies one insight list by its memory: the engine never
+// modifies a list it returned, so the same first element and length mean
+// the same list.
+type listKey struct {
+	first *update.WorkerPoolInsight
+	n     int
+}
+
+// listSums are the fingerprints of the worker pools' insight lists of the
+// last computation.
+type listSums map[listKey][sha256.Size]byte
+
+type fingerprinter struct {
+	h     hash.Hash
+	enc   *json.Encoder
+	known insightSums
+	buf   []byte
+	err   error
+}
+
+func (f *fingerprinter) encode(v any) {
+	if err := f.enc.Encode(v); err != nil && f.err == nil {
+		f.err = err
+	}
+}
+
+// insight appends one insight of a list to f.buf: its envelope, then its
+// content by its known fingerprint or, when unknown, as JSON.
+func (f *fingerprinter) insight(uid string, acquired time.Time, typ update.InsightType, cv *update.ClusterVersionStatusInsight,
+	co *update.ClusterOperatorStatusInsight, mcp *update.MachineConfigPoolStatusInsight, node *update.NodeStatusInsight,
+	health *update.HealthStatusInsight) {
+	f.buf = appendField(f.buf, uid)
+	f.buf = binary.BigEndian.AppendUint64(f.buf, uint64(acquired.Unix()))
+	f.buf = appendField(f.buf, string(typ))
+	var p unsafe.Pointer
+	var v any
+	switch {
+	case cv != nil:
+		p, v = unsafe.Pointer(cv), cv
+	case co != nil:
+		p, v = unsafe.Pointer(co), co
+	case mcp != nil:
+		p, v = unsafe.Pointer(mcp), mcp
+	case node != nil:
+		p, v = unsafe.Pointer(node), node
+	case health != nil:
+		p, v = unsafe.Pointer(health), health
+	default:
+		f.buf = append(f.buf, 'n')
+		return
+	}
+	if f.known != nil {
+		if sum, ok := f.known(p); ok {
+			f.buf = append(f.buf, 'k')
+			f.buf = binary.BigEndian.AppendUint64(f.buf, sum)
+			return
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil && f.err == nil {
+		f.err = err
+	}
+	f.buf = append(f.buf, 'j')
+	f.buf = appendField(f.buf, string(b))
+}
+
+func appendField(b []byte, s string) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(len(s)))
+	return append(b, s...)
 }
 
 // writeField writes s with a length prefix, so that field boundaries are
@@ -58,15 +180,4 @@ func writeField(h hash.Hash, s string) {
 	binary.BigEndian.PutUint64(n[:], uint64(len(s)))
 	h.Write(n[:])
 	io.WriteString(h, s)
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += n
-	return n, err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"sort"
+	"strconv"
 	"unsafe"
 
 	"github.com/google/uuid"
@@ -161,8 +162,7 @@ func newInsightObject(k InsightKind, meta metav1.ObjectMeta, in *insights.Insigh
 func Objects(res *insights.Result, meta metav1.ObjectMeta) [NumInsightKinds][]runtime.Object {
 	var out [NumInsightKinds][]runtime.Object
 	seen := make(map[objectKey]bool, len(res.Insights))
-	for i := range res.Insights {
-		in := &res.Insights[i]
+	for _, in := range res.Insights {
 		k, name := kindOf(in)
 		key := objectKey{k, name}
 		if k == NumInsightKinds || name == "" || seen[key] {
@@ -188,6 +188,7 @@ type objectKey struct {
 
 // objectEntry is the view's memory of one served insight object.
 type objectEntry struct {
+	kind InsightKind
 	// ptr is the engine's insight the object was built from.
 	ptr unsafe.Pointer
 	in  insights.Insight
@@ -208,6 +209,30 @@ type insightSet struct {
 	// sum is the sum of the entries' content fingerprints: with the
 	// UpdateStatus fingerprint it identifies the content of a revision.
 	sum uint64
+	// sums are the entries' fingerprints by engine pointer, for the
+	// UpdateStatus fingerprint.
+	sums map[unsafe.Pointer]uint64
+	// lastList is the insight list of the last good computation.
+	lastList []*insights.Insight
+	// prevList is the list of the last update and prevEntries the entry
+	// of each of its insights (nil when it has none); spare is the other
+	// buffer of prevEntries.
+	prevList           []*insights.Insight
+	prevEntries, spare []*objectEntry
+}
+
+// known implements insightSums.
+func (s *insightSet) known(p unsafe.Pointer) (uint64, bool) {
+	sum, ok := s.sums[p]
+	return sum, ok
+}
+
+// setPointer records that ent now stands for the engine's insight p.
+func (s *insightSet) setPointer(ent *objectEntry, p unsafe.Pointer, sum uint64) {
+	if ent.ptr != nil && ent.ptr != p {
+		delete(s.sums, ent.ptr)
+	}
+	s.sums[p] = sum
 }
 
 // pendingChange is an object to publish once the revision's
@@ -222,26 +247,47 @@ type pendingChange struct {
 // update folds one computation's insights into the set and returns the
 // changes. The objects of changed entries get their resourceVersion from
 // commit. all reports every object as changed (the first synced revision).
-func (s *insightSet) update(list []insights.Insight, meta *metav1.ObjectMeta, metaChanged, all bool) ([]pendingChange, error) {
+func (s *insightSet) update(list []*insights.Insight, meta *metav1.ObjectMeta, metaChanged, all bool) ([]pendingChange, error) {
 	if s.entries == nil {
 		s.entries = make(map[objectKey]*objectEntry, len(list))
+		s.sums = make(map[unsafe.Pointer]uint64, len(list))
 	}
 	s.gen++
 	var changes []pendingChange
-	for i := range list {
-		in := &list[i]
+	// The engine lists insights in a stable order, so most insights sit
+	// where they sat in the previous list, with the same content pointer:
+	// those find their entry without a lookup.
+	prev, prevEntries := s.prevList, s.prevEntries
+	entries := s.spare[:0]
+	seen := 0
+	for i, in := range list {
+		p := content(in)
+		if !metaChanged && i < len(prev) && (prev[i] == in || (p != nil && content(prev[i]) == p && sameEnvelope(prev[i], in))) {
+			if ent := prevEntries[i]; ent != nil && ent.seen != s.gen {
+				ent.seen = s.gen
+				seen++
+				entries = append(entries, ent)
+				if all {
+					changes = append(changes, pendingChange{kind: kindOfEntry(ent), ent: ent})
+				}
+				continue
+			}
+		}
 		k, name := kindOf(in)
 		if k == NumInsightKinds || name == "" {
+			entries = append(entries, nil)
 			continue
 		}
 		key := objectKey{k, name}
 		ent := s.entries[key]
 		if ent != nil && ent.seen == s.gen {
+			entries = append(entries, nil)
 			continue // the first of two insights with one name wins
 		}
-		p := content(in)
+		seen++
 		if ent != nil && !metaChanged && ent.ptr == p && sameEnvelope(&ent.in, in) {
 			ent.seen = s.gen
+			entries = append(entries, ent)
 			if all {
 				changes = append(changes, pendingChange{kind: k, ent: ent})
 			}
@@ -253,29 +299,88 @@ func (s *insightSet) update(list []insights.Insight, meta *metav1.ObjectMeta, me
 			return nil, err
 		}
 		if ent == nil {
-			ent = &objectEntry{}
+			ent = &objectEntry{kind: k}
 			s.entries[key] = ent
 		} else {
 			s.sum -= ent.sum
 			if ent.sum == sum && !all {
 				// Same content from a new computation: keep the served object.
+				s.setPointer(ent, p, sum)
 				ent.ptr, ent.in, ent.seen = p, *in, s.gen
 				s.sum += sum
+				entries = append(entries, ent)
 				continue
 			}
 		}
-		*ent = objectEntry{ptr: p, in: *in, obj: obj, sum: sum, seen: s.gen}
+		s.setPointer(ent, p, sum)
+		*ent = objectEntry{kind: k, ptr: p, in: *in, obj: obj, sum: sum, seen: s.gen}
 		s.sum += sum
+		entries = append(entries, ent)
 		changes = append(changes, pendingChange{kind: k, ent: ent})
 	}
-	for key, ent := range s.entries {
-		if ent.seen != s.gen {
-			delete(s.entries, key)
-			s.sum -= ent.sum
-			changes = append(changes, pendingChange{kind: key.kind, gone: key.name})
+	if seen != len(s.entries) {
+		for key, ent := range s.entries {
+			if ent.seen != s.gen {
+				delete(s.entries, key)
+				delete(s.sums, ent.ptr)
+				s.sum -= ent.sum
+				changes = append(changes, pendingChange{kind: key.kind, gone: key.name})
+			}
 		}
 	}
+	s.prevList, s.prevEntries, s.spare = list, entries, prevEntries
 	return changes, nil
+}
+
+func kindOfEntry(ent *objectEntry) InsightKind { return ent.kind }
+
+// commit gives the changed objects the resourceVersion rv and returns the
+// changes by kind.
+func (s *insightSet) commit(changes []pendingChange, rv uint64) [NumInsightKinds]Changes {
+	var out [NumInsightKinds]Changes
+	rvs := strconv.FormatUint(rv, 10)
+	for _, c := range changes {
+		if c.ent == nil {
+			out[c.kind].Deleted = append(out[c.kind].Deleted, c.gone)
+			continue
+		}
+		m := c.ent.obj.(metav1.Object)
+		if m.GetResourceVersion() != "" {
+			// A served object is never modified: republish a copy.
+			c.ent.obj = shallowCopy(c.ent.obj)
+			m = c.ent.obj.(metav1.Object)
+		}
+		m.SetResourceVersion(rvs)
+		out[c.kind].Changed = append(out[c.kind].Changed, c.ent.obj)
+	}
+	for k := range out {
+		sort.Strings(out[k].Deleted)
+		sort.Slice(out[k].Changed, func(i, j int) bool { return nameOf(out[k].Changed[i]) < nameOf(out[k].Changed[j]) })
+	}
+	return out
+}
+
+// shallowCopy copies an insight object's top-level struct; the copy shares
+// everything below it.
+func shallowCopy(obj runtime.Object) runtime.Object {
+	switch o := obj.(type) {
+	case *update.ClusterVersionProgressInsight:
+		c := *o
+		return &c
+	case *update.ClusterOperatorProgressInsight:
+		c := *o
+		return &c
+	case *update.MachineConfigPoolProgressInsight:
+		c := *o
+		return &c
+	case *update.NodeProgressInsight:
+		c := *o
+		return &c
+	case *update.HealthInsight:
+		c := *o
+		return &c
+	}
+	return obj.DeepCopyObject()
 }
 
 // sameEnvelope reports whether a and b give their objects the same uid,

@@ -38,8 +38,6 @@ type Revision struct {
 	// Synced says the revision was computed after the initial sync of the
 	// sources, so it may be served.
 	Synced bool
-	// Size is the size in bytes of the JSON encoding of the status layers.
-	Size int
 }
 
 // Config configures a View.
@@ -76,6 +74,8 @@ type View struct {
 	// Owned by the Run goroutine.
 	last          *Revision
 	lastFP        fingerprint
+	objects       insightSet
+	lists         listSums
 	nextChange    time.Time
 	initialSynced bool
 }
@@ -234,8 +234,13 @@ func (v *View) recompute(trigger string) {
 
 	meta := objectMeta(snap.Inputs.ClusterVersion)
 	var truncations []insights.Truncation
+	var list []*insights.Insight
 	if computeErr == nil {
 		truncations = res.Truncations
+		list = res.Insights
+	} else {
+		// Keep the insight objects of the last good computation.
+		list = v.objects.lastList
 	}
 	available := availableCondition(snap, computeErr, truncations, meta.CreationTimestamp)
 	obj, err := buildObject(meta, status, available)
@@ -244,32 +249,48 @@ func (v *View) recompute(trigger string) {
 		recomputations.WithLabelValues(trigger, resultFailed).Inc()
 		return
 	}
-	fp, err := fingerprintOf(obj)
+	synced := snap.InitialSyncDone
+	// The first synced revision republishes everything under its own
+	// resourceVersion (the store forgets the revisions before it).
+	firstSynced := synced && (v.last == nil || !v.last.Synced)
+	metaChanged := v.last == nil || v.last.Object.UID != meta.UID || !v.last.Object.CreationTimestamp.Equal(&meta.CreationTimestamp)
+	changes, err := v.objects.update(list, &meta, metaChanged, firstSynced)
+	if err != nil {
+		klog.ErrorS(err, "Cannot fingerprint the insight objects")
+		recomputations.WithLabelValues(trigger, resultFailed).Inc()
+		return
+	}
+	v.objects.lastList = list
+	fp, err := fingerprintOf(obj, v.objects.known, &v.lists)
 	if err != nil {
 		klog.ErrorS(err, "Cannot fingerprint the UpdateStatus object")
 		recomputations.WithLabelValues(trigger, resultFailed).Inc()
 		return
 	}
-	synced := snap.InitialSyncDone
-	if v.last != nil && fp.sum == v.lastFP.sum && (v.last.Synced || !synced) {
+	objectChanged := v.last == nil || fp != v.lastFP
+	if !objectChanged && len(changes) == 0 && !firstSynced {
 		recomputations.WithLabelValues(trigger, resultUnchanged).Inc()
 		klog.V(4).InfoS("UpdateStatus unchanged", "trigger", trigger, "resourceVersion", v.last.ResourceVersion)
 		return
 	}
 
-	// The engine may reuse its memory between computations: publish a private
-	// copy, made only when the content changed.
-	obj = obj.DeepCopy()
 	// Revisions computed before the initial sync are never served: the first
 	// synced revision takes its deterministic resourceVersion, unconstrained
-	// by them (the store forgets them).
+	// by them.
 	var prevRV uint64
-	if v.last != nil && (v.last.Synced || !synced) {
+	if v.last != nil && !firstSynced {
 		prevRV = v.last.ResourceVersion
 	}
-	rv := nextResourceVersion(prevRV, snap.MaxResourceVersion, timeStep(v.nextChange), fp.digest())
-	obj.ResourceVersion = strconv.FormatUint(rv, 10)
-	rev := &Revision{ResourceVersion: rv, Object: obj, Synced: synced, Size: fp.size}
+	rv := nextResourceVersion(prevRV, snap.MaxResourceVersion, timeStep(v.nextChange), revisionDigest(fp, v.objects.sum))
+	rev := &Revision{ResourceVersion: rv, Object: obj, Synced: synced}
+	if objectChanged || firstSynced {
+		// The engine's results are read-only and never modified afterwards
+		// (TestEarlierResultsUnchanged), so the object shares them.
+		obj.ResourceVersion = strconv.FormatUint(rv, 10)
+	} else {
+		rev.Object = v.last.Object
+	}
+	rev.Insights = v.objects.commit(changes, rv)
 	v.last, v.lastFP = rev, fp
 	v.current.Store(rev)
 	if computeErr != nil {
@@ -278,10 +299,16 @@ func (v *View) recompute(trigger string) {
 		recomputations.WithLabelValues(trigger, resultChanged).Inc()
 	}
 	klog.V(2).InfoS("UpdateStatus changed", "trigger", trigger, "resourceVersion", rv,
-		"maxInputResourceVersion", snap.MaxResourceVersion, "available", available.Reason, "bytes", fp.size)
+		"maxInputResourceVersion", snap.MaxResourceVersion, "available", available.Reason,
+		"updateStatusChanged", objectChanged, "insightObjectsChanged", len(changes))
 	if v.cfg.Publish != nil {
 		v.cfg.Publish(rev)
 	}
+}
+
+// revisionDigest combines the fingerprints of the six views of a revision.
+func revisionDigest(fp fingerprint, objects uint64) uint64 {
+	return fp.digest() ^ (objects * 0x9e3779b97f4a7c15)
 }
 
 // compute runs the engine and turns a panic into an error.

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
@@ -42,17 +43,7 @@ func FuzzValidateUpdateStatus(f *testing.F) {
 			t.Fatal("validation modified the object")
 		}
 		again := validation.ValidateUpdateStatus(&obj)
-		if len(again) != len(errs) {
-			t.Fatalf("second run found %d errors, first %d", len(again), len(errs))
-		}
-		for i, e := range errs {
-			if e.Field == "" {
-				t.Errorf("error without a field path: %v", e)
-			}
-			if again[i].Field != e.Field || again[i].Type != e.Type {
-				t.Errorf("run 2 error %d = %v, run 1 = %v", i, again[i], e)
-			}
-		}
+		checkRuns(t, errs, again)
 	})
 }
 
@@ -100,16 +91,23 @@ func FuzzValidateInsightObjects(f *testing.F) {
 			t.Fatal("validation modified the object")
 		}
 		again := validation.Validate(obj)
-		if len(again) != len(errs) {
-			t.Fatalf("second run found %d errors, first %d", len(again), len(errs))
-		}
-		for i, e := range errs {
-			if e.Field == "" {
-				t.Errorf("error without a field path: %v", e)
-			}
-			if again[i].Field != e.Field || again[i].Type != e.Type {
-				t.Errorf("run 2 error %d = %v, run 1 = %v", i, again[i], e)
-			}
-		}
+		checkRuns(t, errs, again)
 	})
+}
+
+// checkRuns demands that two validations of one object found the same
+// errors and that every error names a field.
+func checkRuns(t *testing.T, errs, again field.ErrorList) {
+	t.Helper()
+	if len(again) != len(errs) {
+		t.Fatalf("second run found %d errors, first %d", len(again), len(errs))
+	}
+	for i, e := range errs {
+		if e.Field == "" {
+			t.Errorf("error without a field path: %v", e)
+		}
+		if again[i].Field != e.Field || again[i].Type != e.Type {
+			t.Errorf("run 2 error %d = %v, run 1 = %v", i, again[i], e)
+		}
+	}
 }

@@ -187,12 +187,7 @@ type placement struct {
 func (v *validator) add(err *field.Error) { v.errs = append(v.errs, err) }
 
 func (v *validator) object(obj *v1alpha1.UpdateStatus) {
-	if obj.APIVersion != "" && obj.APIVersion != v1alpha1.SchemeGroupVersion.String() {
-		v.add(field.Invalid(field.NewPath("apiVersion"), obj.APIVersion, "must be "+v1alpha1.SchemeGroupVersion.String()))
-	}
-	if obj.Kind != "" && obj.Kind != "UpdateStatus" {
-		v.add(field.Invalid(field.NewPath("kind"), obj.Kind, "must be UpdateStatus"))
-	}
+	v.typeMeta(&obj.TypeMeta, "UpdateStatus")
 	meta := field.NewPath("metadata")
 	switch obj.Name {
 	case ObjectName:
@@ -201,11 +196,26 @@ func (v *validator) object(obj *v1alpha1.UpdateStatus) {
 	default:
 		v.add(field.Invalid(meta.Child("name"), obj.Name, msgName))
 	}
-	if obj.Namespace != "" {
-		v.add(field.Forbidden(meta.Child("namespace"), "UpdateStatus is cluster-scoped"))
-	}
+	v.clusterScoped(&obj.ObjectMeta, "UpdateStatus")
 	status := path{name: "status"}
 	v.status(&status, &obj.Status)
+}
+
+// typeMeta checks apiVersion and kind where they are set.
+func (v *validator) typeMeta(tm *metav1.TypeMeta, kind string) {
+	if tm.APIVersion != "" && tm.APIVersion != v1alpha1.SchemeGroupVersion.String() {
+		v.add(field.Invalid(field.NewPath("apiVersion"), tm.APIVersion, "must be "+v1alpha1.SchemeGroupVersion.String()))
+	}
+	if tm.Kind != "" && tm.Kind != kind {
+		v.add(field.Invalid(field.NewPath("kind"), tm.Kind, "must be "+kind))
+	}
+}
+
+// clusterScoped reports a namespace on an object of a cluster-scoped kind.
+func (v *validator) clusterScoped(meta *metav1.ObjectMeta, kind string) {
+	if meta.Namespace != "" {
+		v.add(field.Forbidden(field.NewPath("metadata", "namespace"), kind+" is cluster-scoped"))
+	}
 }
 
 func (v *validator) status(p *path, s *v1alpha1.UpdateStatusStatus) {
@@ -251,7 +261,7 @@ func (v *validator) controlPlane(p *path, cp *v1alpha1.ControlPlane) {
 		for j := range inf.Insights {
 			in := &inf.Insights[j]
 			xp := ins.at(j)
-			v.insightHeader(&xp, in.UID, &in.AcquiredAt)
+			v.insightHeader(&xp, "uid", in.UID, &in.AcquiredAt)
 			up := xp.child("insight")
 			v.controlPlaneUnion(&up, &in.Insight, &where)
 		}
@@ -283,16 +293,18 @@ func (v *validator) pool(p *path, pool *v1alpha1.Pool) {
 		for j := range inf.Insights {
 			in := &inf.Insights[j]
 			xp := ins.at(j)
-			v.insightHeader(&xp, in.UID, &in.AcquiredAt)
+			v.insightHeader(&xp, "uid", in.UID, &in.AcquiredAt)
 			up := xp.child("insight")
 			v.workerPoolUnion(&up, &in.Insight, &where)
 		}
 	}
 }
 
-// insightHeader checks the uid and acquiredAt of an insight list item.
-func (v *validator) insightHeader(p *path, uid string, acquiredAt *metav1.Time) {
-	up := p.child("uid")
+// insightHeader checks the uid (P-DNS), in the field uidField, and the
+// acquiredAt of an insight: an insight list item, or the status of a
+// per-insight object.
+func (v *validator) insightHeader(p *path, uidField, uid string, acquiredAt *metav1.Time) {
+	up := p.child(uidField)
 	if v.length(&up, uid, maxUIDLength, true) && !isDNSName(uid) {
 		v.add(field.Invalid(up.build(), uid, msgDNS))
 	}

@@ -1,0 +1,373 @@
+package validation_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/apis/update/validation"
+)
+
+// Label paths, as errors name them.
+const (
+	scopeLabel    = "metadata.labels[" + v1alpha1.LabelScope + "]"
+	poolLabel     = "metadata.labels[" + v1alpha1.LabelPool + "]"
+	informerLabel = "metadata.labels[" + v1alpha1.LabelInformer + "]"
+	impactLabel   = "metadata.labels[" + v1alpha1.LabelImpactLevel + "]"
+)
+
+// insightMeta is the metadata the server gives a per-insight object; pool and
+// level are left out when empty.
+func insightMeta(name string, scope v1alpha1.ScopeType, pool, informer string, level v1alpha1.InsightImpactLevel) metav1.ObjectMeta {
+	labels := map[string]string{v1alpha1.LabelScope: string(scope), v1alpha1.LabelInformer: informer}
+	if pool != "" {
+		labels[v1alpha1.LabelPool] = pool
+	}
+	if level != "" {
+		labels[v1alpha1.LabelImpactLevel] = string(level)
+	}
+	return metav1.ObjectMeta{Name: name, Labels: labels}
+}
+
+// Valid objects of the five kinds, built from the insights of the example.
+
+func cvObject(tb testing.TB) *v1alpha1.ClusterVersionProgressInsight {
+	o := example(tb)
+	in := &(*cpInsights(o))[0]
+	return &v1alpha1.ClusterVersionProgressInsight{
+		ObjectMeta: insightMeta(cv(o).Resource.Name, v1alpha1.ControlPlaneScope, "", "cpi", ""),
+		Status: v1alpha1.ClusterVersionProgressInsightStatus{
+			InsightUID: in.UID, AcquiredAt: in.AcquiredAt, ClusterVersionStatusInsight: *cv(o),
+		},
+	}
+}
+
+func coObject(tb testing.TB) *v1alpha1.ClusterOperatorProgressInsight {
+	o := example(tb)
+	in := &(*cpInsights(o))[1]
+	return &v1alpha1.ClusterOperatorProgressInsight{
+		ObjectMeta: insightMeta(etcd(o).Name, v1alpha1.ControlPlaneScope, "", "cpi", ""),
+		Status: v1alpha1.ClusterOperatorProgressInsightStatus{
+			InsightUID: in.UID, AcquiredAt: in.AcquiredAt, ClusterOperatorStatusInsight: *etcd(o),
+		},
+	}
+}
+
+func mcpObject(tb testing.TB) *v1alpha1.MachineConfigPoolProgressInsight {
+	o := example(tb)
+	in := &(*wpInsights(o))[0]
+	return &v1alpha1.MachineConfigPoolProgressInsight{
+		ObjectMeta: insightMeta(mcp(o).Name, v1alpha1.WorkerPoolScope, mcp(o).Name, "nodes", ""),
+		Status: v1alpha1.MachineConfigPoolProgressInsightStatus{
+			InsightUID: in.UID, AcquiredAt: in.AcquiredAt, MachineConfigPoolStatusInsight: *mcp(o),
+		},
+	}
+}
+
+func nodeObject(tb testing.TB) *v1alpha1.NodeProgressInsight {
+	o := example(tb)
+	in := &(*wpInsights(o))[1]
+	return &v1alpha1.NodeProgressInsight{
+		ObjectMeta: insightMeta(node(o).Name, v1alpha1.WorkerPoolScope, node(o).PoolResource.Name, "nodes", ""),
+		Status: v1alpha1.NodeProgressInsightStatus{
+			InsightUID: in.UID, AcquiredAt: in.AcquiredAt, NodeStatusInsight: *node(o),
+		},
+	}
+}
+
+func healthObject(tb testing.TB) *v1alpha1.HealthInsight {
+	o := example(tb)
+	in := &(*wpInsights(o))[4]
+	h := health(o)
+	return &v1alpha1.HealthInsight{
+		ObjectMeta: insightMeta(in.UID, h.Scope.Type, o.Status.WorkerPools[0].Name, "nodes", h.Impact.Level),
+		Status: v1alpha1.HealthInsightStatus{
+			InsightUID: in.UID, AcquiredAt: in.AcquiredAt, HealthStatusInsight: *h,
+		},
+	}
+}
+
+// insightObject is what the shared cases need of a per-insight object.
+type insightObject interface {
+	runtime.Object
+	metav1.Object
+}
+
+// objectCase mutates a valid object and lists every error it must produce.
+type objectCase[T any] struct {
+	name   string
+	mutate func(T)
+	want   []want
+}
+
+// commonCases are the envelope cases every kind shares. header reaches the
+// status's insightUID and acquiredAt; nameIsUID says the object is named
+// after its insightUID, so a case that changes the uid changes the name too.
+func commonCases[T insightObject](kind string, header func(T) (*string, *metav1.Time), nameIsUID bool) []objectCase[T] {
+	setUID := func(o T, uid string) {
+		p, _ := header(o)
+		*p = uid
+		if nameIsUID && uid != "" {
+			o.SetName(uid)
+		}
+	}
+	setLabel := func(key, value string) func(T) {
+		return func(o T) { o.GetLabels()[key] = value }
+	}
+	return []objectCase[T]{
+		{"valid", func(T) {}, nil},
+		{"type meta set", func(o T) {
+			o.GetObjectKind().SetGroupVersionKind(v1alpha1.SchemeGroupVersion.WithKind(kind))
+		}, nil},
+		{"other labels are left alone", setLabel("example.com/team", "upgrades"), nil},
+		{"wrong kind", func(o T) {
+			o.GetObjectKind().SetGroupVersionKind(v1alpha1.SchemeGroupVersion.WithKind("UpdateStatus"))
+		}, []want{{invalid, "kind"}}},
+		{"wrong apiVersion", func(o T) {
+			o.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{Group: v1alpha1.GroupName, Version: "v1", Kind: kind})
+		}, []want{{invalid, "apiVersion"}}},
+		{"namespaced", func(o T) { o.SetNamespace("default") }, []want{{forbidden, "metadata.namespace"}}},
+		{"name missing", func(o T) { o.SetName("") }, []want{{required, "metadata.name"}}},
+		{"name of another subject", func(o T) { o.SetName("other") }, []want{{invalid, "metadata.name"}}},
+		{"insightUID missing", func(o T) { setUID(o, "") }, []want{{required, "status.insightUID"}}},
+		{"insightUID too long", func(o T) { setUID(o, strings.Repeat("u", 64)) }, []want{{tooLong, "status.insightUID"}}},
+		{"insightUID not a DNS label", func(o T) { setUID(o, "node.one") }, []want{{invalid, "status.insightUID"}}},
+		{"acquiredAt missing", func(o T) { _, at := header(o); *at = metav1.Time{} }, []want{{required, "status.acquiredAt"}}},
+		{"no labels", func(o T) { o.SetLabels(nil) }, nil /* filled in by the kind */},
+		{"scope label missing", func(o T) { delete(o.GetLabels(), v1alpha1.LabelScope) }, []want{{required, scopeLabel}}},
+		{"scope label not the insight's", func(o T) {
+			other := v1alpha1.WorkerPoolScope
+			if o.GetLabels()[v1alpha1.LabelScope] == string(other) {
+				other = v1alpha1.ControlPlaneScope
+			}
+			o.GetLabels()[v1alpha1.LabelScope] = string(other)
+		}, []want{{invalid, scopeLabel}}},
+		{"informer label missing", func(o T) { delete(o.GetLabels(), v1alpha1.LabelInformer) }, []want{{required, informerLabel}}},
+		{"informer label unknown", setLabel(v1alpha1.LabelInformer, "scheduler"), []want{{notSupported, informerLabel}}},
+		{"label value syntax", setLabel("example.com/team", "-x-"), []want{{invalid, "metadata.labels"}}},
+	}
+}
+
+// runObjectCases runs the shared cases, with the errors of "no labels" given
+// by noLabels, and the kind's own cases, through the kind's validator, the
+// generic Validate, and Validate of the internal form of the object.
+func runObjectCases[T insightObject](t *testing.T, kind string, fresh func(testing.TB) T, validate func(T) field.ErrorList,
+	header func(T) (*string, *metav1.Time), nameIsUID bool, noLabels []want, cases []objectCase[T]) {
+	t.Helper()
+	all := commonCases(kind, header, nameIsUID)
+	for i := range all {
+		if all[i].name == "no labels" {
+			all[i].want = noLabels
+		}
+	}
+	all = append(all, cases...)
+	for _, tc := range all {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := fresh(t)
+			tc.mutate(obj)
+
+			got := errorStrings(validate(obj))
+
+			wantStrings := make([]string, 0, len(tc.want))
+			for _, w := range tc.want {
+				wantStrings = append(wantStrings, string(w.typ)+" "+w.path)
+			}
+			slices.Sort(wantStrings)
+			if !slices.Equal(got, wantStrings) {
+				t.Fatalf("errors:\n got  %q\n want %q", got, wantStrings)
+			}
+			if generic := errorStrings(validation.Validate(obj)); !slices.Equal(generic, got) {
+				t.Errorf("Validate: %q, the kind's validator: %q", generic, got)
+			}
+
+			// The internal form has no type meta; otherwise it must fare
+			// the same.
+			bare := obj.DeepCopyObject().(T)
+			bare.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+			internal, err := scheme.ConvertToVersion(bare.DeepCopyObject(), update.SchemeGroupVersion)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if typ := fmt.Sprintf("%T", internal); !strings.HasPrefix(typ, "*update.") {
+				t.Fatalf("converted to %s, not to an internal type", typ)
+			}
+			if got, want := errorStrings(validation.Validate(internal)), errorStrings(validate(bare)); !slices.Equal(got, want) {
+				t.Errorf("Validate(%T): %q, want %q", internal, got, want)
+			}
+		})
+	}
+}
+
+func TestClusterVersionProgressInsight(t *testing.T) {
+	runObjectCases(t, "ClusterVersionProgressInsight", cvObject, validation.ValidateClusterVersionProgressInsight,
+		func(o *v1alpha1.ClusterVersionProgressInsight) (*string, *metav1.Time) {
+			return &o.Status.InsightUID, &o.Status.AcquiredAt
+		}, false,
+		[]want{{required, scopeLabel}, {required, informerLabel}},
+		[]objectCase[*v1alpha1.ClusterVersionProgressInsight]{
+			{"hosted cluster name", func(o *v1alpha1.ClusterVersionProgressInsight) {
+				o.Name, o.Status.Resource.Name = "prod", "prod"
+			}, nil},
+			{"name is not the resource's", func(o *v1alpha1.ClusterVersionProgressInsight) { o.Status.Resource.Name = "other" },
+				[]want{{invalid, "metadata.name"}}},
+			{"pool label", func(o *v1alpha1.ClusterVersionProgressInsight) { o.Labels[v1alpha1.LabelPool] = "master" },
+				[]want{{forbidden, poolLabel}}},
+			{"impact-level label", func(o *v1alpha1.ClusterVersionProgressInsight) { o.Labels[v1alpha1.LabelImpactLevel] = "Info" },
+				[]want{{forbidden, impactLabel}}},
+			{"nodes informer", func(o *v1alpha1.ClusterVersionProgressInsight) { o.Labels[v1alpha1.LabelInformer] = "nodes" },
+				[]want{{notSupported, informerLabel}}},
+			// Rules of the insight itself, as inside UpdateStatus.
+			{"R-CV-RES", func(o *v1alpha1.ClusterVersionProgressInsight) { o.Status.Resource.Resource = "clusteroperators" },
+				[]want{{invalid, "status.resource"}}},
+			{"R-TARGET", func(o *v1alpha1.ClusterVersionProgressInsight) { o.Status.Versions.Target.Version = "<none>" },
+				[]want{{invalid, "status.versions.target"}}},
+			{"P-VERSION", func(o *v1alpha1.ClusterVersionProgressInsight) { o.Status.Versions.Previous.Version = "4.16" },
+				[]want{{invalid, "status.versions.previous.version"}}},
+			{"completion out of range", func(o *v1alpha1.ClusterVersionProgressInsight) { o.Status.Completion = 101 },
+				[]want{{invalid, "status.completion"}}},
+		})
+}
+
+func TestClusterOperatorProgressInsight(t *testing.T) {
+	runObjectCases(t, "ClusterOperatorProgressInsight", coObject, validation.ValidateClusterOperatorProgressInsight,
+		func(o *v1alpha1.ClusterOperatorProgressInsight) (*string, *metav1.Time) {
+			return &o.Status.InsightUID, &o.Status.AcquiredAt
+		}, false,
+		[]want{{required, scopeLabel}, {required, informerLabel}},
+		[]objectCase[*v1alpha1.ClusterOperatorProgressInsight]{
+			{"name is not the operator's", func(o *v1alpha1.ClusterOperatorProgressInsight) {
+				o.Status.Name, o.Status.Resource.Name = "dns", "dns"
+			}, []want{{invalid, "metadata.name"}}},
+			{"pool label", func(o *v1alpha1.ClusterOperatorProgressInsight) { o.Labels[v1alpha1.LabelPool] = "master" },
+				[]want{{forbidden, poolLabel}}},
+			{"alerts informer", func(o *v1alpha1.ClusterOperatorProgressInsight) { o.Labels[v1alpha1.LabelInformer] = "alerts" },
+				[]want{{notSupported, informerLabel}}},
+			{"P-OPNAME", func(o *v1alpha1.ClusterOperatorProgressInsight) {
+				o.Name, o.Status.Name, o.Status.Resource.Name = "etcd_2", "etcd_2", "etcd-2"
+			}, []want{{invalid, "status.name"}, {invalid, "status.name"}}},
+			{"R-CO-RES", func(o *v1alpha1.ClusterOperatorProgressInsight) { o.Status.Resource.Group = "operator.openshift.io" },
+				[]want{{invalid, "status.resource"}}},
+			{"duplicate condition", func(o *v1alpha1.ClusterOperatorProgressInsight) {
+				o.Status.Conditions = append(o.Status.Conditions, condition("Healthy"))
+			}, []want{{duplicate, "status.conditions[2].type"}}},
+		})
+}
+
+func TestMachineConfigPoolProgressInsight(t *testing.T) {
+	runObjectCases(t, "MachineConfigPoolProgressInsight", mcpObject, validation.ValidateMachineConfigPoolProgressInsight,
+		func(o *v1alpha1.MachineConfigPoolProgressInsight) (*string, *metav1.Time) {
+			return &o.Status.InsightUID, &o.Status.AcquiredAt
+		}, false,
+		[]want{{required, scopeLabel}, {required, poolLabel}, {required, informerLabel}},
+		[]objectCase[*v1alpha1.MachineConfigPoolProgressInsight]{
+			{"control-plane pool", func(o *v1alpha1.MachineConfigPoolProgressInsight) {
+				o.Name, o.Status.Name, o.Status.Resource.Name = "master", "master", "master"
+				o.Status.Scope = v1alpha1.ControlPlaneScope
+				o.Labels[v1alpha1.LabelScope], o.Labels[v1alpha1.LabelPool] = "ControlPlane", "master"
+			}, nil},
+			{"name is not the pool's", func(o *v1alpha1.MachineConfigPoolProgressInsight) { o.Name = "infra" },
+				[]want{{invalid, "metadata.name"}}},
+			{"pool label missing", func(o *v1alpha1.MachineConfigPoolProgressInsight) { delete(o.Labels, v1alpha1.LabelPool) },
+				[]want{{required, poolLabel}}},
+			{"pool label of another pool", func(o *v1alpha1.MachineConfigPoolProgressInsight) { o.Labels[v1alpha1.LabelPool] = "infra" },
+				[]want{{invalid, poolLabel}}},
+			{"cpi informer", func(o *v1alpha1.MachineConfigPoolProgressInsight) { o.Labels[v1alpha1.LabelInformer] = "cpi" },
+				[]want{{notSupported, informerLabel}}},
+			{"impact-level label", func(o *v1alpha1.MachineConfigPoolProgressInsight) { o.Labels[v1alpha1.LabelImpactLevel] = "Info" },
+				[]want{{forbidden, impactLabel}}},
+			// A missing scope is reported on the insight; the label need
+			// only be a scope.
+			{"scopeType missing", func(o *v1alpha1.MachineConfigPoolProgressInsight) { o.Status.Scope = "" },
+				[]want{{required, "status.scopeType"}}},
+			{"scopeType missing and scope label unknown", func(o *v1alpha1.MachineConfigPoolProgressInsight) {
+				o.Status.Scope, o.Labels[v1alpha1.LabelScope] = "", "Cluster"
+			}, []want{{required, "status.scopeType"}, {notSupported, scopeLabel}}},
+			{"R-MCP-RES", func(o *v1alpha1.MachineConfigPoolProgressInsight) { o.Status.Resource.Resource = "nodepools" },
+				[]want{{invalid, "status.resource"}}},
+			{"summary count out of range", func(o *v1alpha1.MachineConfigPoolProgressInsight) { o.Status.Summaries[0].Count = -1 },
+				[]want{{invalid, "status.summaries[0].count"}}},
+		})
+}
+
+func TestNodeProgressInsight(t *testing.T) {
+	runObjectCases(t, "NodeProgressInsight", nodeObject, validation.ValidateNodeProgressInsight,
+		func(o *v1alpha1.NodeProgressInsight) (*string, *metav1.Time) {
+			return &o.Status.InsightUID, &o.Status.AcquiredAt
+		}, false,
+		[]want{{required, scopeLabel}, {required, poolLabel}, {required, informerLabel}},
+		[]objectCase[*v1alpha1.NodeProgressInsight]{
+			{"name is not the node's", func(o *v1alpha1.NodeProgressInsight) {
+				o.Status.Name, o.Status.Resource.Name = "ip-10-0-1-1", "ip-10-0-1-1"
+			}, []want{{invalid, "metadata.name"}}},
+			{"pool label of another pool", func(o *v1alpha1.NodeProgressInsight) { o.Labels[v1alpha1.LabelPool] = "infra" },
+				[]want{{invalid, poolLabel}}},
+			{"node moved to another pool", func(o *v1alpha1.NodeProgressInsight) { o.Status.PoolResource.Name = "infra" },
+				[]want{{invalid, poolLabel}}},
+			{"scope label not the node's", func(o *v1alpha1.NodeProgressInsight) { o.Status.Scope = v1alpha1.ControlPlaneScope },
+				[]want{{invalid, scopeLabel}}},
+			{"R-NODE-RES", func(o *v1alpha1.NodeProgressInsight) { o.Status.Resource.Group = "core" },
+				[]want{{invalid, "status.resource"}}},
+			{"P-NODEVERSION", func(o *v1alpha1.NodeProgressInsight) { o.Status.Version = "<none>" },
+				[]want{{invalid, "status.version"}}},
+			{"message too long", func(o *v1alpha1.NodeProgressInsight) { o.Status.Message = strings.Repeat("m", 101) },
+				[]want{{tooLong, "status.message"}}},
+		})
+}
+
+func TestHealthInsight(t *testing.T) {
+	runObjectCases(t, "HealthInsight", healthObject, validation.ValidateHealthInsight,
+		func(o *v1alpha1.HealthInsight) (*string, *metav1.Time) {
+			return &o.Status.InsightUID, &o.Status.AcquiredAt
+		}, true,
+		[]want{{required, scopeLabel}, {required, informerLabel}, {required, impactLabel}},
+		[]objectCase[*v1alpha1.HealthInsight]{
+			{"no pool", func(o *v1alpha1.HealthInsight) { delete(o.Labels, v1alpha1.LabelPool) }, nil},
+			{"control-plane alert", func(o *v1alpha1.HealthInsight) {
+				delete(o.Labels, v1alpha1.LabelPool)
+				o.Status.Scope.Type, o.Labels[v1alpha1.LabelScope] = v1alpha1.ControlPlaneScope, "ControlPlane"
+				o.Labels[v1alpha1.LabelInformer] = "alerts"
+			}, nil},
+			{"cpi informer", func(o *v1alpha1.HealthInsight) { o.Labels[v1alpha1.LabelInformer] = "cpi" }, nil},
+			{"name is not the insightUID", func(o *v1alpha1.HealthInsight) { o.Status.InsightUID = "health-other" },
+				[]want{{invalid, "metadata.name"}}},
+			{"pool label not a pool name", func(o *v1alpha1.HealthInsight) { o.Labels[v1alpha1.LabelPool] = "Worker" },
+				[]want{{invalid, poolLabel}}},
+			{"impact-level label missing", func(o *v1alpha1.HealthInsight) { delete(o.Labels, v1alpha1.LabelImpactLevel) },
+				[]want{{required, impactLabel}}},
+			{"impact-level label not the insight's", func(o *v1alpha1.HealthInsight) {
+				o.Labels[v1alpha1.LabelImpactLevel] = string(v1alpha1.CriticalInfoLevel)
+			}, []want{{invalid, impactLabel}}},
+			{"impact level missing", func(o *v1alpha1.HealthInsight) { o.Status.Impact.Level = "" },
+				[]want{{required, "status.impact.level"}}},
+			{"scope label not the insight's scope", func(o *v1alpha1.HealthInsight) {
+				o.Status.Scope.Type = v1alpha1.ControlPlaneScope
+			}, []want{{invalid, scopeLabel}}},
+			{"R-URL", func(o *v1alpha1.HealthInsight) { o.Status.Remediation.Reference = "drain docs" },
+				[]want{{invalid, "status.remediation.reference"}}},
+			{"startedAt missing", func(o *v1alpha1.HealthInsight) { o.Status.StartedAt = metav1.Time{} },
+				[]want{{required, "status.startedAt"}}},
+		})
+}
+
+func TestValidateOtherObjects(t *testing.T) {
+	if errs := validation.Validate(example(t)); len(errs) != 0 {
+		t.Errorf("Validate(example) = %v", errs)
+	}
+	if errs := validation.Validate(nil); len(errs) != 1 || errs[0].Type != required {
+		t.Errorf("Validate(nil) = %v, want one Required error", errs)
+	}
+	if errs := validation.Validate((*update.NodeProgressInsight)(nil)); len(errs) != 1 || errs[0].Type != required {
+		t.Errorf("Validate(nil *update.NodeProgressInsight) = %v, want one Required error", errs)
+	}
+	if errs := validation.Validate(&v1alpha1.NodeProgressInsightList{}); len(errs) != 1 || errs[0].Field != "kind" {
+		t.Errorf("Validate(a list) = %v, want one error at kind", errs)
+	}
+}

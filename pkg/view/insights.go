@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
@@ -94,21 +95,19 @@ func content(in *insights.Insight) unsafe.Pointer {
 	return nil
 }
 
-// insightLabels returns the labels of the object of in.
+// insightLabels returns the labels of the object of in. A value a label
+// cannot hold (a pool name of 64 characters) leaves its label out.
 func insightLabels(in *insights.Insight) map[string]string {
 	l := make(map[string]string, 4)
-	if in.Scope != "" {
-		l[v1alpha1.LabelScope] = string(in.Scope)
+	set := func(key, value string) {
+		if value != "" && len(utilvalidation.IsValidLabelValue(value)) == 0 {
+			l[key] = value
+		}
 	}
-	if in.Pool != "" {
-		l[v1alpha1.LabelPool] = in.Pool
-	}
-	if in.Informer != "" {
-		l[v1alpha1.LabelInformer] = in.Informer
-	}
-	if in.Health != nil && in.Health.Impact.Level != "" {
-		l[v1alpha1.LabelImpactLevel] = string(in.Health.Impact.Level)
-	}
+	set(v1alpha1.LabelScope, string(in.Scope))
+	set(v1alpha1.LabelPool, in.Pool)
+	set(v1alpha1.LabelInformer, in.Informer)
+	set(v1alpha1.LabelImpactLevel, string(levelOf(in)))
 	return l
 }
 

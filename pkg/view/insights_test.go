@@ -14,6 +14,7 @@ import (
 	"github.com/update-status/apiserver/internal/synth"
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/sources"
 	"github.com/update-status/apiserver/pkg/view"
@@ -292,4 +293,11 @@ func TestInsightObjectsHaveNoCap(t *testing.T) {
 		t.Errorf("UpdateStatus lists %d worker nodes: the cluster is too small to test the cap", inUpdateStatus)
 	}
 	checkConsistent(t, rev.Object, &s)
+	for k := range s.objects {
+		for name, obj := range s.objects[k] {
+			if errs := validation.Validate(obj); len(errs) > 0 {
+				t.Errorf("%s %s is invalid: %v", view.InsightKind(k).Kind(), name, errs.ToAggregate())
+			}
+		}
+	}
 }

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/update-status/apiserver/internal/synth"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/internal/synth"
 )
 
 // countNodes counts the node insights of a status, a sanity check that a

@@ -12,10 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/update-status/apiserver/internal/synth"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/internal/synth"
 )
 
 // mutator applies fuzzer-chosen edits to a synthetic cluster. Each edit

@@ -4,8 +4,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/internal/synth"
+	"github.com/update-status/apiserver/pkg/insights"
 )
 
 // heapInUse returns the live heap after two collections (the second one

@@ -152,7 +152,10 @@ func newReportCommand(deps Deps) *cobra.Command {
 	var watch bool
 	cmd := &cobra.Command{
 		Use:   "report [--details none|nodes|operators|health|all] (--from-dir DIR [--now T] | --kubeconfig FILE [--watch])",
-		Short: "Print the report of `oc adm upgrade status`, rendered from the UpdateStatus object alone",
+		Short: "Print the report of `oc adm upgrade status`, rendered from the UpdateStatus object",
+		Long: "Print the report of `oc adm upgrade status`, rendered from the UpdateStatus object. When the object left\n" +
+			"insights out to stay within the API's limits and the cluster serves the per-insight resources\n" +
+			"(nodeprogressinsights and the others), the report reads them too and lists every node.",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			d, err := report.ParseDetails(details)

@@ -6,16 +6,23 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/update-status/apiserver/internal/fixtures"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/complete"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned/fake"
+	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/insights/encoding"
+	"github.com/update-status/apiserver/pkg/report"
+	"github.com/update-status/apiserver/pkg/sourcefiles"
 	"github.com/update-status/apiserver/pkg/view/viewtest"
 )
 
@@ -148,5 +155,46 @@ func TestReportWithoutPerInsightResources(t *testing.T) {
 		if rows := workerRows(out); len(rows) != 1022 || !strings.Contains(out, "978 insights were left out") {
 			t.Errorf("%s: %d worker nodes listed, want the 1022 of the UpdateStatus and its notice:\n%s", tc.name, len(rows), out)
 		}
+	}
+}
+
+// TestCompleteOffline completes a status the engine truncated with the
+// per-insight objects of the same computation.
+func TestCompleteOffline(t *testing.T) {
+	src, err := sourcefiles.LoadScenario(fixtures.Dir(t), "4.14.1-degraded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var worker *corev1.Node
+	for _, n := range src.Nodes {
+		if _, ok := n.Labels["node-role.kubernetes.io/worker"]; ok {
+			worker = n
+		}
+	}
+	const extra = 1500
+	for i := 0; i < extra; i++ {
+		n := worker.DeepCopy()
+		n.Name, n.UID = fmt.Sprintf("worker-%05d", i), types.UID(fmt.Sprintf("uid-%05d", i))
+		src.Nodes = append(src.Nodes, n)
+	}
+	now := sourcefiles.MockNow(src)
+	res := insights.Compute(src, now)
+	obj := &v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}, Status: res.Status}
+	if !complete.Truncated(&obj.Status) {
+		t.Fatal("the engine did not truncate the pool")
+	}
+	done, err := completeOffline(obj, &res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := report.Render(&b, done, now, report.DetailsNodes); err != nil {
+		t.Fatal(err)
+	}
+	if rows := workerRows(b.String()); len(rows) != extra {
+		t.Errorf("%d of the %d added nodes listed", len(rows), extra)
+	}
+	if strings.Contains(b.String(), "insights were left out") {
+		t.Error("the report still says insights were left out")
 	}
 }

@@ -295,27 +295,13 @@ func (m *merger) add(meta *metav1.ObjectMeta, sc v1alpha1.ScopeType, poolName st
 	p.Informers = append(p.Informers, v1alpha1.WorkerPoolInformer{Name: inf, Insights: []v1alpha1.WorkerPoolInsight{in}})
 }
 
-// typeOrder is the engine's order of insight types within an informer.
-func typeOrder(t v1alpha1.InsightType) int {
-	switch t {
-	case v1alpha1.ClusterVersionStatusInsightType:
-		return 0
-	case v1alpha1.ClusterOperatorStatusInsightType:
-		return 1
-	case v1alpha1.MachineConfigPoolStatusInsightType:
-		return 2
-	case v1alpha1.NodeStatusInsightType:
-		return 3
-	}
-	return 4
-}
-
-// sortInsights sorts an informer's insights by type, then uid.
+// sortInsights sorts an informer's insights by type, then uid, as the
+// engine does.
 func sortInsights[T any](ins []T, key func(*T) (v1alpha1.InsightType, string)) {
 	sort.SliceStable(ins, func(i, j int) bool {
 		ta, ua := key(&ins[i])
 		tb, ub := key(&ins[j])
-		if oa, ob := typeOrder(ta), typeOrder(tb); oa != ob {
+		if oa, ob := encoding.TypeOrder(ta), encoding.TypeOrder(tb); oa != ob {
 			return oa < ob
 		}
 		return ua < ub

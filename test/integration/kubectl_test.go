@@ -141,14 +141,37 @@ func TestKubectlGetYAMLIsValid(t *testing.T) {
 }
 
 func TestKubectlExplain(t *testing.T) {
-	res := cp.Kubectl(t.Context(), localstack.AdminUser, "explain", "updatestatus.status.controlPlane")
-	if res.Err != nil {
-		t.Fatal(res.Err)
+	tests := []struct {
+		field string
+		want  []string
+	}{
+		{"updatestatus.status.controlPlane", []string{"KIND:", "UpdateStatus", "FIELD:", "controlPlane", "informers", "conditions"}},
+		{"clusterversionprogressinsights.status", []string{"ClusterVersionProgressInsight", "insightUID", "completion"}},
+		{"clusteroperatorprogressinsights.status", []string{"ClusterOperatorProgressInsight", "insightUID", "conditions"}},
+		{"machineconfigpoolprogressinsights.status", []string{"MachineConfigPoolProgressInsight", "insightUID", "summaries"}},
+		{"nodeprogressinsights.status", []string{"NodeProgressInsight", "insightUID", "poolResource"}},
+		{"healthinsights.status", []string{"HealthInsight", "insightUID", "impact"}},
 	}
-	for _, want := range []string{"KIND:", "UpdateStatus", "FIELD:", "controlPlane", "informers", "conditions"} {
-		if !strings.Contains(res.Stdout, want) {
-			t.Errorf("explain output lacks %q:\n%s", want, res.Stdout)
-		}
+	for _, tt := range tests {
+		t.Run(tt.field, func(t *testing.T) {
+			// The kube-apiserver adds an aggregated group to its OpenAPI v3
+			// a little after the APIService is available.
+			var res localstack.KubectlResult
+			for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(time.Second) {
+				res = cp.Kubectl(t.Context(), localstack.AdminUser, "explain", tt.field)
+				if res.Err == nil || time.Now().After(deadline) {
+					break
+				}
+			}
+			if res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(res.Stdout, want) {
+					t.Errorf("explain output lacks %q:\n%s", want, res.Stdout)
+				}
+			}
+		})
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/update-status/apiserver/cmd/update-status/app"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
@@ -392,6 +393,28 @@ func TestInsightResourcesHaveNoCap(t *testing.T) {
 		t.Errorf("the Available condition does not say insights were left out: %+v", c)
 	}
 	t.Logf("%d NodeProgressInsights for the worker pool; UpdateStatus lists %d of its insights", got, inPool)
+
+	// update-status report completes the truncated UpdateStatus from the
+	// per-insight resources: every worker node has its row.
+	var out, errOut strings.Builder
+	code := app.Run(ctx, app.Deps{Out: &out, ErrOut: &errOut}, []string{"report", "--kubeconfig", cp2.KubeconfigPath(localstack.ViewerUser), "--details=nodes"})
+	if code != 0 {
+		t.Fatalf("update-status report: exit %d: %s", code, errOut.String())
+	}
+	names := map[string]bool{}
+	for _, n := range sim.NodeNames("worker") {
+		names[n] = true
+	}
+	rows := 0
+	for _, line := range strings.Split(out.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && names[f[0]] {
+			rows++
+			delete(names, f[0])
+		}
+	}
+	if rows != workers {
+		t.Errorf("update-status report --details=nodes shows %d worker node rows, want %d", rows, workers)
+	}
 }
 
 func conditionOf(conds []metav1.Condition, typ string) *metav1.Condition {

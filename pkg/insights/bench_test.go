@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/update-status/apiserver/internal/cputime"
 	"github.com/update-status/apiserver/internal/synth"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
@@ -51,11 +52,11 @@ func BenchmarkCompute(b *testing.B) {
 func BenchmarkRecomputeOneNodeChanged(b *testing.B) {
 	src, now := synth.Cluster(synth.Options{Nodes: 5000, ExtraPools: 3, Seed: 1})
 	const fulls = 5
-	startFull := cpuTime()
+	startFull := cputime.Now()
 	for i := 0; i < fulls; i++ {
 		insights.NewEngine().Compute(src, now)
 	}
-	full := (cpuTime() - startFull) / fulls
+	full := (cputime.Now() - startFull) / fulls
 	e := insights.NewEngine()
 	e.Compute(src, now)
 	originals := make([]int, 0, 64)
@@ -64,7 +65,7 @@ func BenchmarkRecomputeOneNodeChanged(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	startCPU := cpuTime()
+	startCPU := cputime.Now()
 	for i := 0; i < b.N; i++ {
 		k := originals[i%len(originals)]
 		src.Nodes[k] = synth.Changed(src.Nodes[k], 200000+i)
@@ -73,7 +74,7 @@ func BenchmarkRecomputeOneNodeChanged(b *testing.B) {
 			b.Fatal("no node insights")
 		}
 	}
-	recompute := (cpuTime() - startCPU) / time.Duration(b.N)
+	recompute := (cputime.Now() - startCPU) / time.Duration(b.N)
 	b.StopTimer()
 	if recompute > 0 {
 		b.ReportMetric(float64(full)/float64(recompute), "full/recompute")

@@ -32,9 +32,10 @@ type insightSums func(p unsafe.Pointer) (sum uint64, ok bool)
 // computation (the engine shares unchanged lists) counts by its earlier
 // fingerprint (lists), so the cost follows what changed, not the size of the
 // object. The rest is encoded as JSON straight into the hash.
-func fingerprintOf(obj *update.UpdateStatus, known insightSums, lists *listSums) (fingerprint, error) {
+func fingerprintOf(obj *update.UpdateStatus, known insightSums, st *fingerprintState) (fingerprint, error) {
 	h := sha256.New()
-	f := fingerprinter{h: h, enc: json.NewEncoder(h), known: known}
+	f := fingerprinter{h: h, enc: json.NewEncoder(h), known: known, buf: st.buf[:0]}
+	defer func() { st.buf = f.buf[:0] }()
 	writeField(h, string(obj.UID))
 	writeField(h, obj.CreationTimestamp.UTC().Format("2006-01-02T15:04:05Z"))
 	for i := range obj.Status.Conditions {
@@ -76,7 +77,7 @@ func fingerprintOf(obj *update.UpdateStatus, known insightSums, lists *listSums)
 				continue
 			}
 			key := listKey{first: &inf.Insights[0], n: len(inf.Insights)}
-			sum, ok := (*lists)[key]
+			sum, ok := st.lists[key]
 			if !ok {
 				f.buf = f.buf[:0]
 				for k := range inf.Insights {
@@ -96,7 +97,7 @@ func fingerprintOf(obj *update.UpdateStatus, known insightSums, lists *listSums)
 	if f.err != nil {
 		return fingerprint{}, f.err
 	}
-	*lists = next
+	st.lists = next
 	var fp fingerprint
 	h.Sum(fp[:0])
 	return fp, nil
@@ -113,6 +114,13 @@ type listKey struct {
 // listSums are the fingerprints of the worker pools' insight lists of the
 // last computation.
 type listSums map[listKey][sha256.Size]byte
+
+// fingerprintState is what fingerprintOf keeps from one call to the next:
+// the fingerprints of the last lists and a buffer.
+type fingerprintState struct {
+	lists listSums
+	buf   []byte
+}
 
 type fingerprinter struct {
 	h     hash.Hash

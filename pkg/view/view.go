@@ -75,7 +75,7 @@ type View struct {
 	last          *Revision
 	lastFP        fingerprint
 	objects       insightSet
-	lists         listSums
+	fpState       fingerprintState
 	nextChange    time.Time
 	initialSynced bool
 }
@@ -261,7 +261,7 @@ func (v *View) recompute(trigger string) {
 		return
 	}
 	v.objects.lastList = list
-	fp, err := fingerprintOf(obj, v.objects.known, &v.lists)
+	fp, err := fingerprintOf(obj, v.objects.known, &v.fpState)
 	if err != nil {
 		klog.ErrorS(err, "Cannot fingerprint the UpdateStatus object")
 		recomputations.WithLabelValues(trigger, resultFailed).Inc()

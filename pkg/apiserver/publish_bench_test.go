@@ -1,0 +1,133 @@
+package apiserver_test
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/update-status/apiserver/internal/cputime"
+	"github.com/update-status/apiserver/internal/synth"
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/apiserver"
+	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/registry/insightobjects"
+	"github.com/update-status/apiserver/pkg/registry/updatestatus"
+	"github.com/update-status/apiserver/pkg/registry/virtualstore"
+	"github.com/update-status/apiserver/pkg/sources"
+	"github.com/update-status/apiserver/pkg/view"
+	"github.com/update-status/apiserver/pkg/view/viewtest"
+)
+
+// BenchmarkNodeChangeToWatchCache measures the server's whole work for the
+// common event at 5,000 nodes, in process CPU time: one Node changes state,
+// the engine recomputes, the view builds the revision, the six stores
+// publish it and the six watch caches take it in. The goal of #13 is at most
+// 2 ms of CPU per change (metric cpu-us/change).
+//
+//	go test -run XXX -bench BenchmarkNodeChangeToWatchCache -benchtime 400x ./pkg/apiserver/
+func BenchmarkNodeChangeToWatchCache(b *testing.B) {
+	src, now := synth.Cluster(synth.Options{Nodes: 5000, ExtraPools: 1, Seed: 7})
+	clk := clocktesting.NewFakeClock(now)
+	codec := apiserver.Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion)
+	usStore, err := updatestatus.NewStore()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stores, err := insightobjects.NewStores()
+	if err != nil {
+		b.Fatal(err)
+	}
+	usREST, _, err := updatestatus.NewREST(usStore, apiserver.Scheme, codec, clk)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rests, err := insightobjects.NewREST(stores, apiserver.Scheme, codec, clk)
+	if err != nil {
+		b.Fatal(err)
+	}
+	all := append([]*virtualstore.REST{usREST}, rests[:]...)
+	b.Cleanup(func() {
+		for _, r := range all {
+			r.Destroy()
+		}
+	})
+
+	source := viewtest.NewSource(1000)
+	maxRV := uint64(1000)
+	source.Set(sources.Snapshot{Inputs: src, MaxResourceVersion: maxRV, InitialSyncDone: true})
+	var last uint64
+	published := make(chan struct{}, 1)
+	v, err := view.New(view.Config{Source: source, Computer: insights.NewEngine(), Clock: clk, Publish: func(r *view.Revision) {
+		if err := usStore.Publish(r.ResourceVersion, []runtime.Object{r.Object}, r.Synced); err != nil {
+			b.Error(err)
+		}
+		if err := stores.Publish(r.ResourceVersion, &r.Insights, r.Synced); err != nil {
+			b.Error(err)
+		}
+		last = r.ResourceVersion
+		published <- struct{}{}
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	source.AddListener(v.Trigger)
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	go v.Run(ctx)
+	<-published
+	waitForCaches(b, all, last)
+
+	nodes := make([]int, 0, 64)
+	for i := 3; i < len(src.Nodes) && len(nodes) < 64; i += 71 {
+		nodes = append(nodes, i)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := cputime.Now()
+	for i := 0; i < b.N; i++ {
+		maxRV++
+		k := nodes[i%len(nodes)]
+		next := *src
+		next.Nodes = append([]*corev1.Node(nil), src.Nodes...)
+		next.Nodes[k] = synth.Changed(src.Nodes[k], int(maxRV))
+		src = &next
+		source.Set(sources.Snapshot{Inputs: src, MaxResourceVersion: maxRV, InitialSyncDone: true})
+		// A few changes leave the node's insight as it was and publish
+		// nothing.
+		select {
+		case <-published:
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	waitForCaches(b, all, last)
+	used := cputime.Now() - start
+	b.StopTimer()
+	b.ReportMetric(float64(used.Microseconds())/float64(b.N), "cpu-us/change")
+}
+
+// waitForCaches waits until every watch cache has taken in revision rv.
+func waitForCaches(b *testing.B, rests []*virtualstore.REST, rv uint64) {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for _, r := range rests {
+		for {
+			_, err := r.List(ctx, &metainternalversion.ListOptions{ResourceVersion: strconv.FormatUint(rv, 10),
+				ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan})
+			if err == nil {
+				break
+			}
+			if ctx.Err() != nil {
+				b.Fatalf("the watch cache did not reach revision %d: %v", rv, err)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/registry/insightobjects"
 	"github.com/update-status/apiserver/pkg/registry/updatestatus"
 	"github.com/update-status/apiserver/pkg/registry/virtualstore"
 	"github.com/update-status/apiserver/pkg/view"
@@ -115,6 +116,8 @@ type UpdateStatusServer struct {
 	sources Sources
 	view    *view.View
 	store   *virtualstore.Store
+	// insights are the stores of the per-insight kinds.
+	insights insightobjects.Stores
 }
 
 // New builds the server and installs the update.openshift.io API group.
@@ -133,6 +136,10 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 	if err != nil {
 		return nil, err
 	}
+	insightStores, err := insightobjects.NewStores()
+	if err != nil {
+		return nil, err
+	}
 	v, err := view.New(view.Config{
 		Source:    extra.Sources,
 		Computer:  extra.Computer,
@@ -142,13 +149,16 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 			if err := store.Publish(r.ResourceVersion, []runtime.Object{r.Object}, r.Synced); err != nil {
 				klog.ErrorS(err, "Cannot publish the UpdateStatus revision", "resourceVersion", r.ResourceVersion)
 			}
+			if err := insightStores.Publish(r.ResourceVersion, &r.Insights, r.Synced); err != nil {
+				klog.ErrorS(err, "Cannot publish the insight objects of the revision", "resourceVersion", r.ResourceVersion)
+			}
 		},
 	})
 	if err != nil {
 		return nil, err
 	}
 	extra.Sources.AddListener(v.Trigger)
-	s := &UpdateStatusServer{GenericAPIServer: generic, sources: extra.Sources, view: v, store: store}
+	s := &UpdateStatusServer{GenericAPIServer: generic, sources: extra.Sources, view: v, store: store, insights: insightStores}
 	if c.getCache != nil {
 		c.getCache.revision = store.Current
 	}
@@ -158,11 +168,25 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	group := genericapiserver.NewDefaultAPIGroupInfo(update.GroupName, Scheme, metav1.ParameterCodec, Codecs)
-	group.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = map[string]rest.Storage{
+	insightRESTs, err := insightobjects.NewREST(insightStores, Scheme, codec, extra.Clock)
+	if err != nil {
+		return nil, err
+	}
+	resources := map[string]rest.Storage{
 		updatestatus.Resource:             main,
 		updatestatus.Resource + "/status": status,
 	}
+	readiness := []healthz.HealthChecker{
+		check("update-status-sources-synced", extra.Sources.SyncCheck),
+		check("update-status-computed", main.ReadinessCheck),
+	}
+	for k, r := range insightRESTs {
+		name := insightobjects.NamesOf(view.InsightKind(k)).Resource
+		resources[name] = r
+		readiness = append(readiness, check("update-status-computed-"+name, r.ReadinessCheck))
+	}
+	group := genericapiserver.NewDefaultAPIGroupInfo(update.GroupName, Scheme, metav1.ParameterCodec, Codecs)
+	group.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = resources
 	if err := generic.InstallAPIGroup(&group); err != nil {
 		return nil, fmt.Errorf("installing the %s API group: %w", update.GroupName, err)
 	}
@@ -173,10 +197,7 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if err := generic.AddReadyzChecks(
-		check("update-status-sources-synced", extra.Sources.SyncCheck),
-		check("update-status-computed", main.ReadinessCheck),
-	); err != nil {
+	if err := generic.AddReadyzChecks(readiness...); err != nil {
 		return nil, err
 	}
 	// healthz, livez and readyz.

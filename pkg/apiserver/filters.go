@@ -10,7 +10,9 @@ import (
 
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/registry/insightobjects"
 	"github.com/update-status/apiserver/pkg/registry/updatestatus"
+	"github.com/update-status/apiserver/pkg/view"
 )
 
 // writeVerbs are the verbs UpdateStatus refuses.
@@ -22,8 +24,18 @@ var writeVerbs = map[string]bool{
 	"deletecollection": true,
 }
 
+// readOnlyResources are the resources of update.openshift.io whose writes
+// withReadOnly refuses: all of them.
+var readOnlyResources = func() map[string]bool {
+	r := map[string]bool{updatestatus.Resource: true}
+	for k := view.InsightKind(0); k < view.NumInsightKinds; k++ {
+		r[insightobjects.NamesOf(k).Resource] = true
+	}
+	return r
+}()
+
 // withReadOnly answers every write to updatestatuses (and its status
-// subresource) with 405 MethodNotSupported as a Status object. The storage
+// subresource) and to the per-insight resources with 405 MethodNotSupported as a Status object. The storage
 // implements no write interface, so the installer registers no write routes;
 // without this filter go-restful would answer those requests with a plain
 // text 405 that clients cannot decode. It runs after authentication and
@@ -33,7 +45,7 @@ func withReadOnly(handler http.Handler, codecs runtime.NegotiatedSerializer) htt
 		info, ok := request.RequestInfoFrom(req.Context())
 		if ok && info.IsResourceRequest && writeVerbs[info.Verb] &&
 			info.APIGroup == update.GroupName && info.APIVersion == v1alpha1.SchemeGroupVersion.Version &&
-			info.Resource == updatestatus.Resource {
+			readOnlyResources[info.Resource] {
 			resource := update.Resource(info.Resource)
 			if info.Subresource != "" {
 				resource.Resource += "/" + info.Subresource

@@ -33,21 +33,6 @@ type assembly struct {
 	truncations []Truncation
 }
 
-// typeOrder is the order of insight types within an informer.
-func typeOrder(t v1alpha1.InsightType) int {
-	switch t {
-	case v1alpha1.ClusterVersionStatusInsightType:
-		return 0
-	case v1alpha1.ClusterOperatorStatusInsightType:
-		return 1
-	case v1alpha1.MachineConfigPoolStatusInsightType:
-		return 2
-	case v1alpha1.NodeStatusInsightType:
-		return 3
-	}
-	return 4
-}
-
 // item is one insight of a small list on its way into the object.
 type item struct {
 	uid      string
@@ -147,7 +132,7 @@ func (a *assembly) fit(items []item, limit int, where string, scope v1alpha1.Sco
 func sortItems(items []item) {
 	sort.SliceStable(items, func(i, j int) bool {
 		x, y := &items[i], &items[j]
-		if tx, ty := typeOrder(x.typ), typeOrder(y.typ); tx != ty {
+		if tx, ty := encoding.TypeOrder(x.typ), encoding.TypeOrder(y.typ); tx != ty {
 			return tx < ty
 		}
 		return x.uid < y.uid

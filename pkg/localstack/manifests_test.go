@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/update-status/apiserver/pkg/registry/insightobjects"
+	"github.com/update-status/apiserver/pkg/view"
 )
 
 func TestReadManifests(t *testing.T) {
@@ -129,16 +132,62 @@ func TestLocalArtifacts(t *testing.T) {
 			t.Errorf("Service %s, want %s (the serving certificate names it)", o.GetName(), ServerServiceName)
 		}
 		if o.GetKind() == "ClusterRole" && o.GetName() == ReaderClusterRole {
-			rules, _, _ := unstructured.NestedSlice(o.Object, "rules")
-			if len(rules) != 1 || !reflect.DeepEqual(rules[0].(map[string]any)["verbs"], []any{"get", "list", "watch"}) {
-				t.Errorf("reader rules = %v, want get, list, watch only", rules)
-			}
+			checkReaderRules(t, o)
 		}
 	}
 	for kind, want := range map[string]int{"Namespace": 2, "Service": 1, "APIService": 1, "ClusterRole": 2, "ClusterRoleBinding": 3, "Role": 1, "RoleBinding": 2} {
 		if kinds[kind] != want {
 			t.Errorf("%d %s objects, want %d", kinds[kind], kind, want)
 		}
+	}
+}
+
+// TestDeployReader checks the reader ClusterRole of artifacts/deploy as
+// TestLocalArtifacts checks the local one.
+func TestDeployReader(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := ReadManifests(nil, filepath.Join(root, "artifacts", "deploy", "base", "rbac-reader.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) != 1 || objs[0].GetKind() != "ClusterRole" {
+		t.Fatalf("rbac-reader.yaml: %v", names(objs))
+	}
+	checkReaderRules(t, objs[0])
+}
+
+// checkReaderRules: a reader may get, list and watch UpdateStatus and every
+// per-insight resource, and nothing else.
+func checkReaderRules(t *testing.T, role *unstructured.Unstructured) {
+	t.Helper()
+	rules, _, _ := unstructured.NestedSlice(role.Object, "rules")
+	if len(rules) != 1 {
+		t.Fatalf("%s: rules = %v, want one", role.GetName(), rules)
+	}
+	rule := rules[0].(map[string]any)
+	if !reflect.DeepEqual(rule["verbs"], []any{"get", "list", "watch"}) || !reflect.DeepEqual(rule["apiGroups"], []any{"update.openshift.io"}) {
+		t.Errorf("%s: rule = %v, want get, list, watch of update.openshift.io only", role.GetName(), rule)
+	}
+	got := map[string]bool{}
+	for _, r := range rule["resources"].([]any) {
+		got[r.(string)] = true
+	}
+	want := []string{"updatestatuses"}
+	for k := view.InsightKind(0); k < view.NumInsightKinds; k++ {
+		want = append(want, insightobjects.NamesOf(k).Resource)
+	}
+	for _, r := range want {
+		if !got[r] {
+			t.Errorf("%s: resources %v lack %s", role.GetName(), rule["resources"], r)
+		}
+		delete(got, r)
+	}
+	delete(got, "updatestatuses/status")
+	if len(got) > 0 {
+		t.Errorf("%s: unexpected resources %v", role.GetName(), got)
 	}
 }
 

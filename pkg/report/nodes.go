@@ -12,9 +12,29 @@ import (
 
 // nodeRow is one row of a node table, derived from a Node insight.
 type nodeRow struct {
-	name, assessment, phase, version, est, message string
+	name, version string
 	// rawVersion is the node's version, empty when unknown.
-	rawVersion                               string
+	rawVersion string
+	NodeState
+}
+
+// NodeState is how `oc adm upgrade status` shows one node, derived from its
+// Node insight. The report's node tables and the table of the
+// nodeprogressinsights resource both show it.
+type NodeState struct {
+	// Assessment is Degraded, Unavailable, Progressing, Excluded, Outdated
+	// or Completed; empty when the conditions tell none of them.
+	Assessment string
+	// Phase is Draining, Updating, Rebooting, Paused, Pending or Updated;
+	// empty when the Updating condition tells none of them.
+	Phase string
+	// Est is oc's EST column: "?" when unknown, "-" when done, else
+	// "+<duration>".
+	Est string
+	// Message explains a Degraded or Unavailable assessment, with a long
+	// node name shortened to <node> as oc does.
+	Message string
+
 	assessmentRank, phaseRank                int
 	updated, unavailable, updating, degraded bool
 }
@@ -35,58 +55,63 @@ var assessmentRank = map[string]int{
 	"Degraded": 0, "Unavailable": 1, "Progressing": 2, "Excluded": 3, "Outdated": 4, "Completed": 5,
 }
 
-// newNodeRow reads a node's assessment, phase, estimate and message from
-// its conditions: Updating carries the phase (status True while the node
-// updates), Available the MCO's notion of availability with oc's reason
-// list as message, Degraded the daemon's full reason.
 func newNodeRow(n *v1alpha1.NodeStatusInsight) nodeRow {
-	row := nodeRow{name: n.Name, version: n.Version, rawVersion: n.Version, phaseRank: 6}
+	row := nodeRow{name: n.Name, version: n.Version, rawVersion: n.Version, NodeState: NodeStateOf(n.Name, n.Conditions, n.EstimatedToComplete)}
 	if row.version == "" {
 		row.version = "?"
 	}
-	upd := findCondition(n.Conditions, string(v1alpha1.NodeStatusInsightUpdating))
-	avail := findCondition(n.Conditions, string(v1alpha1.NodeStatusInsightAvailable))
-	deg := findCondition(n.Conditions, string(v1alpha1.NodeStatusInsightDegraded))
+	return row
+}
+
+// NodeStateOf reads the state of the node named name from its Node
+// insight's conditions and estimate: Updating carries the phase (status
+// True while the node updates), Available the MCO's notion of availability
+// with oc's reason list as message, Degraded the daemon's full reason.
+func NodeStateOf(name string, conds []metav1.Condition, est *metav1.Duration) NodeState {
+	st := NodeState{phaseRank: 6}
+	upd := findCondition(conds, string(v1alpha1.NodeStatusInsightUpdating))
+	avail := findCondition(conds, string(v1alpha1.NodeStatusInsightAvailable))
+	deg := findCondition(conds, string(v1alpha1.NodeStatusInsightDegraded))
 	if upd != nil {
-		row.updating = upd.Status == metav1.ConditionTrue
+		st.updating = upd.Status == metav1.ConditionTrue
 		if p, ok := phaseByReason[upd.Reason]; ok {
-			row.phase, row.phaseRank = p.text, p.rank
+			st.Phase, st.phaseRank = p.text, p.rank
 		}
 	}
-	row.updated = row.phase == "Updated" && !row.updating
-	row.unavailable = avail != nil && avail.Status == metav1.ConditionFalse
-	row.degraded = deg != nil && deg.Status == metav1.ConditionTrue
-	switch row.phase {
+	st.updated = st.Phase == "Updated" && !st.updating
+	st.unavailable = avail != nil && avail.Status == metav1.ConditionFalse
+	st.degraded = deg != nil && deg.Status == metav1.ConditionTrue
+	switch st.Phase {
 	case "Draining", "Updating", "Rebooting":
-		row.assessment = "Progressing"
+		st.Assessment = "Progressing"
 	case "Paused":
-		row.assessment = "Excluded"
+		st.Assessment = "Excluded"
 	case "Pending":
-		row.assessment = "Outdated"
+		st.Assessment = "Outdated"
 	case "Updated":
-		row.assessment = "Completed"
+		st.Assessment = "Completed"
 	}
 	switch {
-	case row.degraded:
-		row.assessment, row.message = "Degraded", deg.Message
-	case row.unavailable && !row.updating:
-		row.assessment, row.message = "Unavailable", avail.Message
+	case st.degraded:
+		st.Assessment, st.Message = "Degraded", deg.Message
+	case st.unavailable && !st.updating:
+		st.Assessment, st.Message = "Unavailable", avail.Message
 	}
-	if rank, ok := assessmentRank[row.assessment]; ok {
-		row.assessmentRank = rank
+	if rank, ok := assessmentRank[st.Assessment]; ok {
+		st.assessmentRank = rank
 	} else {
-		row.assessmentRank = len(assessmentRank)
+		st.assessmentRank = len(assessmentRank)
 	}
-	row.message = ellipsizeNames(row.message, n.Name)
+	st.Message = ellipsizeNames(st.Message, name)
 	switch {
-	case n.EstimatedToComplete == nil:
-		row.est = "?"
-	case n.EstimatedToComplete.Duration == 0:
-		row.est = "-"
+	case est == nil:
+		st.Est = "?"
+	case est.Duration == 0:
+		st.Est = "-"
 	default:
-		row.est = "+" + shortDuration(n.EstimatedToComplete.Duration)
+		st.Est = "+" + shortDuration(est.Duration)
 	}
-	return row
+	return st
 }
 
 // nodes writes a pool's node table (oc's WriteNodes).
@@ -98,7 +123,7 @@ func (r *renderer) nodes(p *poolView, controlPlane bool) {
 	allUpdated := true
 	for i, n := range p.nodes {
 		rows[i] = newNodeRow(n)
-		allUpdated = allUpdated && rows[i].phase == "Updated"
+		allUpdated = allUpdated && rows[i].Phase == "Updated"
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := &rows[i], &rows[j]
@@ -134,18 +159,18 @@ func (r *renderer) nodes(p *poolView, controlPlane bool) {
 			if !row.unavailable {
 				available++
 			}
-			if row.phase == "Draining" {
+			if row.Phase == "Draining" {
 				draining++
 			}
-			if row.phase == "Paused" {
+			if row.Phase == "Paused" {
 				excluded++
 			}
-			if row.assessment == "Progressing" {
+			if row.Assessment == "Progressing" {
 				progressing++
 			}
 			continue
 		}
-		_, _ = io.WriteString(tw, row.name+"\t"+row.assessment+"\t"+row.phase+"\t"+row.version+"\t"+row.est+"\t"+row.message+"\n")
+		_, _ = io.WriteString(tw, row.name+"\t"+row.Assessment+"\t"+row.Phase+"\t"+row.version+"\t"+row.Est+"\t"+row.Message+"\n")
 	}
 	_ = tw.Flush()
 	if total > 0 {

@@ -35,6 +35,12 @@ func objectMeta(cv *configv1.ClusterVersion) metav1.ObjectMeta {
 	return meta
 }
 
+// ObjectMeta returns the metadata of the UpdateStatus every replica serves
+// for the ClusterVersion cv (nil when unknown), without a resourceVersion:
+// what Objects needs to give the per-insight objects offline the uids the
+// server gives them.
+func ObjectMeta(cv *configv1.ClusterVersion) metav1.ObjectMeta { return objectMeta(cv) }
+
 // epoch stands in for a time no source provides.
 var epoch = metav1.Unix(0, 0)
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/yaml"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/report"
 	"github.com/update-status/apiserver/pkg/sourcefiles"
+	"github.com/update-status/apiserver/pkg/view"
 )
 
 // Deps are what the commands need from the outside world; tests replace
@@ -69,15 +71,24 @@ func (o *offlineOptions) addFlags(cmd *cobra.Command) {
 		"Default: the latest condition transition of the ClusterVersion and ClusterOperators plus 368975ns, as oc's mock mode")
 }
 
+// computation is one offline computation.
+type computation struct {
+	src *insights.Sources
+	now time.Time
+	res insights.Result
+	// obj is the UpdateStatus of res.
+	obj *v1alpha1.UpdateStatus
+}
+
 // compute loads the sources and computes the object.
-func (o *offlineOptions) compute(c clock.PassiveClock) (*v1alpha1.UpdateStatus, time.Time, error) {
+func (o *offlineOptions) compute(c clock.PassiveClock) (*computation, error) {
 	src, err := sourcefiles.Load(o.fromDir)
 	if err != nil {
-		return nil, time.Time{}, err
+		return nil, err
 	}
 	now, err := o.instant(src, c)
 	if err != nil {
-		return nil, time.Time{}, err
+		return nil, err
 	}
 	res := insights.Compute(src, now)
 	obj := &v1alpha1.UpdateStatus{
@@ -86,9 +97,9 @@ func (o *offlineOptions) compute(c clock.PassiveClock) (*v1alpha1.UpdateStatus, 
 		Status:     res.Status,
 	}
 	if errs := validation.ValidateUpdateStatus(obj); len(errs) > 0 {
-		return nil, time.Time{}, fmt.Errorf("the computed UpdateStatus is invalid (a bug): %w", errs.ToAggregate())
+		return nil, fmt.Errorf("the computed UpdateStatus is invalid (a bug): %w", errs.ToAggregate())
 	}
-	return obj, now, nil
+	return &computation{src: src, now: now, res: res, obj: obj}, nil
 }
 
 func (o *offlineOptions) instant(src *insights.Sources, c clock.PassiveClock) (time.Time, error) {
@@ -111,10 +122,10 @@ func (o *offlineOptions) instant(src *insights.Sources, c clock.PassiveClock) (t
 
 func newComputeCommand(deps Deps) *cobra.Command {
 	var o offlineOptions
-	var output string
+	var output, kind string
 	cmd := &cobra.Command{
-		Use:   "compute --from-dir DIR [--now RFC3339] [-o yaml|json]",
-		Short: "Compute the UpdateStatus named cluster from object dumps",
+		Use:   "compute --from-dir DIR [--now RFC3339] [--kind KIND] [-o yaml|json]",
+		Short: "Compute the UpdateStatus named cluster, or the per-insight objects of one kind, from object dumps",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.fromDir == "" {
@@ -123,9 +134,23 @@ func newComputeCommand(deps Deps) *cobra.Command {
 			if output != "yaml" && output != "json" {
 				return fmt.Errorf("invalid -o %q: must be yaml or json", output)
 			}
-			obj, _, err := o.compute(deps.Clock)
+			k, err := parseKind(kind)
 			if err != nil {
 				return err
+			}
+			c, err := o.compute(deps.Clock)
+			if err != nil {
+				return err
+			}
+			var obj runtime.Object = c.obj
+			if k != updateStatusKind {
+				objs, err := insightObjects(&c.res, view.ObjectMeta(c.src.ClusterVersion))
+				if err != nil {
+					return err
+				}
+				if obj, err = insightList(k, objs[k]); err != nil {
+					return err
+				}
 			}
 			var data []byte
 			if output == "json" {
@@ -143,6 +168,9 @@ func newComputeCommand(deps Deps) *cobra.Command {
 	}
 	o.addFlags(cmd)
 	cmd.Flags().StringVarP(&output, "output", "o", "yaml", "Output format: yaml or json")
+	cmd.Flags().StringVar(&kind, "kind", "UpdateStatus", "What to print: UpdateStatus, or a v1alpha1 List of one per-insight kind (ClusterVersionProgressInsight, "+
+		"ClusterOperatorProgressInsight, MachineConfigPoolProgressInsight, NodeProgressInsight, HealthInsight; "+
+		"any case, or the resource or short name, e.g. npi)")
 	return cmd
 }
 
@@ -152,8 +180,11 @@ func newReportCommand(deps Deps) *cobra.Command {
 	var watch bool
 	cmd := &cobra.Command{
 		Use:   "report [--details none|nodes|operators|health|all] (--from-dir DIR [--now T] | --kubeconfig FILE [--watch])",
-		Short: "Print the report of `oc adm upgrade status`, rendered from the UpdateStatus object alone",
-		Args:  cobra.NoArgs,
+		Short: "Print the report of `oc adm upgrade status`, rendered from the UpdateStatus object",
+		Long: "Print the report of `oc adm upgrade status`, rendered from the UpdateStatus object. When the object left\n" +
+			"insights out to stay within the API's limits and the cluster serves the per-insight resources\n" +
+			"(nodeprogressinsights and the others), the report reads them too and lists every node.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			d, err := report.ParseDetails(details)
 			if err != nil {
@@ -167,11 +198,15 @@ func newReportCommand(deps Deps) *cobra.Command {
 				if watch {
 					return errors.New("--watch needs --kubeconfig")
 				}
-				obj, now, err := o.compute(deps.Clock)
+				c, err := o.compute(deps.Clock)
 				if err != nil {
 					return err
 				}
-				return report.Render(out, obj, now, d)
+				obj, err := completeOffline(c.obj, &c.res)
+				if err != nil {
+					return err
+				}
+				return report.Render(out, obj, c.now, d)
 			case kubeconfig != "":
 				if o.now != "" {
 					return errors.New("--now needs --from-dir")

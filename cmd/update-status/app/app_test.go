@@ -93,6 +93,7 @@ func TestComputeErrors(t *testing.T) {
 		{[]string{"compute", "--from-dir", dir, "--now", "yesterday"}, `invalid --now "yesterday"`},
 		{[]string{"compute", "--from-dir", filepath.Join(dir, "missing")}, "missing"},
 		{[]string{"compute", "--from-dir", t.TempDir()}, "pass --now"},
+		{[]string{"compute", "--from-dir", dir, "--kind", "nodes"}, `invalid --kind "nodes": must be one of UpdateStatus, ClusterVersionProgressInsight`},
 		{[]string{"report", "--details", "some"}, "invalid value for --details: some"},
 		{[]string{"report"}, "one of --from-dir or --kubeconfig is required"},
 		{[]string{"report", "--from-dir", dir, "--kubeconfig", "k"}, "mutually exclusive"},
@@ -237,5 +238,79 @@ func TestReportWatch(t *testing.T) {
 	cancel()
 	if code := <-done; code != 0 {
 		t.Errorf("exit %d: %s", code, errOut.String())
+	}
+}
+
+func TestComputeKind(t *testing.T) {
+	dir := scenarioDir(t, "4.14.1-degraded")
+	status, _, _ := run(t, Deps{}, "compute", "--from-dir", dir)
+	var obj v1alpha1.UpdateStatus
+	if err := yaml.UnmarshalStrict([]byte(status), &obj); err != nil {
+		t.Fatal(err)
+	}
+	nodes := 0
+	for _, inf := range obj.Status.ControlPlane.Informers {
+		for _, in := range inf.Insights {
+			if in.Insight.NodeStatusInsight != nil {
+				nodes++
+			}
+		}
+	}
+	for _, p := range obj.Status.WorkerPools {
+		for _, inf := range p.Informers {
+			for _, in := range inf.Insights {
+				if in.Insight.NodeStatusInsight != nil {
+					nodes++
+				}
+			}
+		}
+	}
+	if same, _, _ := run(t, Deps{}, "compute", "--from-dir", dir, "--kind", "us"); same != status {
+		t.Error("--kind us differs from the default")
+	}
+	for _, tc := range []struct {
+		kind, format string
+		list         any
+		want         string
+	}{
+		{"NodeProgressInsight", "yaml", &v1alpha1.NodeProgressInsightList{}, "NodeProgressInsight"},
+		{"npi", "json", &v1alpha1.NodeProgressInsightList{}, "NodeProgressInsight"},
+		{"nodeprogressinsights", "yaml", &v1alpha1.NodeProgressInsightList{}, "NodeProgressInsight"},
+		{"CLUSTERVERSIONPROGRESSINSIGHT", "yaml", &v1alpha1.ClusterVersionProgressInsightList{}, "ClusterVersionProgressInsight"},
+		{"copi", "yaml", &v1alpha1.ClusterOperatorProgressInsightList{}, "ClusterOperatorProgressInsight"},
+		{"MachineConfigPoolProgressInsights", "json", &v1alpha1.MachineConfigPoolProgressInsightList{}, "MachineConfigPoolProgressInsight"},
+		{"hi", "yaml", &v1alpha1.HealthInsightList{}, "HealthInsight"},
+	} {
+		out, errOut, code := run(t, Deps{}, "compute", "--from-dir", dir, "--kind", tc.kind, "-o", tc.format)
+		if code != 0 {
+			t.Fatalf("--kind %s: exit %d: %s", tc.kind, code, errOut)
+		}
+		if err := yaml.UnmarshalStrict([]byte(out), tc.list); err != nil {
+			t.Fatalf("--kind %s: %v", tc.kind, err)
+		}
+		var kind, itemKind string
+		var items int
+		switch l := tc.list.(type) {
+		case *v1alpha1.NodeProgressInsightList:
+			kind, items = l.Kind, len(l.Items)
+			if items != nodes {
+				t.Errorf("--kind %s: %d nodes, want the %d of the UpdateStatus", tc.kind, items, nodes)
+			}
+			itemKind = l.Items[0].Kind
+			if l.Items[0].Status.InsightUID == "" || l.Items[0].UID == "" || l.Items[0].Labels[v1alpha1.LabelPool] == "" {
+				t.Errorf("--kind %s: an incomplete object: %+v", tc.kind, l.Items[0])
+			}
+		case *v1alpha1.ClusterVersionProgressInsightList:
+			kind, items, itemKind = l.Kind, len(l.Items), l.Items[0].Kind
+		case *v1alpha1.ClusterOperatorProgressInsightList:
+			kind, items, itemKind = l.Kind, len(l.Items), l.Items[0].Kind
+		case *v1alpha1.MachineConfigPoolProgressInsightList:
+			kind, items, itemKind = l.Kind, len(l.Items), l.Items[0].Kind
+		case *v1alpha1.HealthInsightList:
+			kind, items, itemKind = l.Kind, len(l.Items), l.Items[0].Kind
+		}
+		if items == 0 || kind != tc.want+"List" || itemKind != tc.want {
+			t.Errorf("--kind %s: a %s of %d %s", tc.kind, kind, items, itemKind)
+		}
 	}
 }

@@ -16,7 +16,9 @@ import (
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
+	"github.com/update-status/apiserver/pkg/complete"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
+	updatev1alpha1 "github.com/update-status/apiserver/pkg/generated/clientset/versioned/typed/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/report"
 )
 
@@ -40,7 +42,9 @@ type served struct {
 	printed int
 }
 
-func (s *served) render(obj *v1alpha1.UpdateStatus) error {
+// render prints the report of obj, completed with the insights it left out.
+func (s *served) render(ctx context.Context, obj *v1alpha1.UpdateStatus) error {
+	obj = s.completed(ctx, obj)
 	if s.printed > 0 {
 		if _, err := fmt.Fprintln(s.out); err != nil {
 			return err
@@ -64,7 +68,7 @@ func (s *served) once(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.render(obj)
+	return s.render(ctx, obj)
 }
 
 // watch prints the report, then again on every watch event that changes
@@ -75,7 +79,7 @@ func (s *served) watch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.render(obj); err != nil {
+	if err := s.render(ctx, obj); err != nil {
 		return err
 	}
 	rv := obj.ResourceVersion
@@ -118,7 +122,7 @@ func (s *served) drain(ctx context.Context, w watch.Interface, rv string) (strin
 					continue // not ours, or the version already shown
 				}
 				rv = obj.ResourceVersion
-				if err := s.render(obj); err != nil {
+				if err := s.render(ctx, obj); err != nil {
 					return rv, err
 				}
 			case watch.Deleted:
@@ -131,7 +135,7 @@ func (s *served) drain(ctx context.Context, w watch.Interface, rv string) (strin
 						return rv, gerr
 					}
 					rv = obj.ResourceVersion
-					if err := s.render(obj); err != nil {
+					if err := s.render(ctx, obj); err != nil {
 						return rv, err
 					}
 					return rv, nil
@@ -141,6 +145,66 @@ func (s *served) drain(ctx context.Context, w watch.Interface, rv string) (strin
 			}
 		}
 	}
+}
+
+// completed returns obj with the insights it left out to stay within the
+// API's limits put back from the per-insight resources, so that the report
+// lists every node; obj itself when nothing was left out. The lists are read
+// at a revision not older than obj's: since obj's content is the same in
+// every revision from its resourceVersion on, they describe the same cluster
+// state or a newer one. A server that does not serve the per-insight
+// resources (404) leaves obj as it is, silently; any other failure leaves it
+// too, with a warning: obj still says what it left out.
+func (s *served) completed(ctx context.Context, obj *v1alpha1.UpdateStatus) *v1alpha1.UpdateStatus {
+	if !complete.Truncated(&obj.Status) {
+		return obj
+	}
+	objs, err := listInsights(ctx, s.client.UpdateV1alpha1(), obj.ResourceVersion)
+	if err != nil {
+		if !apierrors.IsNotFound(err) {
+			klog.ErrorS(err, "Reading the per-insight resources failed; the report shows the UpdateStatus alone, which left out insights")
+		}
+		return obj
+	}
+	out := *obj
+	out.Status = *complete.Status(&obj.Status, objs)
+	return &out
+}
+
+// listInsights lists every object of the five per-insight kinds at a
+// revision not older than rv.
+func listInsights(ctx context.Context, c updatev1alpha1.UpdateV1alpha1Interface, rv string) (*complete.Objects, error) {
+	opts := metav1.ListOptions{ResourceVersion: rv}
+	if rv != "" {
+		opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
+	}
+	var objs complete.Objects
+	nodes, err := c.NodeProgressInsights().List(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("listing nodeprogressinsights: %w", err)
+	}
+	objs.Nodes = nodes.Items
+	health, err := c.HealthInsights().List(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("listing healthinsights: %w", err)
+	}
+	objs.Health = health.Items
+	pools, err := c.MachineConfigPoolProgressInsights().List(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("listing machineconfigpoolprogressinsights: %w", err)
+	}
+	objs.MachineConfigPools = pools.Items
+	operators, err := c.ClusterOperatorProgressInsights().List(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("listing clusteroperatorprogressinsights: %w", err)
+	}
+	objs.ClusterOperators = operators.Items
+	versions, err := c.ClusterVersionProgressInsights().List(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("listing clusterversionprogressinsights: %w", err)
+	}
+	objs.ClusterVersions = versions.Items
+	return &objs, nil
 }
 
 func sleep(ctx context.Context, d time.Duration) bool {

@@ -200,6 +200,24 @@ func unkebab(s string) string {
 	return b.String()
 }
 
+// TypeOrder orders the insight types within an informer's list: the
+// ClusterVersion 0, ClusterOperators 1, MachineConfigPools 2, Nodes 3, Health
+// and anything else 4. The engine lists insights by it, then by uid, and so
+// does a client that completes a list (pkg/complete).
+func TypeOrder(t v1alpha1.InsightType) int {
+	switch t {
+	case v1alpha1.ClusterVersionStatusInsightType:
+		return 0
+	case v1alpha1.ClusterOperatorStatusInsightType:
+		return 1
+	case v1alpha1.MachineConfigPoolStatusInsightType:
+		return 2
+	case v1alpha1.NodeStatusInsightType:
+		return 3
+	}
+	return 4
+}
+
 // LevelRank orders health impact levels by severity: Critical 4, Error 3,
 // Warning 2, Info 1, anything else 0. The engine and the report sort health
 // insights by it (most severe first, as oc does).

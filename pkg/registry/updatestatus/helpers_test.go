@@ -1,12 +1,10 @@
 package updatestatus
 
 import (
-	"io"
 	"strconv"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
@@ -30,13 +28,3 @@ func objectOf(rv uint64, status v1alpha1.UpdateStatusStatus) *update.UpdateStatu
 	obj.Status.Conditions = []metav1.Condition{{Type: "Available", Status: metav1.ConditionTrue, Reason: "AsExpected", LastTransitionTime: metav1.NewTime(t0)}}
 	return obj
 }
-
-// cacheable wraps an object as the watch cache wraps the objects of its
-// events.
-type cacheable struct{ runtime.Object }
-
-func (c cacheable) CacheEncode(id runtime.Identifier, encode func(runtime.Object, io.Writer) error, w io.Writer) error {
-	return encode(c.Object, w)
-}
-
-func (c cacheable) GetObject() runtime.Object { return c.Object }

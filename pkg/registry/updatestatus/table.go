@@ -8,14 +8,14 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/registry/internal/cells"
 )
 
-const unknown = "<unknown>"
+const unknown = cells.Unknown
 
 // columns of the table; priority 1 columns show only with -o wide.
 var columns = []metav1.TableColumnDefinition{
@@ -55,7 +55,7 @@ func (c tableConvertor) ConvertToTable(_ context.Context, object runtime.Object,
 		table.ColumnDefinitions = columns
 	}
 	now := c.clock.Now()
-	switch obj := unwrap(object).(type) {
+	switch obj := cells.Unwrap(object).(type) {
 	case *update.UpdateStatus:
 		table.ResourceVersion = obj.ResourceVersion
 		table.Rows = []metav1.TableRow{row(obj, now)}
@@ -77,11 +77,11 @@ func row(obj *update.UpdateStatus, now time.Time) metav1.TableRow {
 		Cells: []interface{}{
 			obj.Name,
 			s.controlPlane(),
-			orUnknown(s.target),
+			cells.OrUnknown(s.target),
 			s.pools(),
 			s.health(),
 			s.age(now),
-			orUnknown(s.previous),
+			s.previous,
 			s.operators(),
 			s.nodes(),
 			s.remaining(now),
@@ -112,7 +112,7 @@ type summary struct {
 }
 
 func summarize(obj *update.UpdateStatus) *summary {
-	s := &summary{available: unknown}
+	s := &summary{available: unknown, previous: unknown}
 	for _, c := range obj.Status.Conditions {
 		if c.Type == v1alpha1.UpdateStatusAvailable {
 			s.available = fmt.Sprintf("%s/%s", c.Status, c.Reason)
@@ -145,12 +145,7 @@ func (s *summary) addControlPlane(in *update.ControlPlaneInsightUnion) {
 		s.assessment = string(cv.Assessment)
 		s.completion = cv.Completion
 		s.target = cv.Versions.Target.Version
-		s.previous = cv.Versions.Previous.Version
-		for _, m := range cv.Versions.Previous.Metadata {
-			if string(m.Key) == string(v1alpha1.PartialMetadata) {
-				s.previous += " (partial)"
-			}
-		}
+		s.previous = cells.Previous(&cv.Versions.Previous)
 		s.startedAt = cv.StartedAt.Time
 		s.completedAt = cv.CompletedAt
 		s.estimatedAt = cv.EstimatedCompletedAt
@@ -208,7 +203,7 @@ func (s *summary) controlPlane() string {
 	if !s.hasCV {
 		return unknown
 	}
-	return fmt.Sprintf("%s %d%%", orUnknown(s.assessment), s.completion)
+	return fmt.Sprintf("%s %d%%", cells.OrUnknown(s.assessment), s.completion)
 }
 
 func (s *summary) pools() string { return fmt.Sprintf("%d/%d", s.poolsCompleted, s.poolsTotal) }
@@ -235,39 +230,15 @@ func (s *summary) health() string {
 }
 
 func (s *summary) age(now time.Time) string {
-	if !s.hasCV || s.startedAt.IsZero() {
+	if !s.hasCV {
 		return unknown
 	}
-	return duration.HumanDuration(now.Sub(s.startedAt))
+	return cells.Age(s.startedAt, now)
 }
 
 func (s *summary) remaining(now time.Time) string {
-	switch {
-	case !s.hasCV:
-		return unknown
-	case s.completedAt != nil:
-		return "0s"
-	case s.estimatedAt == nil:
-		return unknown
-	case !s.estimatedAt.After(now):
-		return "overdue"
-	default:
-		return "~" + duration.HumanDuration(s.estimatedAt.Sub(now))
-	}
-}
-
-func orUnknown(s string) string {
-	if s == "" {
+	if !s.hasCV {
 		return unknown
 	}
-	return s
-}
-
-// unwrap returns the object inside a cacheable wrapper (the watch cache's
-// events), or obj itself.
-func unwrap(obj runtime.Object) runtime.Object {
-	if c, ok := obj.(runtime.CacheableObject); ok {
-		return c.GetObject()
-	}
-	return obj
+	return cells.Remaining(s.completedAt, s.estimatedAt, now)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/registry/internal/registrytest"
 	"github.com/update-status/apiserver/pkg/view/viewtest"
 )
 
@@ -37,7 +38,7 @@ func TestConvertToTable(t *testing.T) {
 		noHeader bool
 	}{
 		{name: "object", obj: synthetic, wantRows: [][]interface{}{syntheticRow}, wantRV: "1000001"},
-		{name: "wrapped object", obj: cacheable{synthetic}, wantRows: [][]interface{}{syntheticRow}, wantRV: "1000001"},
+		{name: "wrapped object", obj: registrytest.Cacheable{Object: synthetic}, wantRows: [][]interface{}{syntheticRow}, wantRV: "1000001"},
 		{name: "list", obj: &update.UpdateStatusList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}, Items: []update.UpdateStatus{*synthetic}},
 			wantRows: [][]interface{}{syntheticRow}, wantRV: "9"},
 		{name: "empty list", obj: &update.UpdateStatusList{}, wantRows: [][]interface{}{}},

@@ -1,0 +1,128 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/update-status/apiserver/pkg/apis/update/install"
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/complete"
+	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/view"
+)
+
+// scheme converts the per-insight objects the view builds (internal types)
+// to v1alpha1.
+var scheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	install.Install(s)
+	return s
+}()
+
+// updateStatusKind stands for UpdateStatus among the per-insight kinds.
+const updateStatusKind = view.NumInsightKinds
+
+// shortNames are the kubectl short names of the kinds.
+var shortNames = map[view.InsightKind]string{
+	updateStatusKind:               "us",
+	view.ClusterVersionInsights:    "cvpi",
+	view.ClusterOperatorInsights:   "copi",
+	view.MachineConfigPoolInsights: "mcppi",
+	view.NodeInsights:              "npi",
+	view.HealthInsights:            "hi",
+}
+
+func kindName(k view.InsightKind) string {
+	if k == updateStatusKind {
+		return "UpdateStatus"
+	}
+	return k.Kind()
+}
+
+// parseKind reads --kind: a kind, its resource (plural) or its short name,
+// in any case.
+func parseKind(s string) (view.InsightKind, error) {
+	names := []string{kindName(updateStatusKind)}
+	for k := view.InsightKind(0); k <= updateStatusKind; k++ {
+		kind := strings.ToLower(kindName(k))
+		resource := kind + "s"
+		if k == updateStatusKind {
+			resource = "updatestatuses"
+		}
+		switch strings.ToLower(s) {
+		case kind, resource, shortNames[k]:
+			return k, nil
+		}
+		if k != updateStatusKind {
+			names = append(names, kindName(k))
+		}
+	}
+	return 0, fmt.Errorf("invalid --kind %q: must be one of %s, or its resource or short name", s, strings.Join(names, ", "))
+}
+
+// insightObjects returns the v1alpha1 per-insight objects of one
+// computation, by kind; meta is the metadata of its UpdateStatus.
+func insightObjects(res *insights.Result, meta metav1.ObjectMeta) ([view.NumInsightKinds][]runtime.Object, error) {
+	objs := view.Objects(res, meta)
+	for k := range objs {
+		for i, obj := range objs[k] {
+			out, err := scheme.ConvertToVersion(obj, v1alpha1.SchemeGroupVersion)
+			if err != nil {
+				return objs, fmt.Errorf("converting a %s: %w", view.InsightKind(k).Kind(), err)
+			}
+			objs[k][i] = out
+		}
+	}
+	return objs, nil
+}
+
+// insightList returns the v1alpha1 list of the objects of kind k.
+func insightList(k view.InsightKind, objs []runtime.Object) (runtime.Object, error) {
+	gvk := v1alpha1.SchemeGroupVersion.WithKind(k.Kind() + "List")
+	list, err := scheme.New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	if err := meta.SetList(list, objs); err != nil {
+		return nil, err
+	}
+	list.GetObjectKind().SetGroupVersionKind(gvk)
+	return list, nil
+}
+
+// completeOffline returns obj completed with the insights it left out, from
+// the per-insight objects of the same computation, as a served report
+// completes it from the per-insight resources.
+func completeOffline(obj *v1alpha1.UpdateStatus, res *insights.Result) (*v1alpha1.UpdateStatus, error) {
+	if !complete.Truncated(&obj.Status) {
+		return obj, nil
+	}
+	byKind, err := insightObjects(res, obj.ObjectMeta)
+	if err != nil {
+		return nil, err
+	}
+	var objs complete.Objects
+	for _, list := range byKind {
+		for _, o := range list {
+			switch o := o.(type) {
+			case *v1alpha1.ClusterVersionProgressInsight:
+				objs.ClusterVersions = append(objs.ClusterVersions, *o)
+			case *v1alpha1.ClusterOperatorProgressInsight:
+				objs.ClusterOperators = append(objs.ClusterOperators, *o)
+			case *v1alpha1.MachineConfigPoolProgressInsight:
+				objs.MachineConfigPools = append(objs.MachineConfigPools, *o)
+			case *v1alpha1.NodeProgressInsight:
+				objs.Nodes = append(objs.Nodes, *o)
+			case *v1alpha1.HealthInsight:
+				objs.Health = append(objs.Health, *o)
+			}
+		}
+	}
+	out := *obj
+	out.Status = *complete.Status(&obj.Status, &objs)
+	return &out, nil
+}

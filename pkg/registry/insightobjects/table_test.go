@@ -1,0 +1,170 @@
+package insightobjects
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/insights/encoding"
+	"github.com/update-status/apiserver/pkg/registry/internal/registrytest"
+	"github.com/update-status/apiserver/pkg/view"
+)
+
+// t0 is "now" in the tests of this package.
+var t0 = time.Date(2025, 3, 12, 10, 0, 0, 0, time.UTC)
+
+const u = "<unknown>"
+
+func at(d time.Duration) *metav1.Time { t := metav1.NewTime(t0.Add(d)); return &t }
+
+func objMeta(name string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: name, ResourceVersion: "42"}
+}
+
+func cond(typ string, status metav1.ConditionStatus, reason, message string) metav1.Condition {
+	return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: message}
+}
+
+func TestTables(t *testing.T) {
+	cv := &update.ClusterVersionProgressInsight{ObjectMeta: objMeta("version"), Status: update.ClusterVersionProgressInsightStatus{
+		InsightUID: "cv-uid",
+		ClusterVersionStatusInsight: update.ClusterVersionStatusInsight{
+			Assessment: "Progressing", Completion: 94, StartedAt: *at(-45 * time.Minute), EstimatedCompletedAt: at(35 * time.Minute),
+			Versions: update.ControlPlaneUpdateVersions{Target: update.Version{Version: "4.17.5"},
+				Previous: update.Version{Version: "4.16.21", Metadata: []update.VersionMetadata{{Key: "Partial"}}}},
+		}}}
+	co := &update.ClusterOperatorProgressInsight{ObjectMeta: objMeta("etcd"), Status: update.ClusterOperatorProgressInsightStatus{
+		InsightUID: "co-uid",
+		ClusterOperatorStatusInsight: update.ClusterOperatorStatusInsight{Name: "etcd", Conditions: []metav1.Condition{
+			cond("Updating", metav1.ConditionTrue, "Progressing", encoding.EncodeReasonMessage("NodeInstaller", "installing revision 7")),
+			cond("Healthy", metav1.ConditionTrue, "AsExpected", ""),
+		}}}}
+	sick := co.DeepCopy()
+	sick.Status.Conditions[1] = cond("Healthy", metav1.ConditionFalse, "Degraded", encoding.EncodeReasonMessage("Quorum", "lost quorum"))
+	pool := &update.MachineConfigPoolProgressInsight{ObjectMeta: objMeta("worker"), Status: update.MachineConfigPoolProgressInsightStatus{
+		InsightUID: "mcp-uid",
+		MachineConfigPoolStatusInsight: update.MachineConfigPoolStatusInsight{Name: "worker", Scope: "WorkerPool", Assessment: "Progressing", Completion: 33,
+			Summaries: []update.NodeSummary{{Type: "Total", Count: 3}, {Type: "Outdated", Count: 2}, {Type: "Progressing", Count: 1}, {Type: "Degraded", Count: 1}}},
+	}}
+	node := &update.NodeProgressInsight{ObjectMeta: objMeta("worker-0"), Status: update.NodeProgressInsightStatus{
+		InsightUID: "node-uid",
+		NodeStatusInsight: update.NodeStatusInsight{Name: "worker-0", Scope: "WorkerPool", Version: "4.16.21",
+			PoolResource:        update.PoolResourceRef{ResourceRef: update.ResourceRef{Resource: "machineconfigpools", Name: "worker"}},
+			EstimatedToComplete: &metav1.Duration{Duration: 10 * time.Minute},
+			Conditions: []metav1.Condition{
+				cond("Updating", metav1.ConditionTrue, "Draining", ""),
+				cond("Available", metav1.ConditionTrue, "AsExpected", ""),
+				cond("Degraded", metav1.ConditionFalse, "AsExpected", ""),
+			}},
+	}}
+	degraded := node.DeepCopy()
+	degraded.Status.Conditions[2] = cond("Degraded", metav1.ConditionTrue, "Degraded", "disk full")
+	health := &update.HealthInsight{ObjectMeta: objMeta("hi-uid"), Status: update.HealthInsightStatus{
+		InsightUID: "hi-uid",
+		HealthStatusInsight: update.HealthStatusInsight{StartedAt: *at(-2 * time.Hour),
+			Scope:       update.InsightScope{Type: "ControlPlane", Resources: []update.ResourceRef{{Group: "config.openshift.io", Resource: "clusteroperators", Name: "etcd"}, {Resource: "pods", Namespace: "ns", Name: "p"}}},
+			Impact:      update.InsightImpact{Level: "Warning", Type: "API Availability", Summary: "etcd is degraded"},
+			Remediation: update.InsightRemediation{Reference: "https://example.com/runbook"}},
+	}}
+	unknownStart := health.DeepCopy()
+	unknownStart.Status.StartedAt = metav1.NewTime(encoding.UnknownTime)
+
+	tests := []struct {
+		name string
+		kind view.InsightKind
+		obj  runtime.Object
+		want [][]interface{}
+	}{
+		{"cluster version", view.ClusterVersionInsights, cv, [][]interface{}{{"version", "Progressing", "94%", "4.17.5", "4.16.21 (partial)", "~35m", "45m", "cv-uid"}}},
+		{"empty cluster version", view.ClusterVersionInsights, &update.ClusterVersionProgressInsight{}, [][]interface{}{{"", u, "0%", u, u, u, u, u}}},
+		{"operator", view.ClusterOperatorInsights, co, [][]interface{}{{"etcd", "True", "True", "installing revision 7", "Progressing", "AsExpected", "co-uid"}}},
+		{"unhealthy operator", view.ClusterOperatorInsights, sick, [][]interface{}{{"etcd", "True", "False", "lost quorum", "Progressing", "Degraded", "co-uid"}}},
+		{"empty operator", view.ClusterOperatorInsights, &update.ClusterOperatorProgressInsight{}, [][]interface{}{{"", u, u, "", "", "", u}}},
+		{"pool", view.MachineConfigPoolInsights, pool, [][]interface{}{{"worker", "WorkerPool", "Progressing", "33%", "1/3", int64(1), int64(0), int64(0), int64(1), "mcp-uid"}}},
+		{"empty pool", view.MachineConfigPoolInsights, &update.MachineConfigPoolProgressInsight{}, [][]interface{}{{"", u, u, "0%", "0/0", int64(0), int64(0), int64(0), int64(0), u}}},
+		{"node", view.NodeInsights, node, [][]interface{}{{"worker-0", "worker", "Progressing", "Draining", "4.16.21", "+10m", "", "WorkerPool", "node-uid"}}},
+		{"degraded node", view.NodeInsights, degraded, [][]interface{}{{"worker-0", "worker", "Degraded", "Draining", "4.16.21", "+10m", "disk full", "WorkerPool", "node-uid"}}},
+		{"empty node", view.NodeInsights, &update.NodeProgressInsight{}, [][]interface{}{{"", u, u, u, u, "?", "", u, u}}},
+		{"health", view.HealthInsights, health, [][]interface{}{{"hi-uid", "Warning", "API Availability", "120m", "etcd is degraded", "ControlPlane",
+			"clusteroperators.config.openshift.io/etcd,pods/ns/p", "https://example.com/runbook"}}},
+		{"health started at an unknown time", view.HealthInsights, unknownStart, [][]interface{}{{"hi-uid", "Warning", "API Availability", u, "etcd is degraded", "ControlPlane",
+			"clusteroperators.config.openshift.io/etcd,pods/ns/p", "https://example.com/runbook"}}},
+		{"empty health", view.HealthInsights, &update.HealthInsight{}, [][]interface{}{{"", u, u, u, "", u, "", ""}}},
+		{"node list", view.NodeInsights, &update.NodeProgressInsightList{ListMeta: metav1.ListMeta{ResourceVersion: "42"}, Items: []update.NodeProgressInsight{*node, *degraded}},
+			[][]interface{}{{"worker-0", "worker", "Progressing", "Draining", "4.16.21", "+10m", "", "WorkerPool", "node-uid"},
+				{"worker-0", "worker", "Degraded", "Draining", "4.16.21", "+10m", "disk full", "WorkerPool", "node-uid"}}},
+		{"wrapped", view.NodeInsights, registrytest.Cacheable{Object: node}, [][]interface{}{{"worker-0", "worker", "Progressing", "Draining", "4.16.21", "+10m", "", "WorkerPool", "node-uid"}}},
+		{"empty list", view.HealthInsights, &update.HealthInsightList{}, [][]interface{}{}},
+		{"another kind", view.NodeInsights, health, nil},
+		{"another kind's list", view.NodeInsights, &update.HealthInsightList{Items: []update.HealthInsight{*health}}, [][]interface{}{}},
+		{"a status", view.HealthInsights, &metav1.Status{}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conv := tableConvertor{table: kinds[tt.kind].table, clock: clocktesting.NewFakePassiveClock(t0)}
+			for _, noHeaders := range []bool{false, true} {
+				table, err := conv.ConvertToTable(context.Background(), tt.obj, &metav1.TableOptions{NoHeaders: noHeaders})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if noHeaders != (len(table.ColumnDefinitions) == 0) {
+					t.Errorf("noHeaders %v: %d column definitions", noHeaders, len(table.ColumnDefinitions))
+				}
+				var rows [][]interface{}
+				if table.Rows != nil {
+					rows = [][]interface{}{}
+				}
+				for _, r := range table.Rows {
+					if len(r.Cells) != len(kinds[tt.kind].table.columns) {
+						t.Fatalf("%d cells for %d columns", len(r.Cells), len(kinds[tt.kind].table.columns))
+					}
+					if r.Object.Object == nil {
+						t.Error("row without its object")
+					}
+					rows = append(rows, r.Cells)
+				}
+				if !reflect.DeepEqual(rows, tt.want) {
+					t.Errorf("rows\n got %#v\nwant %#v", rows, tt.want)
+				}
+				if wantRV := "42"; len(tt.want) > 0 && !strings.HasPrefix(tt.name, "empty") && table.ResourceVersion != wantRV {
+					t.Errorf("resourceVersion %q", table.ResourceVersion)
+				}
+			}
+		})
+	}
+}
+
+// TestColumns checks the default columns against `oc adm upgrade status`
+// and that the rest show only with -o wide.
+func TestColumns(t *testing.T) {
+	want := [view.NumInsightKinds][]string{
+		view.ClusterVersionInsights:    {"Name", "Assessment", "Completion", "Target", "Previous", "Est. Remaining"},
+		view.ClusterOperatorInsights:   {"Name", "Updating", "Healthy", "Message"},
+		view.MachineConfigPoolInsights: {"Name", "Scope", "Assessment", "Completion", "Nodes"},
+		view.NodeInsights:              {"Name", "Pool", "Assessment", "Phase", "Version", "Est", "Message"},
+		view.HealthInsights:            {"Name", "Level", "Type", "Started", "Summary"},
+	}
+	for k := range kinds {
+		var got []string
+		for i, c := range kinds[k].table.columns {
+			if i < len(want[k]) {
+				got = append(got, c.Name)
+				if c.Priority != 0 {
+					t.Errorf("%s: column %s is wide", kinds[k].Resource, c.Name)
+				}
+			} else if c.Priority != 1 {
+				t.Errorf("%s: extra column %s is not wide", kinds[k].Resource, c.Name)
+			}
+		}
+		if !reflect.DeepEqual(got, want[k]) || kinds[k].table.columns[0].Format != "name" {
+			t.Errorf("%s: default columns %v, want %v", kinds[k].Resource, got, want[k])
+		}
+	}
+}

@@ -185,7 +185,10 @@ sizes:
 			}
 			bc := c
 			if b.label == "before" {
+				// The baseline may predate the per-insight resources.
 				bc.formats = []string{formatJSON}
+				bc.watchResources = []string{resourceUpdateStatuses}
+				bc.listResources = nil
 			}
 			r, err := benchSize(ctx, bc, n, b.label)
 			if r != nil {

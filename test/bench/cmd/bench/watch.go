@@ -98,13 +98,13 @@ func nodeDeliveryLags(writes []write, events []event) (lags []time.Duration, del
 // watcher) pairs where another watcher got the write and this one did not
 // (missed).
 func tallyDelivery(delivered [][]bool, writes int) (missed, noEvent int) {
-	any := make([]bool, writes)
+	got := make([]bool, writes)
 	for _, d := range delivered {
 		for i, ok := range d {
-			any[i] = any[i] || ok
+			got[i] = got[i] || ok
 		}
 	}
-	for i, ok := range any {
+	for i, ok := range got {
 		if !ok {
 			noEvent++
 			continue

@@ -500,17 +500,20 @@ func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admi
 	stopChurn()
 	// Let the last writes reach the watchers (the fold delay, then one
 	// delivery to every watcher), for at most 15 s. A watcher of a
-	// collection may get no event for the last writes (a write its objects
-	// do not show): there, 2 s in which no watcher receives anything end
-	// the wait too.
+	// collection gets one event per changed object of a revision, so an
+	// event of the last revision is not the last event: there the wait
+	// also needs 500 ms in which no watcher receives anything; and since
+	// the last writes may produce no event at all (a change the objects do
+	// not show), 2 s of quiet end it too.
 	if sent := ch.sortedWrites(); len(sent) > 0 {
 		last := sent[len(sent)-1].rv
 		quietSince, seen := time.Now(), eventsReceived(ws)
-		for end := time.Now().Add(15 * time.Second); time.Now().Before(end) && !allReached(ws, last); {
-			time.Sleep(100 * time.Millisecond)
+		for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
 			if n := eventsReceived(ws); n != seen {
 				quietSince, seen = time.Now(), n
-			} else if collection && time.Since(quietSince) > 2*time.Second {
+			}
+			quiet := time.Since(quietSince)
+			if reached := allReached(ws, last); !collection && reached || collection && (reached && quiet >= 500*time.Millisecond || quiet >= 2*time.Second) {
 				break
 			}
 		}

@@ -256,7 +256,13 @@ func (w *watcher) run(ctx context.Context, h *httpClient, rawURL string) bool {
 		w.events = append(w.events, event{input: rv / inputFactor, at: time.Now(), node: node})
 		w.bytes += int64(size)
 	}
-	r := bufio.NewReaderSize(resp.Body, 4<<20)
+	// A buffer that holds a whole UpdateStatus event; a collection's events
+	// are small (a longer line is assembled anyway).
+	size := 4 << 20
+	if w.collection {
+		size = 64 << 10
+	}
+	r := bufio.NewReaderSize(resp.Body, size)
 	if h.accept == acceptProtobuf {
 		var frame []byte
 		for {

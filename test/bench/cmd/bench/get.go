@@ -11,12 +11,14 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 
 	configv1 "github.com/openshift/api/config/v1"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
@@ -81,6 +83,13 @@ func encodeLimit(served []byte, format string, d time.Duration) (summary, int, e
 	if err := json.Unmarshal(served, obj); err != nil {
 		return summary{}, 0, fmt.Errorf("decoding the served object: %w", err)
 	}
+	return encodeLoop(obj, format, d)
+}
+
+// encodeLoop measures encoding obj in format with the apimachinery
+// serializer and the server's scheme, again and again for d (at least 5
+// times), and returns the encoded size too.
+func encodeLoop(obj runtime.Object, format string, d time.Duration) (summary, int, error) {
 	var ser runtime.Encoder = kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, apiserver.Scheme, apiserver.Scheme, kjson.SerializerOptions{})
 	if format == formatProtobuf {
 		ser = protobuf.NewSerializer(apiserver.Scheme, apiserver.Scheme)
@@ -96,6 +105,78 @@ func encodeLimit(served []byte, format string, d time.Duration) (summary, int, e
 		lat = append(lat, time.Since(t))
 	}
 	return summarize(lat), buf.Len(), nil
+}
+
+// newList returns an empty list of one of the per-insight resources.
+func newList(resource string) (runtime.Object, error) {
+	switch resource {
+	case "clusterversionprogressinsights":
+		return &v1alpha1.ClusterVersionProgressInsightList{}, nil
+	case "clusteroperatorprogressinsights":
+		return &v1alpha1.ClusterOperatorProgressInsightList{}, nil
+	case "machineconfigpoolprogressinsights":
+		return &v1alpha1.MachineConfigPoolProgressInsightList{}, nil
+	case resourceNodeInsights:
+		return &v1alpha1.NodeProgressInsightList{}, nil
+	case "healthinsights":
+		return &v1alpha1.HealthInsightList{}, nil
+	}
+	return nil, fmt.Errorf("no list type for %q", resource)
+}
+
+// encodeList decodes a LIST of resource the server answered (JSON) and
+// measures encoding the list in-process in format (encodeLoop).
+func encodeList(resource string, served []byte, format string, d time.Duration) (*listEncode, error) {
+	list, err := newList(resource)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(served, list); err != nil {
+		return nil, fmt.Errorf("decoding the LIST of %s: %w", resource, err)
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, err
+	}
+	e := &listEncode{Resource: resource, Format: format, Items: len(items)}
+	if e.Encode, e.Bytes, err = encodeLoop(list, format, d); err != nil {
+		return nil, fmt.Errorf("encoding the LIST of %s: %w", resource, err)
+	}
+	return e, nil
+}
+
+// listServed LISTs each of servedResources from the server, concurrently,
+// within timeout, and returns how many objects each returned; a resource
+// that did not answer 200 in time is left out.
+func listServed(ctx context.Context, h *httpClient, serverURL string, timeout time.Duration) map[string]int {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var (
+		mu  sync.Mutex
+		wg  sync.WaitGroup
+		out = map[string]int{}
+	)
+	for _, resource := range servedResources {
+		wg.Go(func() {
+			body, err := h.get(ctx, serverURL+apiPrefix+resource)
+			if err != nil {
+				klog.V(2).ErrorS(err, "LIST failed", "resource", resource)
+				return
+			}
+			var list struct {
+				Items []json.RawMessage `json:"items"`
+			}
+			if err := json.Unmarshal(body, &list); err != nil {
+				klog.V(2).ErrorS(err, "LIST undecodable", "resource", resource)
+				return
+			}
+			mu.Lock()
+			out[resource] = len(list.Items)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // clientSide is what `oc adm upgrade status` does: read every source from

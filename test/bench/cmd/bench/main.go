@@ -45,6 +45,8 @@ type config struct {
 	baselineBin    string
 	formats        []string
 	routes         []string
+	watchResources []string
+	listResources  []string
 	command        string
 }
 
@@ -65,6 +67,8 @@ func main() {
 	flag.StringVar(&c.baselineBin, "baseline-binary", "", "an earlier update-status-apiserver to measure first at each size, in JSON only, for a before/after comparison in the same run")
 	formats := flag.String("formats", "json,protobuf", "media types of the GET and watch cells, comma-separated (json, protobuf)")
 	routes := flag.String("routes", "straight,aggregated", "routes of the GET and watch cells, comma-separated: straight to the server, or through the kube-apiserver's aggregation layer")
+	watchResources := flag.String("watch-resources", resourceUpdateStatuses+","+resourceNodeInsights, "resources the watch cells watch, comma-separated: updatestatuses (the object cluster), nodeprogressinsights (the collection, from now on)")
+	listResources := flag.String("list-resources", resourceNodeInsights, "per-insight resources whose whole collection the LIST cells read (with the first -get-clients count), comma-separated; empty for none")
 	flag.StringVar(&c.command, "command", "make bench", "the command quoted in the report")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the benchmark process itself to this file")
 	flag.Parse()
@@ -95,6 +99,12 @@ func main() {
 	}
 	if err == nil {
 		c.routes, err = words(*routes, routeDirect, routeAggregated)
+	}
+	if err == nil {
+		c.watchResources, err = words(*watchResources, resourceUpdateStatuses, resourceNodeInsights)
+	}
+	if err == nil && *listResources != "" {
+		c.listResources, err = words(*listResources, servedResources[1:]...)
 	}
 	if err != nil {
 		klog.ErrorS(err, "Bad flag")
@@ -175,7 +185,10 @@ sizes:
 			}
 			bc := c
 			if b.label == "before" {
+				// The baseline may predate the per-insight resources.
 				bc.formats = []string{formatJSON}
+				bc.watchResources = []string{resourceUpdateStatuses}
+				bc.listResources = nil
 			}
 			r, err := benchSize(ctx, bc, n, b.label)
 			if r != nil {

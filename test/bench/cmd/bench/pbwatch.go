@@ -14,23 +14,26 @@ import (
 // writes: the object is a runtime.Unknown after it.
 var protobufMagic = []byte{0x6b, 0x38, 0x73, 0x00}
 
-// protobufResourceVersion finds the resourceVersion of the object in one
+// protobufMeta finds the resourceVersion and the name of the object in one
 // frame of a protobuf watch stream without decoding the object: the frame is
 // a metav1.WatchEvent in raw protobuf (object = field 2, a RawExtension whose
 // raw = field 1), holding a runtime.Unknown around the object, whose
-// metadata (field 1) has the resourceVersion as field 6. Each step reads a
-// length-delimited field in place.
-func protobufResourceVersion(frame []byte) (uint64, error) {
+// metadata (field 1) has the name as field 1 and the resourceVersion as
+// field 6. Each step reads a length-delimited field in place; name points
+// into frame.
+func protobufMeta(frame []byte) (rv uint64, name []byte, err error) {
 	ext := field(frame, 2)
 	obj, err := unknownRaw(field(ext, 1))
 	if err != nil {
-		return 0, fmt.Errorf("object: %w", err)
+		return 0, nil, fmt.Errorf("object: %w", err)
 	}
-	rv := field(field(obj, 1), 6)
-	if rv == nil {
-		return 0, fmt.Errorf("no resourceVersion")
+	meta := field(obj, 1)
+	raw := field(meta, 6)
+	if raw == nil {
+		return 0, nil, fmt.Errorf("no resourceVersion")
 	}
-	return strconv.ParseUint(string(rv), 10, 64)
+	rv, err = strconv.ParseUint(string(raw), 10, 64)
+	return rv, field(meta, 1), err
 }
 
 // unknownRaw returns the raw bytes of a runtime.Unknown after the magic.

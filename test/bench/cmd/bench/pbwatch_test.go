@@ -12,10 +12,10 @@ import (
 	"github.com/update-status/apiserver/pkg/apiserver"
 )
 
-// TestProtobufResourceVersion encodes watch events the way the server does
+// TestProtobufMeta encodes watch events the way the server does
 // (the apiserver's protobuf stream serializer) and reads them back with the
 // benchmark's frame reader.
-func TestProtobufResourceVersion(t *testing.T) {
+func TestProtobufMeta(t *testing.T) {
 	info, ok := runtime.SerializerInfoForMediaType(apiserver.Codecs.SupportedMediaTypes(), runtime.ContentTypeProtobuf)
 	if !ok || info.StreamSerializer == nil {
 		t.Fatal("no protobuf stream serializer")
@@ -23,8 +23,11 @@ func TestProtobufResourceVersion(t *testing.T) {
 	enc := apiserver.Codecs.EncoderForVersion(info.Serializer, v1alpha1.SchemeGroupVersion)
 	var stream bytes.Buffer
 	fw := info.StreamSerializer.Framer.NewFrameWriter(&stream)
-	for _, rv := range []string{"1000001", "2000001"} {
-		obj := &v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: "cluster", ResourceVersion: rv, Labels: map[string]string{"a": "b"}}}
+	objs := []runtime.Object{
+		&v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: "cluster", ResourceVersion: "1000001", Labels: map[string]string{"a": "b"}}},
+		&v1alpha1.NodeProgressInsight{ObjectMeta: metav1.ObjectMeta{Name: "worker-3", ResourceVersion: "2000001", Labels: map[string]string{v1alpha1.LabelPool: "worker"}}},
+	}
+	for _, obj := range objs {
 		var raw bytes.Buffer
 		if err := enc.Encode(obj, &raw); err != nil {
 			t.Fatal(err)
@@ -35,18 +38,18 @@ func TestProtobufResourceVersion(t *testing.T) {
 		}
 	}
 	var buf []byte
-	for _, want := range []uint64{1000001, 2000001} {
+	for i, want := range []uint64{1000001, 2000001} {
 		var err error
 		buf, err = readFrame(&stream, buf)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := protobufResourceVersion(buf)
-		if err != nil || got != want {
-			t.Fatalf("resourceVersion %d, %v; want %d", got, err, want)
+		got, name, err := protobufMeta(buf)
+		if wantName := []string{"cluster", "worker-3"}[i]; err != nil || got != want || string(name) != wantName {
+			t.Fatalf("resourceVersion %d, name %q, %v; want %d, %q", got, name, err, want, wantName)
 		}
 	}
-	if _, err := protobufResourceVersion([]byte("not a frame")); err == nil {
+	if _, _, err := protobufMeta([]byte("not a frame")); err == nil {
 		t.Error("garbage gave no error")
 	}
 }

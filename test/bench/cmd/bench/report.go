@@ -76,6 +76,11 @@ func (r *report) write(path string) error {
 	if len(r.failures) > 0 {
 		p("**Failures in this run:** %s\n\n", strings.Join(r.failures, "; "))
 	}
+	for _, s := range r.sizes {
+		for _, n := range s.Notes {
+			p("**Note (%d nodes):** %s\n\n", s.Nodes, n)
+		}
+	}
 	r.goals(p)
 	r.tables(p)
 	return os.WriteFile(path, b.Bytes(), 0o644)
@@ -94,9 +99,9 @@ func flagsLine(c config) string {
 	for _, n := range c.watchers {
 		w = append(w, fmt.Sprint(n))
 	}
-	line := fmt.Sprintf("-sizes=%s -get-clients=%s -get-duration=%v -encode-duration=%v -client-side-runs=%d -watchers=%s -watch-duration=%v -churn-rate=%d -formats=%s -routes=%s",
+	line := fmt.Sprintf("-sizes=%s -get-clients=%s -get-duration=%v -encode-duration=%v -client-side-runs=%d -watchers=%s -watch-duration=%v -churn-rate=%d -formats=%s -routes=%s -watch-resources=%s -list-resources=%s",
 		strings.Join(s, ","), strings.Join(k, ","), c.getDuration, c.encodeDuration, c.clientRuns, strings.Join(w, ","), c.watchDuration, c.churnRate,
-		strings.Join(c.formats, ","), strings.Join(c.routes, ","))
+		strings.Join(c.formats, ","), strings.Join(c.routes, ","), strings.Join(c.watchResources, ","), strings.Join(c.listResources, ","))
 	if c.baselineBin != "" {
 		line += " -baseline-binary=<before>"
 	}
@@ -161,12 +166,12 @@ func (r *report) goals(p func(string, ...any)) {
 		}
 	}
 	for _, w := range s.Watches {
-		if w.Format == formatJSON && w.Route == routeDirect {
+		if w.Resource == resourceUpdateStatuses && w.Format == formatJSON && w.Route == routeDirect {
 			p("| watch lag p99 under 1 s + the fold delay (150 ms) with %d watchers (straight, JSON) | p99 %s | %s |\n", w.Connected, ms(w.Lag.P99), met(w.Lag.P99 < 1150*time.Millisecond && w.Lag.N > 0))
 		}
 	}
 	if w := s.largestWatch(); w != nil {
-		p("| server CPU under one core with %d watchers (%s, %s) | %.1f CPU-s per minute (%.2f cores) | %s |\n", w.Connected, w.Route, w.Format, w.CPUPerMinute, w.CPUPerMinute/60, met(w.CPUPerMinute < 60))
+		p("| server CPU under one core with %d watchers of updatestatuses (%s, %s) | %.1f CPU-s per minute (%.2f cores) | %s |\n", w.Connected, w.Route, w.Format, w.CPUPerMinute, w.CPUPerMinute/60, met(w.CPUPerMinute < 60))
 	}
 	if b := r.baselineOf(s); b != nil {
 		worse, total := r.compareCount(b, s)
@@ -182,7 +187,72 @@ func (r *report) goals(p func(string, ...any)) {
 		live := (hi.Mem.HeapAlloc - lo.Mem.HeapAlloc) / float64(hi.Nodes-lo.Nodes)
 		p("| at most 2 KiB of server memory per node (marginal, %d -> %d nodes: without the fixed cost of the served object) | Go heap %s (live objects %s), RSS %s per node | %s |\n", lo.Nodes, hi.Nodes, bytesIEC(heap), bytesIEC(live), bytesIEC(rss), met(heap <= 2048 && rss <= 2048))
 	}
+	r.insightGoals(p, s)
 	p("\n")
+}
+
+// Goals of the per-insight resources (issue #13).
+const (
+	// foldDelay is the server's default --fold-delay.
+	foldDelay = 150 * time.Millisecond
+	// insightLagGoal is the p99 lag a watcher of nodeprogressinsights may
+	// see: the fold delay + 250 ms.
+	insightLagGoal     = foldDelay + 250*time.Millisecond
+	insightCPUGoal     = 0.5  // server cores during a watch cell
+	insightEventGoal   = 4096 // bytes per event
+	insightHeapPerNode = 4096 // bytes of Go heap per node, six resources served
+)
+
+// insightGoals writes the goal rows of issue #13: watchers of
+// nodeprogressinsights through the aggregation layer, LIST of every node's
+// object against encoding it, heap per node with all six resources served.
+func (r *report) insightGoals(p func(string, ...any), s *sizeResult) {
+	for _, format := range r.config.formats {
+		for _, k := range r.config.watchers {
+			w := s.watchOf(resourceNodeInsights, routeAggregated, format, k)
+			if w == nil {
+				continue
+			}
+			cores := w.CPUPerMinute / 60
+			lagOK := w.Lag.N > 0 && w.Lag.P99 <= insightLagGoal
+			cpuOK := cores < insightCPUGoal
+			sizeOK := w.BytesPerEvent > 0 && w.BytesPerEvent <= insightEventGoal
+			var missed []string
+			for _, m := range []struct {
+				ok   bool
+				what string
+			}{{lagOK, "lag"}, {cpuOK, "CPU"}, {sizeOK, "event size"}} {
+				if !m.ok {
+					missed = append(missed, m.what)
+				}
+			}
+			verdict := met(len(missed) == 0)
+			if len(missed) > 0 {
+				verdict += " (" + strings.Join(missed, ", ") + ")"
+			}
+			p("| %d watchers of nodeprogressinsights through the kube-apiserver (%s), %d node changes/s: lag p99 at most the fold delay + 250 ms (%s), server under %.1f core, at most %s per event | p99 %s over %d deliveries (%d writes no watcher got an event for); %.2f cores; %s per event | %s |\n",
+				w.Connected, format, r.config.churnRate, ms(insightLagGoal), insightCPUGoal, bytesIEC(insightEventGoal),
+				ms(w.Lag.P99), w.Lag.N, w.NoEvent, cores, bytesIEC(w.BytesPerEvent), verdict)
+		}
+	}
+	for _, route := range r.config.routes {
+		g, e := s.list(resourceNodeInsights, route, formatJSON), s.listEncode(resourceNodeInsights, formatJSON)
+		if g == nil || e == nil || e.Encode.N == 0 {
+			continue
+		}
+		p("| LIST of all %d nodeprogressinsights (%d client, %s, JSON) within 2x of encoding the list in-process | p50 %s vs %s: %s | %s |\n", e.Items, g.Clients, route,
+			ms(g.Latency.P50), ms(e.Encode.P50), ratio(sec(g.Latency.P50), sec(e.Encode.P50)), met(g.Latency.N > 0 && g.Errors == 0 && sec(g.Latency.P50) <= 2*sec(e.Encode.P50)))
+	}
+	if s.Served != nil {
+		perNode := (s.Mem.HeapInuse - s.EmptyMem.HeapInuse) / float64(s.Nodes)
+		all := len(s.Served) == len(servedResources) && s.Served[resourceNodeInsights] == s.Nodes
+		verdict := met(all && perNode <= insightHeapPerNode)
+		if !all {
+			verdict = "**not measured**: not every resource was served"
+		}
+		p("| at most %s of server heap per node with all six resources served (above the empty cluster) | Go heap %s per node (%s at %d nodes, %s empty); %d of %d resources listed, %d nodeprogressinsights | %s |\n",
+			bytesIEC(insightHeapPerNode), bytesIEC(perNode), bytesIEC(s.Mem.HeapInuse), s.Nodes, bytesIEC(s.EmptyMem.HeapInuse), len(s.Served), len(servedResources), s.Served[resourceNodeInsights], verdict)
+	}
 }
 
 // largestWatchers is the largest watcher count of the run.
@@ -305,32 +375,77 @@ func (r *report) tables(p func(string, ...any)) {
 				ms(d.Latency.P50), ratio(sec(d.Latency.P50), sec(e.P50)), ms(a.Latency.P50), ratio(sec(a.Latency.P50), sec(e.P50)))
 		}
 	}
-	p("\n## 4. WATCH fan-out\n\nEach row: that many watchers (at most %d per HTTP/2 connection; straight to the server, or through the kube-apiserver as kubectl and client-go connect; they only find the resourceVersion in each event, they do not decode the object) while %d worker nodes per second get `spec.unschedulable` toggled (a change the engine reports) for %v. ", 100, r.config.churnRate, r.config.watchDuration)
+	r.lists(p)
+	p("\n## 5. WATCH fan-out\n\nEach row: that many watchers (at most %d per HTTP/2 connection; straight to the server, or through the kube-apiserver as kubectl and client-go connect; they only find the resourceVersion in each event, they do not decode the object) while %d worker nodes per second get `spec.unschedulable` toggled (a change the engine reports) for %v. ", 100, r.config.churnRate, r.config.watchDuration)
 	p("Lag: each write's etcd resourceVersion and send time are recorded; a watcher receives the write with the first event whose resourceVersion's input part (rv / 10^6, docs/watch.md) reaches it. The lag therefore includes the write's own latency and the fold delay. ")
+	p("Watchers of `updatestatuses` follow the object `cluster` (`fieldSelector=metadata.name=cluster`; its initial ADDED is not counted). ")
+	p("Watchers of `nodeprogressinsights` watch the whole collection from now on (`sendInitialEvents=false&resourceVersionMatch=NotOlderThan`: no initial ADDED of every node) and resume from the last resourceVersion they received; each of their events is about one node, so a write is delivered only by the first event about the written node (its name in the event) whose resourceVersion's input part reaches the write: an event about another node of the same revision does not count. ")
+	p("A write that changes nothing a watched object shows produces no event: *writes no watcher got an event for* counts them (with writes whose event came after the window for every watcher); *never delivered* counts (write, watcher) pairs where another watcher got the write and this one did not. ")
 	p("Server CPU per GiB delivered divides the server's CPU by the bytes all watchers received. Allocations come from the server's `go_memstats_alloc_bytes_total` and `go_memstats_mallocs_total` over the window, divided by the events delivered (all watchers) and by the revisions published.\n\n")
 	p("%s\n\n", watchNote)
-	p("| nodes | route | format | watchers | writes (skipped: API too slow or failed) | revisions published | events / watcher / s | delivered to all watchers | lag p50 | lag p99 | lag max | writes never delivered | streams reopened | server CPU-s / min | server CPU-s per GiB delivered | watchers' CPU-s / min | machine busy | bytes / event | allocated / event | mallocs / event | allocated / revision |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	p("| nodes | resource | route | format | watchers | writes (skipped: API too slow or failed) | revisions published | events / watcher / s | delivered to all watchers | lag p50 | lag p99 | lag max | writes no watcher got an event for | never delivered (write, watcher) | streams reopened | server CPU-s / min | server CPU-s per GiB delivered | watchers' CPU-s / min | machine busy | bytes / event | allocated / event | mallocs / event | allocated / revision |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.sizes {
 		for _, w := range s.Watches {
 			perGiB := 0.0
 			if w.DeliveredPerSec > 0 {
 				perGiB = w.CPUPerMinute / 60 / (w.DeliveredPerSec / (1 << 30))
 			}
-			p("| %d | %s | %s | %d | %d (%d) | %.0f | %.2f | %s/s | %s | %s | %s | %d | %d | %.1f | %.2f | %.1f | %.0f%% | %s | %s | %.0f | %s |\n", s.Nodes, w.Route, w.Format, w.Connected, w.Writes, w.ChurnErrors, w.Published, w.EventsPerWatcherSec, bytesIEC(w.DeliveredPerSec), ms(w.Lag.P50), ms(w.Lag.P99), ms(w.Lag.Max),
-				w.Missed, w.Rewatches, w.CPUPerMinute, perGiB, w.ClientCPUPerMinute, 100*w.MachineBusy, bytesIEC(w.BytesPerEvent), bytesIEC(w.AllocBytesPerEvent), w.MallocsPerEvent, bytesIEC(w.AllocBytesPerRev))
+			p("| %d | %s | %s | %s | %d | %d (%d) | %.0f | %.2f | %s/s | %s | %s | %s | %d | %d | %d | %.1f | %.2f | %.1f | %.0f%% | %s | %s | %.0f | %s |\n", s.Nodes, w.Resource, w.Route, w.Format, w.Connected, w.Writes, w.ChurnErrors, w.Published, w.EventsPerWatcherSec, bytesIEC(w.DeliveredPerSec), ms(w.Lag.P50), ms(w.Lag.P99), ms(w.Lag.Max),
+				w.NoEvent, w.Missed, w.Rewatches, w.CPUPerMinute, perGiB, w.ClientCPUPerMinute, 100*w.MachineBusy, bytesIEC(w.BytesPerEvent), bytesIEC(w.AllocBytesPerEvent), w.MallocsPerEvent, bytesIEC(w.AllocBytesPerRev))
 		}
 	}
-	p("\n## 5. Memory\n\nAfter two forced GCs (`/debug/pprof/heap?gc=1`, twice, so that pooled buffers are freed): Go heap in use (`go_memstats_heap_inuse_bytes`) and RSS (`/proc/<pid>/status`). The empty cluster is the same control plane before the simulator creates anything (CRDs, RBAC, no objects).\n\n")
-	p("| nodes | empty heap | empty RSS | heap | live objects in the heap | RSS | heap / node above empty | RSS / node above empty | RSS with the most watchers connected |\n|---|---|---|---|---|---|---|---|---|\n")
+	p("\n## 6. Memory\n\nAfter a LIST of each of the six resources (%s; the count of objects each returned is below) and two forced GCs (`/debug/pprof/heap?gc=1`, twice, so that pooled buffers are freed): Go heap in use (`go_memstats_heap_inuse_bytes`) and RSS (`/proc/<pid>/status`). The empty cluster is the same control plane before the simulator creates anything (CRDs, RBAC, no objects); there each LIST gets 10 s in all to answer.\n\n", strings.Join(servedResources, ", "))
+	p("| nodes | empty heap | empty RSS | heap | live objects in the heap | RSS | heap / node above empty | RSS / node above empty | RSS with the most watchers connected | objects listed, empty cluster | objects listed |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.sizes {
-		p("| %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.Nodes, bytesIEC(s.EmptyMem.HeapInuse), bytesIEC(s.EmptyMem.RSS), bytesIEC(s.Mem.HeapInuse), bytesIEC(s.Mem.HeapAlloc), bytesIEC(s.Mem.RSS),
-			bytesIEC((s.Mem.HeapInuse-s.EmptyMem.HeapInuse)/float64(s.Nodes)), bytesIEC((s.Mem.RSS-s.EmptyMem.RSS)/float64(s.Nodes)), bytesIEC(s.MemWatching.RSS))
+		p("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.Nodes, bytesIEC(s.EmptyMem.HeapInuse), bytesIEC(s.EmptyMem.RSS), bytesIEC(s.Mem.HeapInuse), bytesIEC(s.Mem.HeapAlloc), bytesIEC(s.Mem.RSS),
+			bytesIEC((s.Mem.HeapInuse-s.EmptyMem.HeapInuse)/float64(s.Nodes)), bytesIEC((s.Mem.RSS-s.EmptyMem.RSS)/float64(s.Nodes)), bytesIEC(s.MemWatching.RSS), listedCounts(s.EmptyServed), listedCounts(s.Served))
 	}
-	p("\n## 6. Start-up\n\nFrom the server process's start to the first 200 from its `/readyz`, with the cluster already in the kube-apiserver.\n\n| nodes | start-up | cluster creation by the simulator |\n|---|---|---|\n")
+	p("\n## 7. Start-up\n\nFrom the server process's start to the first 200 from its `/readyz`, with the cluster already in the kube-apiserver.\n\n| nodes | start-up | cluster creation by the simulator |\n|---|---|---|\n")
 	for _, s := range r.sizes {
 		p("| %d | %s | %v |\n", s.Nodes, ms(s.Startup), s.CreateTime.Round(100*time.Millisecond))
 	}
 	p("\n")
+}
+
+// lists writes the LIST cells and the in-process encoding of the same
+// lists.
+func (r *report) lists(p func(string, ...any)) {
+	listed := false
+	for _, s := range r.sizes {
+		listed = listed || len(s.Lists) > 0
+	}
+	if !listed {
+		return
+	}
+	p("\n## 4. LIST of a whole collection vs encoding it\n\nClosed loop with %d client(s), as in section 1, for %v per cell: a LIST of every object of the resource, body read, not decoded. ", r.config.getClients[0], r.config.getDuration)
+	p("Encoding: the list the server answered (JSON, straight), decoded once into its typed list, encoded again and again in the benchmark process with the apimachinery serializer of the format and the server's scheme (for %v).\n\n", r.config.encodeDuration)
+	p("| nodes | resource | format | objects | encoded list | encode p50 | route | LIST p50 | LIST p99 | req/s | errors | LIST / encode |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, s := range r.sizes {
+		for _, g := range s.Lists {
+			e := s.listEncode(g.Resource, g.Format)
+			if e == nil {
+				e = &listEncode{}
+			}
+			p("| %d | %s | %s | %d | %s | %s | %s | %s | %s | %.1f | %d | %s |\n", s.Nodes, g.Resource, g.Format, e.Items, bytesIEC(float64(e.Bytes)), ms(e.Encode.P50), g.Route,
+				ms(g.Latency.P50), ms(g.Latency.P99), g.Throughput, g.Errors, ratio(sec(g.Latency.P50), sec(e.Encode.P50)))
+		}
+	}
+}
+
+// listedCounts formats the object count of each served resource
+// ("updatestatuses 1, nodeprogressinsights 5000, ..."), "none" when none
+// answered.
+func listedCounts(m map[string]int) string {
+	var out []string
+	for _, r := range servedResources {
+		if n, ok := m[r]; ok {
+			out = append(out, fmt.Sprintf("%s %d", r, n))
+		}
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, ", ")
 }
 
 // marginal returns the smallest and the largest sizes measured, when there
@@ -365,10 +480,14 @@ func (r *report) watchBound(p func(string, ...any), s *sizeResult) {
 		w.Connected, bytesIEC(perRevision), w.Connected, bytesIEC(w.DeliveredPerSec), 100*w.MachineBusy, w.CPUPerMinute/60, w.ClientCPUPerMinute/60, fanout, 2*fanout, perGiB, w.Connected, perGiB*perRevision/(1<<30))
 }
 
-// largestWatch is the watch measurement with the most watchers.
+// largestWatch is the watch measurement of updatestatuses with the most
+// watchers.
 func (s *sizeResult) largestWatch() *watchResult {
 	var best *watchResult
 	for _, w := range s.Watches {
+		if w.Resource != resourceUpdateStatuses {
+			continue
+		}
 		if best == nil || w.Connected > best.Connected {
 			best = w
 		}

@@ -23,7 +23,12 @@ type sizeResult struct {
 
 	Startup time.Duration
 
+	// EmptyMem and Mem are read after a LIST of each served resource
+	// (servedResources): EmptyServed and Served count the objects each
+	// LIST returned (a resource missing from EmptyServed did not answer on
+	// the empty cluster).
 	EmptyMem, Mem, MemWatching memory
+	EmptyServed, Served        map[string]int
 
 	// Binary says which server binary was measured: "after" (the tree's) or
 	// "before" (-baseline-binary).
@@ -35,12 +40,20 @@ type sizeResult struct {
 	EncodedBytes map[string]int
 	ClientSide   summary
 
-	Watches []*watchResult // one per watcher count, in the order of -watchers
+	// Lists are the LIST cells of -list-resources (the first -get-clients
+	// count), ListEncodes encoding the listed objects in-process.
+	Lists       []*getCell
+	ListEncodes []*listEncode
+
+	Watches []*watchResult // one per resource, watcher count, format and route
 	Notes   []string
 }
 
-// getCell is one GET load: a route, a media type, a number of clients.
+// getCell is one GET load: a route, a media type, a number of clients. In
+// Lists, Resource is the collection listed (Gets are all of
+// updatestatuses/cluster).
 type getCell struct {
+	Resource      string
 	Route, Format string
 	loadResult
 	// Revisions is how many revisions the server published meanwhile.
@@ -57,10 +70,44 @@ func (s *sizeResult) get(route, format string, clients int) *getCell {
 	return nil
 }
 
-// watch returns the watch cell of route, format and watchers, or nil.
+// list returns the LIST cell of resource, route and format, or nil.
+func (s *sizeResult) list(resource, route, format string) *getCell {
+	for _, g := range s.Lists {
+		if g.Resource == resource && g.Route == route && g.Format == format {
+			return g
+		}
+	}
+	return nil
+}
+
+// listEncode returns the encoding of resource's list in format, or nil.
+func (s *sizeResult) listEncode(resource, format string) *listEncode {
+	for _, e := range s.ListEncodes {
+		if e.Resource == resource && e.Format == format {
+			return e
+		}
+	}
+	return nil
+}
+
+// listEncode is the in-process encoding of a LIST the server answered.
+type listEncode struct {
+	Resource, Format string
+	Items, Bytes     int
+	Encode           summary
+}
+
+// watch returns the updatestatuses watch cell of route, format and
+// watchers, or nil.
 func (s *sizeResult) watch(route, format string, watchers int) *watchResult {
+	return s.watchOf(resourceUpdateStatuses, route, format, watchers)
+}
+
+// watchOf returns the watch cell of resource, route, format and watchers,
+// or nil.
+func (s *sizeResult) watchOf(resource, route, format string, watchers int) *watchResult {
 	for _, w := range s.Watches {
-		if w.Route == route && w.Format == format && w.Watchers == watchers {
+		if w.Resource == resource && w.Route == route && w.Format == format && w.Watchers == watchers {
 			return w
 		}
 	}
@@ -75,18 +122,45 @@ const (
 	formatProtobuf  = "protobuf"
 )
 
+// The resources the server serves (issue #13 adds the five per-insight
+// ones beside UpdateStatus), under apiPrefix.
+const (
+	apiPrefix              = "/apis/update.openshift.io/v1alpha1/"
+	resourceUpdateStatuses = "updatestatuses"
+	resourceNodeInsights   = "nodeprogressinsights"
+)
+
+// servedResources are the six resources, all listed before the memory is
+// read.
+var servedResources = []string{
+	resourceUpdateStatuses,
+	"clusterversionprogressinsights",
+	"clusteroperatorprogressinsights",
+	"machineconfigpoolprogressinsights",
+	resourceNodeInsights,
+	"healthinsights",
+}
+
+// perNode reports whether resource has one object per node, whose events
+// are matched to the churn's writes by node (nodeDeliveryLags).
+func perNode(resource string) bool { return resource == resourceNodeInsights }
+
 // accepts maps a format to the Accept header a client sends.
 var accepts = map[string]string{formatJSON: acceptJSON, formatProtobuf: acceptProtobuf}
 
 // watchResult is the outcome of the watch measurement.
 type watchResult struct {
+	// Resource is the collection watched: updatestatuses (the one object
+	// "cluster") or nodeprogressinsights (every node, from now on).
+	Resource string
 	// Route is straight to the server or through the kube-apiserver's
 	// aggregation layer; Format the media type of the stream.
 	Route, Format       string
 	Watchers, Connected int
 	Duration            time.Duration
 	Writes, ChurnErrors int64
-	Missed              int
+	Missed              int // (write, watcher) pairs: another watcher got the write, this one did not
+	NoEvent             int // writes no watcher got an event for
 	Rewatches           int // streams reopened by the watchers (all together)
 	EventsPerWatcherSec float64
 	Lag                 summary
@@ -121,6 +195,9 @@ func benchSize(ctx context.Context, c config, n int, binary string) (_ *sizeResu
 	if err := cp.StartServer(ctx); err != nil {
 		return nil, err
 	}
+	// The server may not answer a LIST before it has a first revision,
+	// which an empty cluster may never give it: a short bound.
+	r.EmptyServed = listServed(ctx, admin, cp.ServerURL, 10*time.Second)
 	if r.EmptyMem, err = measureMemory(ctx, admin, cp.ServerURL, cp.Server.Pid()); err != nil {
 		return nil, err
 	}
@@ -164,6 +241,10 @@ func benchSize(ctx context.Context, c config, n int, binary string) (_ *sizeResu
 		return r, err
 	}
 	r.ObjectBytes = len(served)
+	r.Served = listServed(ctx, admin, cp.ServerURL, time.Minute)
+	if n := r.Served[resourceNodeInsights]; n != r.Nodes {
+		r.Notes = append(r.Notes, fmt.Sprintf("LIST %s returned %d objects for %d nodes before the memory was read", resourceNodeInsights, n, r.Nodes))
+	}
 	if r.Mem, err = measureMemory(ctx, admin, cp.ServerURL, p.Pid()); err != nil {
 		return r, err
 	}
@@ -207,6 +288,32 @@ func benchSize(ctx context.Context, c config, n int, binary string) (_ *sizeResu
 			}
 		}
 	}
+	// LIST of whole collections, with the first client count, in each
+	// format and route; then encoding the listed objects in-process.
+	for _, resource := range c.listResources {
+		for _, format := range c.formats {
+			for _, route := range c.routes {
+				base := map[string]string{routeDirect: cp.ServerURL, routeAggregated: cp.KubeAPIServer.URL}[route]
+				h, u := admin.as(accepts[format]), base+apiPrefix+resource
+				get := func(ctx context.Context) error { return h.discard(ctx, u) }
+				runLoad(ctx, c.getClients[0], time.Second, get)
+				cell := &getCell{Resource: resource, Route: route, Format: format, loadResult: runLoad(ctx, c.getClients[0], c.getDuration, get)}
+				r.Lists = append(r.Lists, cell)
+				klog.InfoS("LIST", "nodes", n, "resource", resource, "route", route, "format", format, "p50", cell.Latency.P50, "errors", cell.Errors)
+			}
+		}
+		body, err := admin.get(ctx, cp.ServerURL+apiPrefix+resource)
+		if err != nil {
+			return r, err
+		}
+		for _, format := range c.formats {
+			e, err := encodeList(resource, body, format, c.encodeDuration)
+			if err != nil {
+				return r, err
+			}
+			r.ListEncodes = append(r.ListEncodes, e)
+		}
+	}
 	if err := saveProfile(ctx, admin, cp.ServerURL, "heap", filepath.Join(profDir, "heap-after-get.pprof")); err != nil {
 		klog.ErrorS(err, "No heap profile")
 	}
@@ -240,17 +347,28 @@ func benchSize(ctx context.Context, c config, n int, binary string) (_ *sizeResu
 		largest = max(largest, k)
 	}
 	ch := &churn{kube: cp.Kube, nodes: sim.NodeNames("worker"), rate: c.churnRate}
-	for _, k := range c.watchers {
-		for _, format := range c.formats {
-			for _, route := range c.routes {
-				// The memory and profile with watchers connected: the largest
-				// straight JSON cell.
-				profile := k == largest && route == routeDirect && format == formatJSON
-				w, err := benchWatch(ctx, c, cp, admin, ch, profDir, k, route, format, profile, &r.MemWatching)
-				if err != nil {
-					return r, err
+	for _, resource := range c.watchResources {
+		for _, k := range c.watchers {
+			for _, format := range c.formats {
+				for _, route := range c.routes {
+					// The memory and profile with watchers connected: the
+					// largest straight JSON cell of updatestatuses; a CPU
+					// profile of the largest aggregated JSON cell of the
+					// other resources.
+					var cpuProfile string
+					var mem *memory
+					switch {
+					case resource == resourceUpdateStatuses && k == largest && route == routeDirect && format == formatJSON:
+						cpuProfile, mem = "watch-cpu.pprof", &r.MemWatching
+					case resource != resourceUpdateStatuses && k == largest && route == routeAggregated && format == formatJSON:
+						cpuProfile = "watch-cpu-" + resource + ".pprof"
+					}
+					w, err := benchWatch(ctx, c, cp, admin, ch, profDir, resource, k, route, format, cpuProfile, mem)
+					if err != nil {
+						return r, err
+					}
+					r.Watches = append(r.Watches, w)
 				}
-				r.Watches = append(r.Watches, w)
 			}
 		}
 	}
@@ -292,11 +410,12 @@ func settle(ctx context.Context, h *httpClient, u string) ([]byte, error) {
 	return nil, fmt.Errorf("the object did not settle within a minute")
 }
 
-// benchWatch measures watchers watchers under churn. With profile, it saves a
-// CPU profile of the server and reads its memory into mem before the
-// watchers disconnect.
-func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admin *httpClient, ch *churn, profDir string, watchers int, route, format string, profile bool, mem *memory) (*watchResult, error) {
-	res := &watchResult{Watchers: watchers, Route: route, Format: format}
+// benchWatch measures watchers watchers of resource under churn. With
+// cpuProfile, it saves a CPU profile of the server under that name; with
+// mem, it reads the server's memory into mem before the watchers
+// disconnect.
+func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admin *httpClient, ch *churn, profDir, resource string, watchers int, route, format, cpuProfile string, mem *memory) (*watchResult, error) {
+	res := &watchResult{Resource: resource, Watchers: watchers, Route: route, Format: format}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// The watchers share a few transports (HTTP/2 connections), as many
@@ -309,13 +428,21 @@ func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admi
 	if route == routeAggregated {
 		u = cp.KubeAPIServer.URL
 	}
-	u += "/apis/update.openshift.io/v1alpha1/updatestatuses?watch=1&fieldSelector=metadata.name%3Dcluster"
+	u += apiPrefix + resource + "?watch=1"
+	collection := resource != resourceUpdateStatuses
+	if !collection {
+		u += "&fieldSelector=metadata.name%3Dcluster"
+	}
+	var nodes map[string]int32
+	if perNode(resource) {
+		nodes = ch.nodeIndex()
+	}
 	for i := range ws {
 		if i%perTransport == 0 {
 			clients = append(clients, newHTTPClient(cp.PKI.CAPEM, cp.Users.Admin.Token).as(accepts[format]))
 		}
 		h := clients[len(clients)-1]
-		ws[i] = &watcher{synced: make(chan struct{})}
+		ws[i] = &watcher{synced: make(chan struct{}), collection: collection, nodes: nodes}
 		w := ws[i]
 		wg.Go(func() { w.watch(wctx, h, u) })
 	}
@@ -362,9 +489,9 @@ func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admi
 	cctx, stopChurn := context.WithTimeout(wctx, c.watchDuration)
 	churnDone := make(chan struct{})
 	go func() { ch.run(cctx); close(churnDone) }()
-	if profile {
+	if cpuProfile != "" {
 		go func() {
-			if err := saveProfile(ctx, admin, cp.ServerURL, fmt.Sprintf("profile?seconds=%d", max(1, int(c.watchDuration.Seconds())/2)), filepath.Join(profDir, "watch-cpu.pprof")); err != nil {
+			if err := saveProfile(ctx, admin, cp.ServerURL, fmt.Sprintf("profile?seconds=%d", max(1, int(c.watchDuration.Seconds())/2)), filepath.Join(profDir, cpuProfile)); err != nil {
 				klog.ErrorS(err, "No watch CPU profile")
 			}
 		}()
@@ -372,11 +499,23 @@ func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admi
 	<-churnDone
 	stopChurn()
 	// Let the last writes reach the watchers (the fold delay, then one
-	// delivery to every watcher), for at most 15 s.
+	// delivery to every watcher), for at most 15 s. A watcher of a
+	// collection gets one event per changed object of a revision, so an
+	// event of the last revision is not the last event: there the wait
+	// also needs 500 ms in which no watcher receives anything; and since
+	// the last writes may produce no event at all (a change the objects do
+	// not show), 2 s of quiet end it too.
 	if sent := ch.sortedWrites(); len(sent) > 0 {
 		last := sent[len(sent)-1].rv
-		for end := time.Now().Add(15 * time.Second); time.Now().Before(end) && !allReached(ws, last); {
-			time.Sleep(100 * time.Millisecond)
+		quietSince, seen := time.Now(), eventsReceived(ws)
+		for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+			if n := eventsReceived(ws); n != seen {
+				quietSince, seen = time.Now(), n
+			}
+			quiet := time.Since(quietSince)
+			if reached := allReached(ws, last); !collection && reached || collection && (reached && quiet >= 500*time.Millisecond || quiet >= 2*time.Second) {
+				break
+			}
 		}
 	}
 	elapsed := time.Since(begin)
@@ -396,7 +535,7 @@ func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admi
 	if err != nil {
 		return nil, err
 	}
-	if profile {
+	if mem != nil {
 		if *mem, err = measureMemory(ctx, admin, cp.ServerURL, pid); err != nil {
 			return nil, err
 		}
@@ -411,17 +550,23 @@ func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admi
 	res.Writes, res.ChurnErrors, res.Duration = int64(len(writes)), ch.errs.Load(), elapsed
 	var lags []time.Duration
 	var events, bytes int64
+	var delivered [][]bool
 	for _, w := range ws {
 		if w.err != nil {
 			continue
 		}
-		l, missed := deliveryLags(writes, w.events)
+		match := deliveryLags
+		if perNode(resource) {
+			match = nodeDeliveryLags
+		}
+		l, d := match(writes, w.events)
 		lags = append(lags, l...)
-		res.Missed += missed
+		delivered = append(delivered, d)
 		res.Rewatches += w.rewatches
 		events += int64(len(w.events))
 		bytes += w.bytes
 	}
+	res.Missed, res.NoEvent = tallyDelivery(delivered, len(writes))
 	res.Lag = summarize(lags)
 	res.EventsPerWatcherSec = float64(events) / float64(res.Connected) / elapsed.Seconds()
 	res.CPUPerMinute = (cpu1 - cpu0) / elapsed.Seconds() * 60
@@ -440,9 +585,20 @@ func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admi
 	if res.Revisions > 0 {
 		res.AllocBytesPerRev = (m1["go_memstats_alloc_bytes_total"] - m0["go_memstats_alloc_bytes_total"]) / res.Revisions
 	}
-	klog.InfoS("Watch", "route", route, "format", format, "watchers", res.Connected, "rewatches", res.Rewatches, "writes", res.Writes, "eventsPerWatcherSec", res.EventsPerWatcherSec,
+	klog.InfoS("Watch", "resource", resource, "route", route, "format", format, "watchers", res.Connected, "rewatches", res.Rewatches, "writes", res.Writes, "eventsPerWatcherSec", res.EventsPerWatcherSec,
 		"lagP50", res.Lag.P50, "lagP99", res.Lag.P99, "cpuPerMinute", res.CPUPerMinute)
 	return res, nil
+}
+
+// eventsReceived counts the events all watchers received.
+func eventsReceived(ws []*watcher) int {
+	n := 0
+	for _, w := range ws {
+		w.mu.Lock()
+		n += len(w.events)
+		w.mu.Unlock()
+	}
+	return n
 }
 
 // allReached reports whether every connected watcher received an event

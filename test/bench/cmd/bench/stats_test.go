@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -64,13 +65,86 @@ func TestFormatting(t *testing.T) {
 func TestDeliveryLags(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	writes := []write{{rv: 10, at: t0}, {rv: 20, at: t0.Add(100 * time.Millisecond)}, {rv: 30, at: t0.Add(200 * time.Millisecond)}}
-	events := []event{{input: 20, at: t0.Add(300 * time.Millisecond)}}
-	lags, missed := deliveryLags(writes, events)
-	if missed != 1 {
-		t.Errorf("missed = %d, want 1 (rv 30 never delivered)", missed)
+	events := []event{{input: 20, at: t0.Add(300 * time.Millisecond), node: -1}}
+	lags, delivered := deliveryLags(writes, events)
+	if want := []bool{true, true, false}; !slices.Equal(delivered, want) {
+		t.Errorf("delivered = %v, want %v (rv 30 never delivered)", delivered, want)
 	}
 	want := []time.Duration{300 * time.Millisecond, 200 * time.Millisecond}
-	if len(lags) != len(want) || lags[0] != want[0] || lags[1] != want[1] {
+	if !slices.Equal(lags, want) {
 		t.Errorf("lags = %v, want %v", lags, want)
+	}
+}
+
+// TestNodeDeliveryLags: with one object per node, only an event about the
+// written node delivers the write, however high the input part of the
+// other nodes' events.
+func TestNodeDeliveryLags(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	writes := []write{
+		{rv: 10, at: at(0), node: 0},   // node 0: delivered by its event at input 12
+		{rv: 11, at: at(10), node: 1},  // node 1: no event (a change the object does not show)
+		{rv: 12, at: at(20), node: 0},  // node 0 again, folded into the same revision
+		{rv: 20, at: at(100), node: 2}, // node 2: its first event is older than the write
+		{rv: 30, at: at(200), node: 0}, // node 0: event after the window
+	}
+	events := []event{
+		{input: 5, at: at(50), node: 2},    // older than node 2's write
+		{input: 12, at: at(180), node: 0},  // revision 12: nodes 0 and 3
+		{input: 12, at: at(181), node: 3},  // a node the churn did not write
+		{input: 25, at: at(400), node: 2},  // revision 25: node 2
+		{input: 40, at: at(500), node: -1}, // an object of no churned node
+	}
+	lags, delivered := nodeDeliveryLags(writes, events)
+	if want := []bool{true, false, true, true, false}; !slices.Equal(delivered, want) {
+		t.Errorf("delivered = %v, want %v", delivered, want)
+	}
+	want := []time.Duration{180 * time.Millisecond, 160 * time.Millisecond, 300 * time.Millisecond}
+	if !slices.Equal(lags, want) {
+		t.Errorf("lags = %v, want %v", lags, want)
+	}
+	// The updatestatuses rule would take revision 12's event about node 3
+	// for node 1's write.
+	if _, d := deliveryLags(writes, events); !d[1] {
+		t.Error("deliveryLags: node 1's write not covered by input; the test no longer tells the rules apart")
+	}
+}
+
+func TestTallyDelivery(t *testing.T) {
+	delivered := [][]bool{
+		{true, false, false, true},
+		{true, false, true, false},
+		{true, false, true, false},
+	}
+	missed, noEvent := tallyDelivery(delivered, 4)
+	// write 1: no watcher got it; write 2: one of three missed it; write 3:
+	// two of three.
+	if noEvent != 1 || missed != 3 {
+		t.Errorf("tallyDelivery = missed %d, noEvent %d; want 3, 1", missed, noEvent)
+	}
+	if m, n := tallyDelivery(nil, 2); m != 0 || n != 2 {
+		t.Errorf("no watcher: missed %d, noEvent %d; want 0, 2", m, n)
+	}
+}
+
+func TestJSONMeta(t *testing.T) {
+	tests := []struct {
+		line   string
+		rv     uint64
+		name   string
+		wantOK bool
+	}{
+		{`{"type":"MODIFIED","object":{"kind":"NodeProgressInsight","apiVersion":"update.openshift.io/v1alpha1","metadata":{"name":"worker-17","uid":"u","resourceVersion":"2000017123","labels":{"update.openshift.io/pool":"worker"}},"spec":{},"status":{"name":"not-this","resourceVersion":"1"}}}`,
+			2000017123, "worker-17", true},
+		{`{"type":"MODIFIED","object":{"kind":"UpdateStatus","metadata":{"name":"cluster","resourceVersion":"7000001"},"status":{}}}`, 7000001, "cluster", true},
+		{`{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","reason":"Expired","code":410}}`, 0, "", false},
+		{`{"type":"MODIFIED","object":{"metadata":{"resourceVersion":"x"}}}`, 0, "", false},
+	}
+	for _, tt := range tests {
+		rv, name, ok := jsonMeta([]byte(tt.line))
+		if ok != tt.wantOK || rv != tt.rv || string(name) != tt.name {
+			t.Errorf("jsonMeta(%.60s) = %d, %q, %v; want %d, %q, %v", tt.line, rv, name, ok, tt.rv, tt.name, tt.wantOK)
+		}
 	}
 }

@@ -17,19 +17,24 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// write is one source write of the churn: the etcd resourceVersion it got
-// and the moment the request was sent.
+// write is one source write of the churn: the etcd resourceVersion it got,
+// the moment the request was sent, and the node it changed (an index into
+// churn.nodes).
 type write struct {
-	rv uint64
-	at time.Time
+	rv   uint64
+	at   time.Time
+	node int32
 }
 
 // event is one watch event as a watcher received it: the input part of its
 // resourceVersion (the highest etcd resourceVersion among the inputs of the
-// computation, docs/watch.md) and the moment it arrived.
+// computation, docs/watch.md), the moment it arrived, and, for a watcher of
+// a per-node resource, the node it is about (an index into churn.nodes; -1
+// for a node the churn does not write, or when not recorded).
 type event struct {
 	input uint64
 	at    time.Time
+	node  int32
 }
 
 // inputFactor is the multiplier of the etcd resourceVersion in the served
@@ -37,24 +42,83 @@ type event struct {
 const inputFactor = 1_000_000
 
 // deliveryLags pairs each write with the first event whose inputs include it
-// and returns the lags, and how many writes no event covered. Both slices
-// must be ordered (writes by rv, events by arrival).
-func deliveryLags(writes []write, events []event) (lags []time.Duration, missed int) {
+// and returns the lags; delivered[i] tells whether an event covered
+// writes[i]. Both slices must be ordered (writes by rv, events by arrival).
+// It suits a resource whose every event carries the whole state
+// (updatestatuses): any event whose inputs reach the write brings it.
+func deliveryLags(writes []write, events []event) (lags []time.Duration, delivered []bool) {
+	delivered = make([]bool, len(writes))
 	e := 0
-	for _, w := range writes {
+	for i, w := range writes {
 		for e < len(events) && events[e].input < w.rv {
 			e++
 		}
 		if e == len(events) {
-			missed++
 			continue
 		}
+		delivered[i] = true
 		lags = append(lags, events[e].at.Sub(w.at))
 	}
-	return lags, missed
+	return lags, delivered
 }
 
-// watcher is one open WATCH of updatestatuses and what it received.
+// nodeDeliveryLags is deliveryLags for a resource with one object per node
+// (nodeprogressinsights), whose events carry one node each: an event about
+// another node, even from the same revision or a later one, says nothing
+// about the write. A write is delivered by the first event about its node
+// whose input part reaches the write's rv. A write that changed nothing the
+// node's object shows produces no event, and stays undelivered (see
+// tallyDelivery). events must be in arrival order; it is not modified.
+func nodeDeliveryLags(writes []write, events []event) (lags []time.Duration, delivered []bool) {
+	delivered = make([]bool, len(writes))
+	// The events of each node, in arrival order: the watch cache sends
+	// them in resourceVersion order, so their inputs do not decrease.
+	byNode := make(map[int32][]event)
+	for _, e := range events {
+		if e.node >= 0 {
+			byNode[e.node] = append(byNode[e.node], e)
+		}
+	}
+	for i, w := range writes {
+		for _, e := range byNode[w.node] {
+			if e.input >= w.rv {
+				delivered[i] = true
+				lags = append(lags, e.at.Sub(w.at))
+				break
+			}
+		}
+	}
+	return lags, delivered
+}
+
+// tallyDelivery counts, over the watchers' delivered flags (one slice per
+// watcher, each as long as the writes), the writes no watcher received an
+// event for (noEvent: the write changed nothing the watched objects show,
+// or its event came after the window for everyone), and the (write,
+// watcher) pairs where another watcher got the write and this one did not
+// (missed).
+func tallyDelivery(delivered [][]bool, writes int) (missed, noEvent int) {
+	got := make([]bool, writes)
+	for _, d := range delivered {
+		for i, ok := range d {
+			got[i] = got[i] || ok
+		}
+	}
+	for i, ok := range got {
+		if !ok {
+			noEvent++
+			continue
+		}
+		for _, d := range delivered {
+			if !d[i] {
+				missed++
+			}
+		}
+	}
+	return missed, noEvent
+}
+
+// watcher is one open WATCH of a resource and what it received.
 type watcher struct {
 	mu     sync.Mutex
 	events []event
@@ -67,39 +131,88 @@ type watcher struct {
 	rewatches int
 	last      uint64 // the last resourceVersion received
 	syncOnce  sync.Once
+
+	// collection is set for a watcher of a whole collection
+	// (nodeprogressinsights): its streams start from now
+	// (sendInitialEvents=false), with no initial events, and it is
+	// connected as soon as the server answers 200. Without it the watcher
+	// follows one object, and its first event is the object's initial
+	// ADDED.
+	collection bool
+	// nodes, when set, maps an object's name to the node index recorded in
+	// its events.
+	nodes map[string]int32
 }
 
 func (w *watcher) markSynced() { w.syncOnce.Do(func() { close(w.synced) }) }
 
+// fromNow is the query that starts a collection watch at the current
+// revision, without the initial ADDED of every object (docs/watch.md, WATCH).
+const fromNow = "&sendInitialEvents=false&resourceVersionMatch=NotOlderThan"
+
 // watch follows rawURL until ctx ends, watching again from the last
 // resourceVersion received whenever a stream ends.
 // A resumed stream that brings nothing (its resourceVersion left the
-// cache's window) is followed by a watch from now, with the current object.
+// cache's window) is followed by a watch from now: with the current object,
+// or, for a collection, with no initial events.
 func (w *watcher) watch(ctx context.Context, h *httpClient, rawURL string) {
-	received := w.run(ctx, h, rawURL)
+	start := rawURL
+	if w.collection {
+		start += fromNow
+	}
+	received := w.run(ctx, h, start)
 	for w.err == nil && ctx.Err() == nil {
 		w.mu.Lock()
 		w.rewatches++
 		from := w.last
 		w.mu.Unlock()
-		u := rawURL
-		if received {
-			u += "&resourceVersion=" + strconv.FormatUint(from, 10)
+		u := start
+		if received && from != 0 {
+			u = rawURL + "&resourceVersion=" + strconv.FormatUint(from, 10)
 		}
 		received = w.run(ctx, h, u)
 	}
 }
 
-var rvKey = []byte(`"resourceVersion":"`)
+var (
+	rvKey       = []byte(`"resourceVersion":"`)
+	metadataKey = []byte(`"metadata":{`)
+	nameKey     = []byte(`"name":"`)
+)
+
+// jsonMeta finds the object's resourceVersion and name in one JSON watch
+// event line without decoding it: the first resourceVersion (metadata comes
+// before spec and status), and the first name inside the metadata.
+func jsonMeta(line []byte) (rv uint64, name []byte, ok bool) {
+	i := bytes.Index(line, rvKey)
+	if i < 0 {
+		return 0, nil, false
+	}
+	rest := line[i+len(rvKey):]
+	j := bytes.IndexByte(rest, '"')
+	rv, err := strconv.ParseUint(string(rest[:max(j, 0)]), 10, 64)
+	if err != nil {
+		return 0, nil, false
+	}
+	if m := bytes.Index(line, metadataKey); m >= 0 {
+		meta := line[m+len(metadataKey):]
+		if k := bytes.Index(meta, nameKey); k >= 0 {
+			n := meta[k+len(nameKey):]
+			if e := bytes.IndexByte(n, '"'); e >= 0 {
+				name = n[:e]
+			}
+		}
+	}
+	return rv, name, true
+}
 
 // run reads the watch stream until ctx ends. It does not decode the
-// objects: it finds the object's resourceVersion in each event, in the JSON
-// line (the first resourceVersion: metadata comes before status) or in the
-// protobuf frame (protobufResourceVersion), as h's media type says.
-// It returns whether the stream brought an event.
+// objects: it finds the object's resourceVersion (and name) in each event,
+// in the JSON line (jsonMeta) or in the protobuf frame (protobufMeta), as
+// h's media type says. It returns whether the stream brought an event.
 func (w *watcher) run(ctx context.Context, h *httpClient, rawURL string) bool {
 	w.mu.Lock()
-	resumed := w.last != 0
+	resumed := w.last != 0 || w.rewatches > 0
 	w.mu.Unlock()
 	fail := func(err error) bool {
 		if !resumed {
@@ -116,12 +229,22 @@ func (w *watcher) run(ctx context.Context, h *httpClient, rawURL string) bool {
 	if resp.StatusCode != 200 {
 		return fail(fmt.Errorf("watch: %s", resp.Status))
 	}
-	// The first event of the first stream is the initial ADDED; a stream
-	// that resumes from a resourceVersion has none.
-	first := !resumed
+	// The first event of the first stream of one object is the initial
+	// ADDED; a stream that resumes from a resourceVersion has none, nor
+	// does a collection watch from now.
+	first := !resumed && !w.collection
+	if w.collection {
+		w.markSynced()
+	}
 	received := false
-	record := func(rv uint64, size int) {
+	record := func(rv uint64, name []byte, size int) {
 		received = true
+		node := int32(-1)
+		if w.nodes != nil {
+			if n, ok := w.nodes[string(name)]; ok {
+				node = n
+			}
+		}
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		w.last = rv
@@ -130,18 +253,24 @@ func (w *watcher) run(ctx context.Context, h *httpClient, rawURL string) bool {
 			w.markSynced()
 			return
 		}
-		w.events = append(w.events, event{input: rv / inputFactor, at: time.Now()})
+		w.events = append(w.events, event{input: rv / inputFactor, at: time.Now(), node: node})
 		w.bytes += int64(size)
 	}
-	r := bufio.NewReaderSize(resp.Body, 4<<20)
+	// A buffer that holds a whole UpdateStatus event; a collection's events
+	// are small (a longer line is assembled anyway).
+	size := 4 << 20
+	if w.collection {
+		size = 64 << 10
+	}
+	r := bufio.NewReaderSize(resp.Body, size)
 	if h.accept == acceptProtobuf {
 		var frame []byte
 		for {
 			if frame, err = readFrame(r, frame); err != nil {
 				break
 			}
-			if rv, err := protobufResourceVersion(frame); err == nil {
-				record(rv, len(frame)+4)
+			if rv, name, err := protobufMeta(frame); err == nil {
+				record(rv, name, len(frame)+4)
 			}
 		}
 	} else {
@@ -162,21 +291,15 @@ func (w *watcher) run(ctx context.Context, h *httpClient, rawURL string) bool {
 				line = append(long, chunk...)
 				long = nil
 			}
-			i := bytes.Index(line, rvKey)
-			if i < 0 {
-				continue
-			}
-			rest := line[i+len(rvKey):]
-			j := bytes.IndexByte(rest, '"')
-			if rv, err := strconv.ParseUint(string(rest[:max(j, 0)]), 10, 64); err == nil {
-				record(rv, len(line)+1)
+			if rv, name, ok := jsonMeta(line); ok {
+				record(rv, name, len(line)+1)
 			}
 		}
 	}
-	if !received {
+	if !received && !w.collection {
 		return fail(fmt.Errorf("watch ended before the first event"))
 	}
-	return true
+	return received
 }
 
 // churn makes rate node changes per second that the engine sees (it toggles
@@ -234,7 +357,7 @@ func (c *churn) run(ctx context.Context) {
 				return
 			}
 			c.mu.Lock()
-			c.writes = append(c.writes, write{rv: rv, at: at})
+			c.writes = append(c.writes, write{rv: rv, at: at, node: int32(i % len(c.nodes))})
 			c.mu.Unlock()
 		})
 	}
@@ -246,6 +369,15 @@ func (c *churn) reset() {
 	defer c.mu.Unlock()
 	c.writes = nil
 	c.errs.Store(0)
+}
+
+// nodeIndex maps each node the churn writes to its index in nodes.
+func (c *churn) nodeIndex() map[string]int32 {
+	m := make(map[string]int32, len(c.nodes))
+	for i, n := range c.nodes {
+		m[n] = int32(i)
+	}
+	return m
 }
 
 // sortedWrites returns the writes ordered by resourceVersion.

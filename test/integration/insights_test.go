@@ -354,6 +354,10 @@ func TestInsightResourcesHaveNoCap(t *testing.T) {
 	if err := sim.Create(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// oc's report lists nodes only while an update runs.
+	if err := sim.StartUpdate(ctx); err != nil {
+		t.Fatal(err)
+	}
 	client, err := versioned.NewForConfig(cp2.RESTConfig(&cp2.Users.Viewer))
 	if err != nil {
 		t.Fatal(err)
@@ -413,7 +417,11 @@ func TestInsightResourcesHaveNoCap(t *testing.T) {
 		}
 	}
 	if rows != workers {
-		t.Errorf("update-status report --details=nodes shows %d worker node rows, want %d", rows, workers)
+		report := out.String()
+		if len(report) > 3000 {
+			report = report[:3000]
+		}
+		t.Errorf("update-status report --details=nodes shows %d worker node rows, want %d:\n%s", rows, workers, report)
 	}
 }
 

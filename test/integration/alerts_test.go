@@ -67,12 +67,12 @@ func TestAlertInsights(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(cpA.Stop)
-	if has, err := cpA.ServerHasFlag("alerts-url"); err != nil {
+	// Until the server's alert source (issue #15, server side) is merged, the
+	// test runs the Prometheus half only (alerts firing, pending, resolving)
+	// and skips the server's.
+	serverAlerts, err := cpA.ServerHasFlag("alerts-url")
+	if err != nil {
 		t.Fatal(err)
-	} else if !has {
-		// Until the server's alert source (issue #15, server side) is merged;
-		// localstack's TestPrometheusAlerts covers the Prometheus half.
-		t.Skip("update-status-apiserver has no --alerts-url yet")
 	}
 
 	clk := clocktesting.NewFakeClock(time.Now())
@@ -93,7 +93,11 @@ func TestAlertInsights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cpA.StartServerWith(ctx, localstack.ServerOptions{AlertsURL: prom.AlertsURL(), AlertsInterval: alertsInterval}); err != nil {
+	var serverOpts localstack.ServerOptions
+	if serverAlerts {
+		serverOpts = localstack.ServerOptions{AlertsURL: prom.AlertsURL(), AlertsInterval: alertsInterval}
+	}
+	if err := cpA.StartServerWith(ctx, serverOpts); err != nil {
 		t.Fatalf("start the server: %v\n%s", err, cpA.Logs(40))
 	}
 	client, err := versioned.NewForConfig(cpA.RESTConfig(&cpA.Users.Admin))
@@ -162,15 +166,17 @@ func TestAlertInsights(t *testing.T) {
 	if a, _ := prom.Alerts(ctx); alertState(a, "NodeCordonedForLong", nil) != "pending" {
 		t.Errorf("NodeCordonedForLong is not pending: %+v", a)
 	}
-	h := waitInsight(ctx, t, client, pdbAtLimitSummary, true, firedAt, bound)
-	if !strings.HasPrefix(h.Impact.Description, "Alert known to affect updates started firing during the update.") ||
-		!strings.Contains(h.Impact.Description, "The number of current healthy pods is equal to the desired healthy pods.") {
-		t.Errorf("PodDisruptionBudgetAtLimit insight description: %q", h.Impact.Description)
+	if serverAlerts {
+		h := waitInsight(ctx, t, client, pdbAtLimitSummary, true, firedAt, bound)
+		if !strings.HasPrefix(h.Impact.Description, "Alert known to affect updates started firing during the update.") ||
+			!strings.Contains(h.Impact.Description, "The number of current healthy pods is equal to the desired healthy pods.") {
+			t.Errorf("PodDisruptionBudgetAtLimit insight description: %q", h.Impact.Description)
+		}
+		if h.Impact.Level != v1alpha1.WarningImpactLevel {
+			t.Errorf("PodDisruptionBudgetAtLimit insight level %q, want Warning", h.Impact.Level)
+		}
+		waitHealthInsightObject(ctx, t, client, pdbAtLimitSummary, true, bound)
 	}
-	if h.Impact.Level != v1alpha1.WarningImpactLevel {
-		t.Errorf("PodDisruptionBudgetAtLimit insight level %q, want Warning", h.Impact.Level)
-	}
-	waitHealthInsightObject(ctx, t, client, pdbAtLimitSummary, true, bound)
 
 	// KubeNodeNotReady: started during the update.
 	notReady, err := sim.MakeNodeNotReady(ctx, "master", 0)
@@ -180,16 +186,24 @@ func TestAlertInsights(t *testing.T) {
 	firedAt = waitPrometheus(ctx, t, prom, "KubeNodeNotReady firing", func(a []localstack.Alert) bool {
 		return alertState(a, "KubeNodeNotReady", nil) == "firing"
 	})
-	h = waitInsight(ctx, t, client, nodeNotReadySum, true, firedAt, bound)
-	if !strings.HasPrefix(h.Impact.Description, "Alert started firing during the update.") {
-		t.Errorf("KubeNodeNotReady insight description: %q", h.Impact.Description)
+	if serverAlerts {
+		h := waitInsight(ctx, t, client, nodeNotReadySum, true, firedAt, bound)
+		if !strings.HasPrefix(h.Impact.Description, "Alert started firing during the update.") {
+			t.Errorf("KubeNodeNotReady insight description: %q", h.Impact.Description)
+		}
 	}
 
 	// Prometheus stopped: the server keeps serving and says why alerts are
 	// missing; restarted: the alert insights come back.
 	prom.Stop()
+	if _, err := prom.Alerts(ctx); err == nil {
+		t.Fatal("a stopped Prometheus answers")
+	}
 	stoppedAt := time.Now()
 	deadline := stoppedAt.Add(3*alertsInterval + alertsFoldDelay + 10*time.Second)
+	if !serverAlerts {
+		deadline = stoppedAt.Add(alertsInterval + alertsFoldDelay) // serving only
+	}
 	var cond *metav1.Condition
 	for ; time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
 		us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
@@ -203,18 +217,22 @@ func TestAlertInsights(t *testing.T) {
 			break
 		}
 	}
-	if cond == nil || !strings.Contains(strings.ToLower(cond.Message), "alert") {
-		t.Fatalf("Available condition does not mention alerts %v after Prometheus stopped: %+v", time.Since(stoppedAt), cond)
+	if serverAlerts {
+		if cond == nil || !strings.Contains(strings.ToLower(cond.Message), "alert") {
+			t.Fatalf("Available condition does not mention alerts %v after Prometheus stopped: %+v", time.Since(stoppedAt), cond)
+		}
+		t.Logf("Prometheus stopped: Available=%s %s: %s", cond.Status, cond.Reason, cond.Message)
 	}
-	t.Logf("Prometheus stopped: Available=%s %s: %s", cond.Status, cond.Reason, cond.Message)
 	if err := prom.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
 	firedAt = waitPrometheus(ctx, t, prom, "alerts firing after the restart", func(a []localstack.Alert) bool {
 		return alertState(a, "PodDisruptionBudgetAtLimit", pdb) == "firing" && alertState(a, "KubeNodeNotReady", nil) == "firing"
 	})
-	waitInsight(ctx, t, client, pdbAtLimitSummary, true, firedAt, bound)
-	waitInsight(ctx, t, client, nodeNotReadySum, true, firedAt, bound)
+	if serverAlerts {
+		waitInsight(ctx, t, client, pdbAtLimitSummary, true, firedAt, bound)
+		waitInsight(ctx, t, client, nodeNotReadySum, true, firedAt, bound)
+	}
 
 	// The update goes on: the alerts resolve, their insights go.
 	for _, id := range []simulator.FaultID{notReady, drain} {
@@ -226,9 +244,11 @@ func TestAlertInsights(t *testing.T) {
 		t.Fatalf("RunVirtual after clearing the faults: %v", err)
 	}
 	resolvedAt := waitPrometheus(ctx, t, prom, "every alert resolved", func(a []localstack.Alert) bool { return len(a) == 0 })
-	waitInsight(ctx, t, client, pdbAtLimitSummary, false, resolvedAt, bound)
-	waitInsight(ctx, t, client, nodeNotReadySum, false, resolvedAt, bound)
-	waitHealthInsightObject(ctx, t, client, pdbAtLimitSummary, false, bound)
+	if serverAlerts {
+		waitInsight(ctx, t, client, pdbAtLimitSummary, false, resolvedAt, bound)
+		waitInsight(ctx, t, client, nodeNotReadySum, false, resolvedAt, bound)
+		waitHealthInsightObject(ctx, t, client, pdbAtLimitSummary, false, bound)
+	}
 
 	close(stopWatch)
 	<-watched
@@ -236,6 +256,9 @@ func TestAlertInsights(t *testing.T) {
 	defer mu.Unlock()
 	if len(neverSeen) > 0 {
 		t.Errorf("alerts that must never show were served: %v", neverSeen)
+	}
+	if !serverAlerts {
+		t.Skip("update-status-apiserver has no --alerts-url yet: the Prometheus half passed (firing, pending, info, stop and restart, resolved); the insights were not checked")
 	}
 }
 

@@ -206,3 +206,60 @@ func names(objs []*unstructured.Unstructured) []string {
 	}
 	return out
 }
+
+// TestDeployOpenShiftAlerts checks the alert source of the OpenShift overlay:
+// the least RBAC the Thanos querier's kube-rbac-proxy asks for, bound to the
+// server's ServiceAccount, and the flags that point the server at the querier
+// with the service CA and the ServiceAccount token.
+func TestDeployOpenShiftAlerts(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "artifacts", "deploy", "openshift")
+	objs, err := ReadManifests(nil, filepath.Join(dir, "rbac-alerts.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(objs); !reflect.DeepEqual(got, []string{"Role/update-status-apiserver:alerts", "RoleBinding/update-status-apiserver:alerts"}) {
+		t.Fatalf("rbac-alerts.yaml: %v", got)
+	}
+	role, binding := objs[0], objs[1]
+	rules, _, _ := unstructured.NestedSlice(role.Object, "rules")
+	want := []any{map[string]any{"apiGroups": []any{"monitoring.coreos.com"}, "resources": []any{"prometheuses/api"}, "verbs": []any{"get"}}}
+	if role.GetNamespace() != "openshift-monitoring" || !reflect.DeepEqual(rules, want) {
+		t.Errorf("Role in %q: rules %v, want get on prometheuses/api in openshift-monitoring only", role.GetNamespace(), rules)
+	}
+	subjects, _, _ := unstructured.NestedSlice(binding.Object, "subjects")
+	roleRef, _, _ := unstructured.NestedStringMap(binding.Object, "roleRef")
+	if binding.GetNamespace() != "openshift-monitoring" || roleRef["kind"] != "Role" || roleRef["name"] != role.GetName() ||
+		!reflect.DeepEqual(subjects, []any{map[string]any{"kind": "ServiceAccount", "name": "update-status-apiserver", "namespace": "update-status"}}) {
+		t.Errorf("RoleBinding in %q: roleRef %v, subjects %v", binding.GetNamespace(), roleRef, subjects)
+	}
+	for file, wants := range map[string][]string{
+		"deployment-alerts.yaml": {
+			"--alerts-url=https://thanos-querier.openshift-monitoring.svc:9091/api/v1/alerts",
+			"--alerts-ca-file=/var/run/secrets/kubernetes.io/serviceaccount/service-ca.crt",
+			"--alerts-token-file=/var/run/secrets/kubernetes.io/serviceaccount/token",
+		},
+		"kustomization.yaml": {"- rbac-alerts.yaml", "- path: deployment-alerts.yaml"},
+	} {
+		data, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range wants {
+			if !strings.Contains(string(data), w) {
+				t.Errorf("%s lacks %q", file, w)
+			}
+		}
+	}
+	// The base leaves the alerts off.
+	base, err := os.ReadFile(filepath.Join(root, "artifacts", "deploy", "base", "deployment.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(base), "--alerts-") {
+		t.Error("the base Deployment configures alerts")
+	}
+}

@@ -121,7 +121,7 @@ func (r *renderer) since(t metav1.Time) string {
 	if encoding.IsUnknownTime(t.Time) {
 		return "-"
 	}
-	return shortDuration(r.now.Sub(t.Time).Truncate(time.Second))
+	return encoding.ShortDuration(r.now.Sub(t.Time).Truncate(time.Second))
 }
 
 // health writes the "Update Health" section.
@@ -136,7 +136,7 @@ func (r *renderer) health() {
 			started = c.LastTransitionTime.Time
 		}
 		r.table([]healthRow{{
-			since:   shortDuration(r.now.Sub(started).Round(time.Second)),
+			since:   encoding.ShortDuration(r.now.Sub(started).Round(time.Second)),
 			level:   string(v1alpha1.InfoImpactLevel),
 			impact:  string(v1alpha1.NoneImpactType),
 			message: "Update is proceeding well",

@@ -149,7 +149,7 @@ func (r *renderer) controlPlane() {
 	if cv != nil && cv.Assessment == v1alpha1.ControlPlaneAssessmentCompleted {
 		ref := r.reference()
 		r.printf("= Control Plane =\nUpdate to %s successfully completed at %s (duration: %s)\n",
-			cv.Versions.Target.Version, ref.UTC().Format(time.RFC3339), shortDuration(roundedDuration(ref.Sub(cv.StartedAt.Time))))
+			cv.Versions.Target.Version, ref.UTC().Format(time.RFC3339), encoding.ShortDuration(roundedDuration(ref.Sub(cv.StartedAt.Time))))
 		return
 	}
 	assessment, target := "Unknown", "unknown (from unknown)"
@@ -189,18 +189,18 @@ func (r *renderer) controlPlane() {
 		completion = int32(math.RoundToEven(float64(ops.updated) / float64(ops.total) * 100))
 	}
 	r.printf("Completion:      %d%% (%d operators updated, %d updating, %d waiting)\n", completion, ops.updated, len(ops.updating), ops.waiting)
-	r.printf("Duration:        %s", shortDuration(roundedDuration(duration)))
+	r.printf("Duration:        %s", encoding.ShortDuration(roundedDuration(duration)))
 	if estimate != 0 {
 		var text string
 		switch {
 		case multiArch:
 			text = "N/A for Multi-Architecture Migration"
 		case estimate < -10*time.Minute:
-			text = "N/A; estimate duration was " + shortDuration((duration + estimate).Truncate(time.Minute))
+			text = "N/A; estimate duration was " + encoding.ShortDuration((duration + estimate).Truncate(time.Minute))
 		case estimate < 10*time.Minute:
 			text = "<10m"
 		default:
-			text = shortDuration(estimate)
+			text = encoding.ShortDuration(estimate)
 		}
 		r.printf(" (Est. Time Remaining: %s)", text)
 	}
@@ -223,7 +223,7 @@ func (r *renderer) controlPlane() {
 			if reason == "" {
 				reason = "-"
 			}
-			_, _ = io.WriteString(tw, co.Name+"\t"+shortDuration(r.now.Sub(u.LastTransitionTime.Time))+"\t"+ellipsis(reason, 20)+"\t")
+			_, _ = io.WriteString(tw, co.Name+"\t"+encoding.ShortDuration(r.now.Sub(u.LastTransitionTime.Time))+"\t"+ellipsis(reason, 20)+"\t")
 			for i, line := range strings.Split(message, "\n") {
 				if i > 0 {
 					_, _ = io.WriteString(tw, "\t\t\t")

@@ -18,26 +18,6 @@ import (
 	"github.com/update-status/apiserver/pkg/sourcefiles"
 )
 
-func TestShortDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		0:                "now",
-		time.Second:      "1s",
-		90 * time.Second: "1m30s",
-		5 * time.Minute:  "5m",
-		2 * time.Hour:    "2h",
-		time.Hour + 4*time.Minute + 41*time.Second:             "1h4m41s",
-		time.Hour + 59*time.Minute:                             "1h59m",
-		24*time.Hour + 8*time.Minute + 54*time.Second + 368975: "24h8m54s",
-		45*time.Second + 368975:                                "45s",
-		-34*time.Minute - 20*time.Second:                       "-34m20s",
-		10 * time.Minute:                                       "10m",
-	} {
-		if got := shortDuration(d); got != want {
-			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
-		}
-	}
-}
-
 func TestRoundedDuration(t *testing.T) {
 	for d, want := range map[time.Duration]time.Duration{
 		10 * time.Minute:                         10 * time.Minute,

@@ -2,7 +2,6 @@ package report
 
 import (
 	"sort"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -211,13 +210,4 @@ func (v *view) updating() bool {
 		}
 	}
 	return false
-}
-
-// ellipsizeNames replaces a long node name inside its own message, as oc's
-// node table does.
-func ellipsizeNames(message, name string) string {
-	if len(name) < 8 {
-		return message
-	}
-	return strings.ReplaceAll(message, name, "<node>")
 }

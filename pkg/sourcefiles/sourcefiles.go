@@ -113,8 +113,10 @@ type header struct {
 		Namespace string `json:"namespace"`
 	} `json:"metadata"`
 	Items []json.RawMessage `json:"items"`
-	Data  *struct {
-		Alerts []insights.Alert `json:"alerts"`
+	// Data is looked at only to tell an alerts answer; insights.ParseAlerts
+	// parses it.
+	Data *struct {
+		Alerts json.RawMessage `json:"alerts"`
 	} `json:"data"`
 }
 
@@ -127,9 +129,14 @@ func (l *loader) document(raw json.RawMessage) error {
 		return err
 	}
 	if h.Kind == "" {
-		if h.Data != nil && h.Data.Alerts != nil {
-			l.b.AddAlerts(h.Data.Alerts...)
+		if h.Data == nil || h.Data.Alerts == nil || string(h.Data.Alerts) == "null" {
+			return nil // not an alerts answer
 		}
+		alerts, err := insights.ParseAlerts(raw)
+		if err != nil {
+			return fmt.Errorf("alerts: %w", err)
+		}
+		l.b.AddAlerts(alerts...)
 		return nil
 	}
 	if strings.HasSuffix(h.Kind, "List") {

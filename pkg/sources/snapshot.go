@@ -20,4 +20,10 @@ type Snapshot struct {
 	// InitialSyncDone is true once every source API that was served at start
 	// has synced. It never goes back to false.
 	InitialSyncDone bool
+	// AlertsUnavailable, when not empty, is a sentence saying why the alerts
+	// in Inputs are not those of a current read: none is configured, the
+	// first read has not finished, or the reads fail (with the error, and
+	// whether the alerts of the last good read are still kept). The alerts
+	// never hold up the initial sync.
+	AlertsUnavailable string
 }

@@ -65,6 +65,9 @@ type Options struct {
 	// Discovery answers which source APIs are served; the discovery client of
 	// Clients.Kube when nil.
 	Discovery discovery.ServerResourcesInterface
+	// Alerts, when set, is polled for Prometheus alerts; without it the
+	// alerts are unknown and every snapshot says so (AlertsOffMessage).
+	Alerts *Alerts
 }
 
 // Set is the set of sources.
@@ -207,6 +210,9 @@ func (s *Set) recordDeletion(obj interface{}) {
 func (s *Set) Run(ctx context.Context) {
 	klog.InfoS("Starting sources", "discoveryInterval", s.opts.DiscoveryInterval)
 	defer klog.InfoS("Stopped sources")
+	if s.opts.Alerts != nil {
+		go s.opts.Alerts.Run(ctx, s.notify)
+	}
 	s.discover(ctx)
 	ticker := s.opts.Clock.NewTicker(s.opts.DiscoveryInterval)
 	defer ticker.Stop()
@@ -309,6 +315,15 @@ func (s *Set) Snapshot() Snapshot {
 	}
 	sort.Strings(snap.Unsynced)
 	sort.Strings(snap.Unavailable)
+	if s.opts.Alerts == nil {
+		snap.AlertsUnavailable = AlertsOffMessage
+	} else {
+		var alerts []insights.Alert
+		alerts, snap.AlertsUnavailable = s.opts.Alerts.State()
+		if alerts != nil {
+			b.AddAlerts(alerts...)
+		}
+	}
 	snap.Inputs = b.Build()
 	snap.MaxResourceVersion = maxRV
 	snap.InitialSyncDone = s.initialSyncDone.Load()

@@ -47,7 +47,8 @@ var epoch = metav1.Unix(0, 0)
 // availableCondition returns the outer Available condition
 // (docs/api.md#untyped-constants) for
 // a computation over snap that failed with computeErr (nil on success) and
-// left out the insights listed in truncations.
+// left out the insights listed in truncations. The message ends with why the
+// alerts are unavailable, when they are.
 //
 // Replicas must serve identical content, so the condition holds nothing a
 // single replica observed: its lastTransitionTime is since, the object's
@@ -78,6 +79,12 @@ func availableCondition(snap sources.Snapshot, computeErr error, truncations []i
 		cond.Status = metav1.ConditionTrue
 		cond.Reason = v1alpha1.AvailableReasonAsExpected
 		cond.Message = "All source caches are synced and the last computation succeeded."
+	}
+	// Alerts that cannot be read do not change the status or the reason
+	// (docs/api-decisions.md#alerts-in-the-available-condition): the message
+	// says so, and the insights from alerts are simply absent.
+	if snap.AlertsUnavailable != "" {
+		cond.Message += " " + snap.AlertsUnavailable
 	}
 	if len(truncations) > 0 && computeErr == nil {
 		parts := make([]string, 0, len(truncations))

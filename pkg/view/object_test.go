@@ -26,6 +26,7 @@ func TestAvailableCondition(t *testing.T) {
 		wantStatus  metav1.ConditionStatus
 		wantReason  string
 		wantInMsg   []string
+		wantMsg     string // the whole message, when set
 		wantLTT     metav1.Time
 	}{
 		{
@@ -64,6 +65,30 @@ func TestAvailableCondition(t *testing.T) {
 			wantLTT:   epoch,
 		},
 		{
+			name:       "alerts unavailable: status and reason unchanged, the message says why",
+			snap:       sources.Snapshot{AlertsUnavailable: "Alerts are unavailable: GET https://thanos/api/v1/alerts: 403 Forbidden."},
+			since:      created,
+			wantStatus: metav1.ConditionTrue, wantReason: v1alpha1.AvailableReasonAsExpected,
+			wantMsg: "All source caches are synced and the last computation succeeded. Alerts are unavailable: GET https://thanos/api/v1/alerts: 403 Forbidden.",
+			wantLTT: created,
+		},
+		{
+			name:       "alerts not configured",
+			snap:       sources.Snapshot{AlertsUnavailable: sources.AlertsOffMessage},
+			since:      created,
+			wantStatus: metav1.ConditionTrue, wantReason: v1alpha1.AvailableReasonAsExpected,
+			wantMsg: "All source caches are synced and the last computation succeeded. Alerts are not read: no --alerts-url was given.",
+			wantLTT: created,
+		},
+		{
+			name:        "alerts unavailable along an unserved source and truncations",
+			snap:        sources.Snapshot{Unavailable: []string{"machineconfigpools.machineconfiguration.openshift.io"}, AlertsUnavailable: "Alerts are unavailable: x."},
+			truncations: []insights.Truncation{{Where: "workerPools", Omitted: 3}},
+			wantStatus:  metav1.ConditionFalse, wantReason: v1alpha1.AvailableReasonSourceUnavailable,
+			wantMsg: "Source APIs not served: machineconfigpools.machineconfiguration.openshift.io. The insights that depend on them are omitted. Alerts are unavailable: x. Insights left out to stay within the API's limits: workerPools (3).",
+			wantLTT: epoch,
+		},
+		{
 			name:       "engine failure",
 			snap:       sources.Snapshot{Unsynced: []string{"nodes"}},
 			computeErr: errors.New("boom"),
@@ -82,6 +107,9 @@ func TestAvailableCondition(t *testing.T) {
 				if !strings.Contains(got.Message, s) {
 					t.Errorf("message %q does not mention %q", got.Message, s)
 				}
+			}
+			if tt.wantMsg != "" && got.Message != tt.wantMsg {
+				t.Errorf("message\n%q, want\n%q", got.Message, tt.wantMsg)
 			}
 			if !got.LastTransitionTime.Equal(&tt.wantLTT) {
 				t.Errorf("lastTransitionTime = %v, want %v", got.LastTransitionTime, tt.wantLTT)

@@ -201,6 +201,10 @@ func TestFreshClusterLeastPrivilege(t *testing.T) {
 	if _, err := cp2.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: deployNamespace}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// The OpenShift overlay grants the alert reading in openshift-monitoring.
+	if _, err := cp2.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "openshift-monitoring"}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
 	for _, dir := range []string{"artifacts/deploy", "artifacts/deploy/openshift"} {
 		res := cp2.Kubectl(ctx, localstack.AdminUser, "apply", "--dry-run=server", "-k", filepath.Join(cp2.RepoRoot, dir))
 		if res.Err != nil {

@@ -6,7 +6,11 @@
 // the control-plane estimate. The engine (pkg/insights) writes objects with
 // these conventions and clients (pkg/report) read them back; both sides use
 // this package so that the two can never disagree. docs/api-decisions.md
-// describes every convention for other tool authors.
+// describes every convention for other tool authors. It also derives what oc
+// shows of a node from its Node insight alone (NodeStateOf) and formats
+// durations as oc does (ShortDuration), so that the report and the server's
+// kubectl tables (pkg/registry) show the same text without the server
+// depending on a client.
 package encoding
 
 import (

@@ -3,6 +3,7 @@ package insightobjects
 import (
 	"context"
 	"testing"
+	"time"
 
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -90,6 +91,12 @@ func TestSelectors(t *testing.T) {
 		}
 	})
 	nodes := rests[view.NodeInsights]
+	// The watch cache serves once it has listed the store.
+	for deadline := time.Now().Add(10 * time.Second); nodes.ReadinessCheck() != nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the watch cache is not ready: %v", nodes.ReadinessCheck())
+		}
+	}
 	ctx := genericapirequest.WithRequestInfo(context.Background(), &genericapirequest.RequestInfo{IsResourceRequest: true, Verb: "list"})
 	tests := []struct {
 		name, label, field string

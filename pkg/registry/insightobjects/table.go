@@ -15,7 +15,6 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights/encoding"
 	"github.com/update-status/apiserver/pkg/registry/internal/cells"
-	"github.com/update-status/apiserver/pkg/report"
 )
 
 // table is one kind's kubectl table: its columns (priority 1 ones show
@@ -209,7 +208,7 @@ var nodeTable = table{
 			return nil, false
 		}
 		n := &o.Status.NodeStatusInsight
-		st := report.NodeStateOf(n.Name, n.Conditions, n.EstimatedToComplete)
+		st := encoding.NodeStateOf(n.Name, n.Conditions, n.EstimatedToComplete)
 		message := st.Message
 		if message == "" {
 			message = n.Message

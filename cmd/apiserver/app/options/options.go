@@ -56,6 +56,8 @@ type Options struct {
 	FoldDelay         time.Duration
 	DiscoveryInterval time.Duration
 	WatchStallTimeout time.Duration
+	// Alerts configure the alert source (--alerts-*); off without a URL.
+	Alerts sources.AlertsOptions
 }
 
 var overrideGates sync.Once
@@ -79,6 +81,12 @@ func NewOptions() *Options {
 		FoldDelay:         view.DefaultFoldDelay,
 		DiscoveryInterval: sources.DefaultDiscoveryInterval,
 		WatchStallTimeout: apiserver.DefaultWatchStallTimeout,
+		Alerts: sources.AlertsOptions{
+			Interval: sources.DefaultAlertsInterval,
+			Timeout:  sources.DefaultAlertsTimeout,
+			MaxBytes: sources.DefaultAlertsMaxBytes,
+			Keep:     sources.DefaultAlertsKeep,
+		},
 	}
 	o.SecureServing.BindPort = defaultSecurePort
 	// Without --tls-cert-file the self-signed certificate stays in memory, so
@@ -102,6 +110,22 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.DurationVar(&o.WatchStallTimeout, "watch-stall-timeout", o.WatchStallTimeout,
 		"How long writing one watch event to a client may take before the stream is closed. A client that reads slowly gets fewer, newer states; one that stops reading is disconnected.")
 	utilfeature.DefaultMutableFeatureGate.AddFlag(fs)
+
+	as := fss.FlagSet("alerts")
+	as.StringVar(&o.Alerts.URL, "alerts-url", o.Alerts.URL,
+		"Prometheus-compatible alerts endpoint (http or https) whose firing alerts become health insights, e.g. https://thanos-querier.openshift-monitoring.svc:9091/api/v1/alerts. Alerts are not read when empty; the Available condition says so.")
+	as.StringVar(&o.Alerts.CAFile, "alerts-ca-file", o.Alerts.CAFile,
+		"PEM file of the certificate authorities that verify an https --alerts-url (on OpenShift the service CA, /var/run/secrets/kubernetes.io/serviceaccount/service-ca.crt). The system roots when empty. Read again when it changes.")
+	as.StringVar(&o.Alerts.TokenFile, "alerts-token-file", o.Alerts.TokenFile,
+		"File holding the bearer token sent to --alerts-url (on OpenShift /var/run/secrets/kubernetes.io/serviceaccount/token), read again before every request so that a rotated token is used. No token when empty.")
+	as.DurationVar(&o.Alerts.Interval, "alerts-interval", o.Alerts.Interval,
+		"How often to read the alerts. After a failure the reads back off, with jitter, up to five intervals.")
+	as.DurationVar(&o.Alerts.Timeout, "alerts-timeout", o.Alerts.Timeout,
+		"How long one read of the alerts may take, the answer's body included.")
+	as.Int64Var(&o.Alerts.MaxBytes, "alerts-max-bytes", o.Alerts.MaxBytes,
+		"The largest answer of --alerts-url read, in bytes; a larger one is a failed read.")
+	as.DurationVar(&o.Alerts.Keep, "alerts-keep", o.Alerts.Keep,
+		"How long after reads start failing the alerts of the last good read are still used; they are dropped then. 0 drops them at the first failure.")
 
 	o.SecureServing.AddFlags(fss.FlagSet("secure serving"))
 	o.Authentication.AddFlags(fss.FlagSet("authentication"))
@@ -141,6 +165,7 @@ func (o *Options) Validate() error {
 	if o.WatchStallTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--watch-stall-timeout must be positive, got %v", o.WatchStallTimeout))
 	}
+	errs = append(errs, o.Alerts.Validate()...)
 	if err := logsapi.Validate(o.Logging, nil, nil).ToAggregate(); err != nil {
 		errs = append(errs, err)
 	}
@@ -170,7 +195,15 @@ func (o *Options) Config() (*apiserver.Config, error) {
 		return nil, err
 	}
 	clk := clock.RealClock{}
-	srcs, err := sources.New(clients, sources.Options{Clock: clk, DiscoveryInterval: o.DiscoveryInterval})
+	srcOpts := sources.Options{Clock: clk, DiscoveryInterval: o.DiscoveryInterval}
+	if o.Alerts.URL != "" {
+		alertOpts := o.Alerts
+		alertOpts.Clock = clk
+		if srcOpts.Alerts, err = sources.NewAlerts(alertOpts); err != nil {
+			return nil, err
+		}
+	}
+	srcs, err := sources.New(clients, srcOpts)
 	if err != nil {
 		return nil, err
 	}

@@ -58,6 +58,7 @@ func TestFlagsTheHarnessUses(t *testing.T) {
 		"kubeconfig", "authentication-kubeconfig", "authorization-kubeconfig", "authentication-skip-lookup",
 		"audit-log-path", "audit-policy-file", "v", "logging-format", "feature-gates",
 		"fold-delay", "source-discovery-interval", "watch-stall-timeout",
+		"alerts-url", "alerts-ca-file", "alerts-token-file", "alerts-interval", "alerts-timeout", "alerts-max-bytes", "alerts-keep",
 	} {
 		if fs.Lookup(name) == nil {
 			t.Errorf("no --%s flag", name)
@@ -80,6 +81,12 @@ func TestValidate(t *testing.T) {
 		{name: "defaults"},
 		{name: "fold delay too long", args: []string{"--fold-delay=1s"}, wantErr: []string{"--fold-delay"}},
 		{name: "priority and fairness", args: []string{"--enable-priority-and-fairness=true"}, wantErr: []string{"priority-and-fairness"}},
+		{name: "alerts", args: []string{"--alerts-url=https://thanos-querier.openshift-monitoring.svc:9091/api/v1/alerts",
+			"--alerts-ca-file=/ca", "--alerts-token-file=/token", "--alerts-interval=1m", "--alerts-timeout=5s", "--alerts-max-bytes=1024", "--alerts-keep=0"}},
+		{name: "alerts URL not http", args: []string{"--alerts-url=thanos:9091"}, wantErr: []string{"--alerts-url must be an http or https URL"}},
+		{name: "alerts durations and size", args: []string{"--alerts-url=http://127.0.0.1:9090/api/v1/alerts", "--alerts-interval=0", "--alerts-timeout=-1s", "--alerts-keep=-1s", "--alerts-max-bytes=0"},
+			wantErr: []string{"--alerts-interval must be positive", "--alerts-timeout must be positive", "--alerts-keep must not be negative", "--alerts-max-bytes must be positive"}},
+		{name: "alerts token without URL", args: []string{"--alerts-token-file=/token"}, wantErr: []string{"need --alerts-url"}},
 		{name: "every error at once", args: []string{"--watch-stall-timeout=0", "--source-discovery-interval=0", "--fold-delay=-1s"},
 			wantErr: []string{"--watch-stall-timeout", "--source-discovery-interval", "--fold-delay"}},
 	}
@@ -138,7 +145,7 @@ func TestConfigBuildsTheServer(t *testing.T) {
 	kc := kubeconfig(t)
 	o := parse(t, "--bind-address=127.0.0.1", "--secure-port=0", "--kubeconfig="+kc,
 		"--authentication-kubeconfig="+kc, "--authorization-kubeconfig="+kc, "--authentication-skip-lookup",
-		"--fold-delay=70ms", "--watch-stall-timeout=7s")
+		"--fold-delay=70ms", "--watch-stall-timeout=7s", "--alerts-url=http://127.0.0.1:1/api/v1/alerts")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -211,6 +211,17 @@ sizes:
 			return err
 		}
 	}
+	if ctx.Err() == nil {
+		klog.InfoS("Running the Go benchmark of one node change", "benchmark", nodeChangeBench)
+		rep.nodeChange, err = benchNodeChange(ctx, root)
+		if err != nil {
+			rep.failures = append(rep.failures, err.Error())
+		}
+		rep.wall = time.Since(begin)
+		if err := rep.write(c.out); err != nil {
+			return err
+		}
+	}
 	klog.InfoS("Wrote the report", "path", c.out, "elapsed", time.Since(begin).Round(time.Second))
 	if len(rep.failures) > 0 {
 		return fmt.Errorf("%d size(s) failed: %s", len(rep.failures), strings.Join(rep.failures, "; "))

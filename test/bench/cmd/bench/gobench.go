@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+)
+
+// nodeChangeBench is the Go benchmark that measures the server's CPU for one
+// node change at 5,000 nodes: engine, view, the six stores and their watch
+// caches (pkg/apiserver/publish_bench_test.go).
+const nodeChangeBench = "BenchmarkNodeChangeToWatchCache"
+
+// nodeChangeRuns is how many times the Go benchmark runs; the report quotes
+// the median.
+const nodeChangeRuns = 3
+
+var cpuPerChange = regexp.MustCompile(`([0-9.]+) cpu-us/change`)
+
+// parseCPUPerChange returns the cpu-us/change metric of a go test -bench
+// output.
+func parseCPUPerChange(out string) (float64, error) {
+	m := cpuPerChange.FindStringSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("no cpu-us/change in the output of %s", nodeChangeBench)
+	}
+	return strconv.ParseFloat(m[1], 64)
+}
+
+// benchNodeChange runs the Go benchmark nodeChangeRuns times in the
+// repository root and returns the CPU microseconds per change of each run.
+func benchNodeChange(ctx context.Context, root string) ([]float64, error) {
+	var runs []float64
+	for range nodeChangeRuns {
+		cmd := exec.CommandContext(ctx, "go", "test", "-run", "XXX", "-bench", nodeChangeBench+"$", "-benchtime", "400x", "./pkg/apiserver/")
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return runs, fmt.Errorf("%s: %w", nodeChangeBench, err)
+		}
+		v, err := parseCPUPerChange(string(out))
+		if err != nil {
+			return runs, err
+		}
+		runs = append(runs, v)
+	}
+	return runs, nil
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}

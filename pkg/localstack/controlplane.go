@@ -172,6 +172,9 @@ type ServerOptions struct {
 	// AlertsInterval is the server's --alerts-interval when AlertsURL is set;
 	// the server's default when zero.
 	AlertsInterval time.Duration
+	// AlertsKeep is the server's --alerts-keep (how long the last good read
+	// stays after reads fail) when AlertsURL is set; the default when zero.
+	AlertsKeep time.Duration
 }
 
 // Args are the flags of o.
@@ -181,6 +184,9 @@ func (o ServerOptions) Args() []string {
 		args = append(args, "--alerts-url="+o.AlertsURL)
 		if o.AlertsInterval > 0 {
 			args = append(args, "--alerts-interval="+o.AlertsInterval.String())
+		}
+		if o.AlertsKeep > 0 {
+			args = append(args, "--alerts-keep="+o.AlertsKeep.String())
 		}
 	}
 	return args

@@ -19,15 +19,19 @@ import (
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	"github.com/update-status/apiserver/pkg/localstack"
 	"github.com/update-status/apiserver/pkg/simulator"
+	"github.com/update-status/apiserver/pkg/view"
 )
 
 const (
 	// alertsInterval is the server's --alerts-interval in this test.
 	alertsInterval = 2 * time.Second
-	// alertsFoldDelay bounds the time from a poll of the alerts to the served
-	// UpdateStatus (the view's debounce and recomputation), plus this test's
-	// 250ms polling.
-	alertsFoldDelay = 3 * time.Second
+	// alertsKeep is the server's --alerts-keep: with Prometheus stopped, the
+	// last alerts stay this long, then their insights go.
+	alertsKeep = 4 * time.Second
+	// alertsFoldDelay bounds the time from a read of the alerts to the served
+	// UpdateStatus: the view's fold delay, plus slack for the read itself,
+	// the recomputation and this test's 250ms polling on a loaded machine.
+	alertsFoldDelay = view.MaxFoldDelay + 2*time.Second
 	// alertsInformer is the informer of alert insights (docs/insights.md#alerts).
 	alertsInformer = "alerts"
 )
@@ -95,7 +99,7 @@ func TestAlertInsights(t *testing.T) {
 	}
 	var serverOpts localstack.ServerOptions
 	if serverAlerts {
-		serverOpts = localstack.ServerOptions{AlertsURL: prom.AlertsURL(), AlertsInterval: alertsInterval}
+		serverOpts = localstack.ServerOptions{AlertsURL: prom.AlertsURL(), AlertsInterval: alertsInterval, AlertsKeep: alertsKeep}
 	}
 	if err := cpA.StartServerWith(ctx, serverOpts); err != nil {
 		t.Fatalf("start the server: %v\n%s", err, cpA.Logs(40))
@@ -222,6 +226,13 @@ func TestAlertInsights(t *testing.T) {
 			t.Fatalf("Available condition does not mention alerts %v after Prometheus stopped: %+v", time.Since(stoppedAt), cond)
 		}
 		t.Logf("Prometheus stopped: Available=%s %s: %s", cond.Status, cond.Reason, cond.Message)
+		// After --alerts-keep the last alerts are dropped, not shown as
+		// current; everything else is still served.
+		waitInsight(ctx, t, client, pdbAtLimitSummary, false, stoppedAt, alertsKeep+3*alertsInterval+alertsFoldDelay)
+		us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
+		if err != nil || cvInsight(us) == nil {
+			t.Fatalf("not serving after the alerts were dropped: %v", err)
+		}
 	}
 	if err := prom.Restart(ctx); err != nil {
 		t.Fatal(err)
@@ -230,8 +241,9 @@ func TestAlertInsights(t *testing.T) {
 		return alertState(a, "PodDisruptionBudgetAtLimit", pdb) == "firing" && alertState(a, "KubeNodeNotReady", nil) == "firing"
 	})
 	if serverAlerts {
-		waitInsight(ctx, t, client, pdbAtLimitSummary, true, firedAt, bound)
-		waitInsight(ctx, t, client, nodeNotReadySum, true, firedAt, bound)
+		// After failed reads the server backs off up to five intervals.
+		waitInsight(ctx, t, client, pdbAtLimitSummary, true, firedAt, 5*alertsInterval+alertsFoldDelay)
+		waitInsight(ctx, t, client, nodeNotReadySum, true, firedAt, 5*alertsInterval+alertsFoldDelay)
 	}
 
 	// The update goes on: the alerts resolve, their insights go.

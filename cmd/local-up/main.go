@@ -131,8 +131,7 @@ func run(ctx context.Context, outDir string, interval time.Duration, pause int) 
 }
 
 // startPrometheus serves the simulator's metrics on loopback, starts
-// Prometheus scraping them and returns the server's alert flags (none when
-// the server does not have --alerts-url yet).
+// Prometheus scraping them and returns the server's alert flags.
 func startPrometheus(ctx context.Context, cp *localstack.ControlPlane, cluster *simulated) (localstack.ServerOptions, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -147,14 +146,6 @@ func startPrometheus(ctx context.Context, cp *localstack.ControlPlane, cluster *
 	prom, err := cp.StartPrometheus(ctx, l.Addr().String())
 	if err != nil {
 		return localstack.ServerOptions{}, err
-	}
-	has, err := cp.ServerHasFlag("alerts-url")
-	if err != nil {
-		return localstack.ServerOptions{}, err
-	}
-	if !has {
-		klog.InfoS("This update-status-apiserver has no --alerts-url: alerts are not turned into insights", "prometheus", prom.URL)
-		return localstack.ServerOptions{}, nil
 	}
 	return localstack.ServerOptions{AlertsURL: prom.AlertsURL(), AlertsInterval: alertsInterval}, nil
 }

@@ -257,15 +257,3 @@ func FindAlert(alerts []Alert, name string, labels map[string]string) *Alert {
 	}
 	return nil
 }
-
-// ServerHasFlag reports whether the update-status-apiserver binary knows the
-// flag --name (from its --help), so that callers can use a flag only once
-// the server has it.
-func (cp *ControlPlane) ServerHasFlag(name string) (bool, error) {
-	bin, err := BuildServer(cp.RepoRoot, cp.Dir)
-	if err != nil {
-		return false, err
-	}
-	out, _ := exec.Command(bin, "--help").CombinedOutput() // exit status 2 after the usage is fine
-	return strings.Contains(string(out), "--"+name+" ") || strings.Contains(string(out), "--"+name+"="), nil
-}

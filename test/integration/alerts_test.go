@@ -71,13 +71,6 @@ func TestAlertInsights(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(cpA.Stop)
-	// Until the server's alert source (issue #15, server side) is merged, the
-	// test runs the Prometheus half only (alerts firing, pending, resolving)
-	// and skips the server's.
-	serverAlerts, err := cpA.ServerHasFlag("alerts-url")
-	if err != nil {
-		t.Fatal(err)
-	}
 
 	clk := clocktesting.NewFakeClock(time.Now())
 	sink, err := simulator.NewAPISink(cpA.RESTConfig(&cpA.Users.Admin), simulator.APISinkOptions{QPS: -1, Workers: 16})
@@ -97,10 +90,7 @@ func TestAlertInsights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var serverOpts localstack.ServerOptions
-	if serverAlerts {
-		serverOpts = localstack.ServerOptions{AlertsURL: prom.AlertsURL(), AlertsInterval: alertsInterval, AlertsKeep: alertsKeep}
-	}
+	serverOpts := localstack.ServerOptions{AlertsURL: prom.AlertsURL(), AlertsInterval: alertsInterval, AlertsKeep: alertsKeep}
 	if err := cpA.StartServerWith(ctx, serverOpts); err != nil {
 		t.Fatalf("start the server: %v\n%s", err, cpA.Logs(40))
 	}
@@ -170,17 +160,15 @@ func TestAlertInsights(t *testing.T) {
 	if a, _ := prom.Alerts(ctx); alertState(a, "NodeCordonedForLong", nil) != "pending" {
 		t.Errorf("NodeCordonedForLong is not pending: %+v", a)
 	}
-	if serverAlerts {
-		h := waitInsight(ctx, t, client, pdbAtLimitSummary, true, firedAt, bound)
-		if !strings.HasPrefix(h.Impact.Description, "Alert known to affect updates started firing during the update.") ||
-			!strings.Contains(h.Impact.Description, "The number of current healthy pods is equal to the desired healthy pods.") {
-			t.Errorf("PodDisruptionBudgetAtLimit insight description: %q", h.Impact.Description)
-		}
-		if h.Impact.Level != v1alpha1.WarningImpactLevel {
-			t.Errorf("PodDisruptionBudgetAtLimit insight level %q, want Warning", h.Impact.Level)
-		}
-		waitHealthInsightObject(ctx, t, client, pdbAtLimitSummary, true, bound)
+	h := waitInsight(ctx, t, client, pdbAtLimitSummary, true, firedAt, bound)
+	if !strings.HasPrefix(h.Impact.Description, "Alert known to affect updates started firing during the update.") ||
+		!strings.Contains(h.Impact.Description, "The number of current healthy pods is equal to the desired healthy pods.") {
+		t.Errorf("PodDisruptionBudgetAtLimit insight description: %q", h.Impact.Description)
 	}
+	if h.Impact.Level != v1alpha1.WarningImpactLevel {
+		t.Errorf("PodDisruptionBudgetAtLimit insight level %q, want Warning", h.Impact.Level)
+	}
+	waitHealthInsightObject(ctx, t, client, pdbAtLimitSummary, true, bound)
 
 	// KubeNodeNotReady: started during the update.
 	notReady, err := sim.MakeNodeNotReady(ctx, "master", 0)
@@ -190,11 +178,9 @@ func TestAlertInsights(t *testing.T) {
 	firedAt = waitPrometheus(ctx, t, prom, "KubeNodeNotReady firing", func(a []localstack.Alert) bool {
 		return alertState(a, "KubeNodeNotReady", nil) == "firing"
 	})
-	if serverAlerts {
-		h := waitInsight(ctx, t, client, nodeNotReadySum, true, firedAt, bound)
-		if !strings.HasPrefix(h.Impact.Description, "Alert started firing during the update.") {
-			t.Errorf("KubeNodeNotReady insight description: %q", h.Impact.Description)
-		}
+	h = waitInsight(ctx, t, client, nodeNotReadySum, true, firedAt, bound)
+	if !strings.HasPrefix(h.Impact.Description, "Alert started firing during the update.") {
+		t.Errorf("KubeNodeNotReady insight description: %q", h.Impact.Description)
 	}
 
 	// Prometheus stopped: the server keeps serving and says why alerts are
@@ -205,9 +191,6 @@ func TestAlertInsights(t *testing.T) {
 	}
 	stoppedAt := time.Now()
 	deadline := stoppedAt.Add(3*alertsInterval + alertsFoldDelay + 10*time.Second)
-	if !serverAlerts {
-		deadline = stoppedAt.Add(alertsInterval + alertsFoldDelay) // serving only
-	}
 	var cond *metav1.Condition
 	for ; time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
 		us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
@@ -217,22 +200,20 @@ func TestAlertInsights(t *testing.T) {
 		if cvInsight(us) == nil {
 			t.Fatalf("no ClusterVersion insight with Prometheus stopped:\n%s", dump(us))
 		}
-		if cond = meta.FindStatusCondition(us.Status.Conditions, "Available"); cond != nil && strings.Contains(strings.ToLower(cond.Message), "alert") {
+		if cond = meta.FindStatusCondition(us.Status.Conditions, "Available"); cond != nil && strings.Contains(cond.Message, "Alerts are unavailable") {
 			break
 		}
 	}
-	if serverAlerts {
-		if cond == nil || !strings.Contains(strings.ToLower(cond.Message), "alert") {
-			t.Fatalf("Available condition does not mention alerts %v after Prometheus stopped: %+v", time.Since(stoppedAt), cond)
-		}
-		t.Logf("Prometheus stopped: Available=%s %s: %s", cond.Status, cond.Reason, cond.Message)
-		// After --alerts-keep the last alerts are dropped, not shown as
-		// current; everything else is still served.
-		waitInsight(ctx, t, client, pdbAtLimitSummary, false, stoppedAt, alertsKeep+3*alertsInterval+alertsFoldDelay)
-		us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
-		if err != nil || cvInsight(us) == nil {
-			t.Fatalf("not serving after the alerts were dropped: %v", err)
-		}
+	if cond == nil || !strings.Contains(cond.Message, "Alerts are unavailable") {
+		t.Fatalf("Available condition does not mention alerts %v after Prometheus stopped: %+v", time.Since(stoppedAt), cond)
+	}
+	t.Logf("Prometheus stopped: Available=%s %s: %s", cond.Status, cond.Reason, cond.Message)
+	// After --alerts-keep the last alerts are dropped, not shown as
+	// current; everything else is still served.
+	waitInsight(ctx, t, client, pdbAtLimitSummary, false, stoppedAt, alertsKeep+3*alertsInterval+alertsFoldDelay)
+	us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
+	if err != nil || cvInsight(us) == nil {
+		t.Fatalf("not serving after the alerts were dropped: %v", err)
 	}
 	if err := prom.Restart(ctx); err != nil {
 		t.Fatal(err)
@@ -240,11 +221,9 @@ func TestAlertInsights(t *testing.T) {
 	firedAt = waitPrometheus(ctx, t, prom, "alerts firing after the restart", func(a []localstack.Alert) bool {
 		return alertState(a, "PodDisruptionBudgetAtLimit", pdb) == "firing" && alertState(a, "KubeNodeNotReady", nil) == "firing"
 	})
-	if serverAlerts {
-		// After failed reads the server backs off up to five intervals.
-		waitInsight(ctx, t, client, pdbAtLimitSummary, true, firedAt, 5*alertsInterval+alertsFoldDelay)
-		waitInsight(ctx, t, client, nodeNotReadySum, true, firedAt, 5*alertsInterval+alertsFoldDelay)
-	}
+	// After failed reads the server backs off up to five intervals.
+	waitInsight(ctx, t, client, pdbAtLimitSummary, true, firedAt, 5*alertsInterval+alertsFoldDelay)
+	waitInsight(ctx, t, client, nodeNotReadySum, true, firedAt, 5*alertsInterval+alertsFoldDelay)
 
 	// The update goes on: the alerts resolve, their insights go.
 	for _, id := range []simulator.FaultID{notReady, drain} {
@@ -256,11 +235,9 @@ func TestAlertInsights(t *testing.T) {
 		t.Fatalf("RunVirtual after clearing the faults: %v", err)
 	}
 	resolvedAt := waitPrometheus(ctx, t, prom, "every alert resolved", func(a []localstack.Alert) bool { return len(a) == 0 })
-	if serverAlerts {
-		waitInsight(ctx, t, client, pdbAtLimitSummary, false, resolvedAt, bound)
-		waitInsight(ctx, t, client, nodeNotReadySum, false, resolvedAt, bound)
-		waitHealthInsightObject(ctx, t, client, pdbAtLimitSummary, false, bound)
-	}
+	waitInsight(ctx, t, client, pdbAtLimitSummary, false, resolvedAt, bound)
+	waitInsight(ctx, t, client, nodeNotReadySum, false, resolvedAt, bound)
+	waitHealthInsightObject(ctx, t, client, pdbAtLimitSummary, false, bound)
 
 	close(stopWatch)
 	<-watched
@@ -268,9 +245,6 @@ func TestAlertInsights(t *testing.T) {
 	defer mu.Unlock()
 	if len(neverSeen) > 0 {
 		t.Errorf("alerts that must never show were served: %v", neverSeen)
-	}
-	if !serverAlerts {
-		t.Skip("update-status-apiserver has no --alerts-url yet: the Prometheus half passed (firing, pending, info, stop and restart, resolved); the insights were not checked")
 	}
 }
 

@@ -35,21 +35,28 @@ docs: ## Regenerate docs/api.md from the doc comments and markers of pkg/apis/up
 run: ## Local control plane + a cluster mid-update + the server; kubeconfigs in _output/local (Ctrl-C stops).
 	@mkdir -p $(BIN_DIR)
 	KUBE_BIN_DIR=$$(hack/build-kube.sh) && export KUBE_BIN_DIR && \
+		PROMETHEUS=$$(hack/ensure-prometheus.sh) && export PROMETHEUS && \
 		$(GO) build -o $(BIN_DIR)/local-up ./cmd/local-up && \
 		exec $(BIN_DIR)/local-up --output-dir=_output/local
 
 ##@ Test
 
 .PHONY: test
-test: test-unit test-integration ## Run every test, integration included.
+test: test-rules test-unit test-integration ## Run every test, integration included.
 
 .PHONY: test-unit
 test-unit: ## Unit tests (race detector on).
 	$(GO) test -race -count=1 $(UNIT_PKGS)
 
+.PHONY: test-rules
+test-rules: ## promtool check and unit tests of the local Prometheus's alerting rules (artifacts/local/prometheus).
+	hack/ensure-prometheus.sh >/dev/null && cd artifacts/local/prometheus && \
+		promtool check rules rules.yaml && promtool test rules rules_test.yaml
+
 .PHONY: test-integration
-test-integration: ## Integration tests through a real kube-apiserver (first build of etcd + kube-apiserver: ~11 min).
+test-integration: ## Integration tests through a real kube-apiserver and a real Prometheus (first build of etcd + kube-apiserver: ~11 min).
 	KUBE_BIN_DIR=$$(hack/build-kube.sh) && export KUBE_BIN_DIR && \
+		PROMETHEUS=$$(hack/ensure-prometheus.sh) && export PROMETHEUS && \
 		$(GO) test -count=1 -timeout 30m ./test/integration/...
 
 .PHONY: bench

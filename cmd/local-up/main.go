@@ -12,6 +12,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -29,6 +31,9 @@ func main() {
 	interval := flag.Duration("step-interval", 2*time.Second, "time between two steps of the update")
 	pause := flag.Int("pause-steps", 10, "steps to wait after an update completes before the next one starts")
 	flag.IntVar(&simNodes, "nodes", 12, "nodes of the simulated cluster")
+	flag.BoolVar(&withPrometheus, "prometheus", true, "run a Prometheus ($PROMETHEUS or on PATH; hack/ensure-prometheus.sh) over the simulator's metrics with artifacts/local/prometheus/rules.yaml, and give the server its alerts")
+	flag.DurationVar(&alertsInterval, "alerts-interval", 5*time.Second, "the server's --alerts-interval (with --prometheus)")
+	flag.DurationVar(&holdDrain, "hold-drain", 45*time.Second, "in every update a PodDisruptionBudget holds one worker's drain this long (real time), which fires PodDisruptionBudgetAtLimit; 0: never")
 	flag.Float64Var(&simSpeed, "speed", 60, "speed factor of the simulated update (60: an update of about 75 minutes takes about a minute and a quarter)")
 	flag.Parse()
 
@@ -43,8 +48,11 @@ func main() {
 }
 
 var (
-	simNodes int
-	simSpeed float64
+	simNodes       int
+	simSpeed       float64
+	withPrometheus bool
+	alertsInterval time.Duration
+	holdDrain      time.Duration
 )
 
 func run(ctx context.Context, outDir string, interval time.Duration, pause int) error {
@@ -93,10 +101,17 @@ func run(ctx context.Context, outDir string, interval time.Duration, pause int) 
 	if err != nil {
 		return err
 	}
+	cluster.holdDrain = holdDrain
 	if err := cluster.Create(ctx); err != nil {
 		return fmt.Errorf("creating the cluster: %w", err)
 	}
-	if err := cp.StartServer(ctx); err != nil {
+	var serverOpts localstack.ServerOptions
+	if withPrometheus {
+		if serverOpts, err = startPrometheus(ctx, cp, cluster); err != nil {
+			return err
+		}
+	}
+	if err := cp.StartServerWith(ctx, serverOpts); err != nil {
 		return err
 	}
 	if res := cp.Kubectl(ctx, localstack.AdminUser, "get", "updatestatus"); res.Err != nil {
@@ -113,6 +128,26 @@ func run(ctx context.Context, outDir string, interval time.Duration, pause int) 
 		return nil
 	}
 	return err
+}
+
+// startPrometheus serves the simulator's metrics on loopback, starts
+// Prometheus scraping them and returns the server's alert flags.
+func startPrometheus(ctx context.Context, cp *localstack.ControlPlane, cluster *simulated) (localstack.ServerOptions, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return localstack.ServerOptions{}, err
+	}
+	srv := &http.Server{Handler: cluster.sim.MetricsHandler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	prom, err := cp.StartPrometheus(ctx, l.Addr().String())
+	if err != nil {
+		return localstack.ServerOptions{}, err
+	}
+	return localstack.ServerOptions{AlertsURL: prom.AlertsURL(), AlertsInterval: alertsInterval}, nil
 }
 
 func printTryThis(outDir string, cp *localstack.ControlPlane, took time.Duration) {
@@ -139,9 +174,20 @@ Try:
   kubectl --kubeconfig %s get updatestatus          # no role: Forbidden
   kubectl --kubeconfig %s delete updatestatus cluster   # MethodNotAllowed, even for cluster-admin
 
-Logs: %s/*.log
+Logs: %s/*.log%s
 Press Ctrl-C to stop everything.
 `, cp.KubeAPIServer.URL, took.Round(100*time.Millisecond),
 		rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig"),
-		rel("kubeconfig-viewer"), rel("kubeconfig-nobody"), rel("kubeconfig"), rel("run"))
+		rel("kubeconfig-viewer"), rel("kubeconfig-nobody"), rel("kubeconfig"), rel("run"), promHint(cp))
+}
+
+func promHint(cp *localstack.ControlPlane) string {
+	if cp.Prometheus == nil {
+		return ""
+	}
+	return fmt.Sprintf(`
+Prometheus (rules: %s): %s
+  curl -s %s            # pending and firing alerts
+  (alerts that fire become health insights: kubectl get healthinsights)`,
+		localstack.RulesFile, cp.Prometheus.URL, cp.Prometheus.AlertsURL())
 }

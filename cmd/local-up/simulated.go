@@ -19,6 +19,10 @@ import (
 // a speed factor, one update after another.
 type simulated struct {
 	sim *simulator.Simulator
+	// holdDrain, when positive, is how long (real time) a PodDisruptionBudget
+	// holds the drain of one worker in every update, so that the alert
+	// PodDisruptionBudgetAtLimit fires in the local Prometheus.
+	holdDrain time.Duration
 }
 
 func newSimulated(cp *localstack.ControlPlane, nodes int, speed float64) (*simulated, error) {
@@ -44,7 +48,53 @@ func (s *simulated) Create(ctx context.Context) error {
 	if err := s.sim.Create(ctx); err != nil {
 		return err
 	}
-	return s.sim.StartUpdate(ctx)
+	if err := s.sim.StartUpdate(ctx); err != nil {
+		return err
+	}
+	return s.blockOneDrain(ctx)
+}
+
+// blockOneDrain blocks the next drain of the worker pool until it has been
+// held for holdDrain, then clears the fault (in the background).
+func (s *simulated) blockOneDrain(ctx context.Context) error {
+	if s.holdDrain <= 0 {
+		return nil
+	}
+	id, err := s.sim.BlockDrain(ctx, "worker", 0)
+	if err != nil {
+		return err
+	}
+	go func() {
+		var heldSince time.Time
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			if heldSince.IsZero() && workerDraining(s.sim.Metrics()) {
+				heldSince = time.Now()
+				klog.InfoS("A PodDisruptionBudget holds a worker's drain", "for", s.holdDrain)
+			}
+			if s.sim.Phase() == simulator.PhaseCompleted || !heldSince.IsZero() && time.Since(heldSince) >= s.holdDrain {
+				if err := s.sim.Clear(ctx, id); err != nil {
+					klog.ErrorS(err, "Cannot release the held drain")
+				}
+				return
+			}
+		}
+	}()
+	return nil
+}
+
+// workerDraining reports whether a worker pool's budget is at its limit.
+func workerDraining(m []simulator.Sample) bool {
+	labels := map[string]string{"namespace": "openshift-ingress", "poddisruptionbudget": "router-default"}
+	cur, ok1 := simulator.SampleValue(m, simulator.MetricPDBCurrentHealthy, labels)
+	des, ok2 := simulator.SampleValue(m, simulator.MetricPDBDesiredHealthy, labels)
+	return ok1 && ok2 && cur == des
 }
 
 // Drive keeps the update moving until ctx ends (loop: one update after
@@ -68,6 +118,9 @@ func (s *simulated) Drive(ctx context.Context, interval time.Duration, loop bool
 		}
 		klog.InfoS("Starting the next update", "version", next)
 		if err := s.sim.StartNextUpdate(ctx, next); err != nil {
+			return err
+		}
+		if err := s.blockOneDrain(ctx); err != nil {
 			return err
 		}
 	}

@@ -49,6 +49,8 @@ type ControlPlane struct {
 	Server *Process
 	// ServerURL is the server's own address (not through the aggregator).
 	ServerURL string
+	// Prometheus is the local Prometheus; nil before StartPrometheus.
+	Prometheus *Prometheus
 
 	// Applier creates objects as the admin user.
 	Applier *Applier
@@ -162,11 +164,66 @@ func (cp *ControlPlane) localArtifacts() ([]*unstructured.Unstructured, error) {
 	return objs, nil
 }
 
+// ServerOptions are what StartServerWith adds to the server's flags.
+type ServerOptions struct {
+	// AlertsURL, when set, is the server's --alerts-url: a Prometheus
+	// /api/v1/alerts (Prometheus.AlertsURL).
+	AlertsURL string
+	// AlertsInterval is the server's --alerts-interval when AlertsURL is set;
+	// the server's default when zero.
+	AlertsInterval time.Duration
+	// AlertsKeep is the server's --alerts-keep (how long the last good read
+	// stays after reads fail) when AlertsURL is set; the default when zero.
+	AlertsKeep time.Duration
+}
+
+// Args are the flags of o.
+func (o ServerOptions) Args() []string {
+	var args []string
+	if o.AlertsURL != "" {
+		args = append(args, "--alerts-url="+o.AlertsURL)
+		if o.AlertsInterval > 0 {
+			args = append(args, "--alerts-interval="+o.AlertsInterval.String())
+		}
+		if o.AlertsKeep > 0 {
+			args = append(args, "--alerts-keep="+o.AlertsKeep.String())
+		}
+	}
+	return args
+}
+
+// StartPrometheus starts a Prometheus (see StartPrometheus) in Dir/prometheus
+// that scrapes targets and evaluates the repository's RulesFile every
+// second; Stop stops it with the rest. The control plane keeps it in
+// cp.Prometheus.
+func (cp *ControlPlane) StartPrometheus(ctx context.Context, targets ...string) (*Prometheus, error) {
+	if cp.Prometheus != nil {
+		return nil, fmt.Errorf("prometheus already started at %s", cp.Prometheus.URL)
+	}
+	p, err := StartPrometheus(ctx, filepath.Join(cp.Dir, "prometheus"), PrometheusOptions{
+		Targets:   targets,
+		RulesFile: filepath.Join(cp.RepoRoot, RulesFile),
+	})
+	if err != nil {
+		return nil, err
+	}
+	cp.Prometheus = p
+	return p, nil
+}
+
 // StartServer builds (unless $UPDATE_STATUS_APISERVER names a binary) and
 // starts update-status-apiserver with delegated authentication and
 // authorization, waits for its /readyz, registers the APIService and waits
 // until the APIService is Available and the resource answers a GET.
 func (cp *ControlPlane) StartServer(ctx context.Context) error {
+	return cp.StartServerWith(ctx, ServerOptions{})
+}
+
+// StartServerWith is StartServer with the flags of o added, for example the
+// alert source of a local Prometheus:
+//
+//	cp.StartServerWith(ctx, ServerOptions{AlertsURL: cp.Prometheus.AlertsURL(), AlertsInterval: 2 * time.Second})
+func (cp *ControlPlane) StartServerWith(ctx context.Context, o ServerOptions) error {
 	begin := time.Now()
 	bin, err := BuildServer(cp.RepoRoot, cp.Dir)
 	if err != nil {
@@ -182,6 +239,7 @@ func (cp *ControlPlane) StartServer(ctx context.Context) error {
 		"--authentication-kubeconfig=" + kubeconfig,
 		"--authorization-kubeconfig=" + kubeconfig,
 	}, cp.serverArgs...)
+	args = append(args, o.Args()...)
 	if cp.Server, err = StartProcess("update-status-apiserver", filepath.Join(cp.Dir, "update-status-apiserver.log"), bin, args...); err != nil {
 		return err
 	}
@@ -255,11 +313,11 @@ func (cp *ControlPlane) KubeconfigPath(user string) string {
 	return filepath.Join(cp.Dir, "kubeconfig-"+sanitize(user))
 }
 
-// Stop stops the server, kube-apiserver and etcd (in that order) and removes
+// Stop stops the server, Prometheus, kube-apiserver and etcd (in that order) and removes
 // Dir when Start created it. It is safe to call more than once.
 func (cp *ControlPlane) Stop() {
 	cp.stopOnce.Do(func() {
-		for _, p := range []*Process{cp.Server, kasProcess(cp.KubeAPIServer), etcdProcess(cp.Etcd)} {
+		for _, p := range []*Process{cp.Server, promProcess(cp.Prometheus), kasProcess(cp.KubeAPIServer), etcdProcess(cp.Etcd)} {
 			if p != nil {
 				p.Stop(10 * time.Second)
 			}
@@ -275,7 +333,7 @@ func (cp *ControlPlane) Stop() {
 // Logs returns the last n lines of every process log, for failure reports.
 func (cp *ControlPlane) Logs(n int) string {
 	var out string
-	for _, p := range []*Process{etcdProcess(cp.Etcd), kasProcess(cp.KubeAPIServer), cp.Server} {
+	for _, p := range []*Process{etcdProcess(cp.Etcd), kasProcess(cp.KubeAPIServer), promProcess(cp.Prometheus), cp.Server} {
 		if p != nil {
 			out += fmt.Sprintf("==> %s <==\n%s\n", p.LogPath, p.LogTail(n))
 		}
@@ -288,6 +346,13 @@ func kasProcess(k *KubeAPIServer) *Process {
 		return nil
 	}
 	return k.Process
+}
+
+func promProcess(p *Prometheus) *Process {
+	if p == nil {
+		return nil
+	}
+	return p.Process
 }
 
 func etcdProcess(e *Etcd) *Process {

@@ -1,0 +1,259 @@
+package localstack
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/klog/v2"
+)
+
+// EnvPrometheus optionally names the prometheus binary
+// (`PROMETHEUS=$(hack/ensure-prometheus.sh)`); without it prometheus is
+// looked up on PATH.
+const EnvPrometheus = "PROMETHEUS"
+
+// RulesFile is the alerting rules of the local Prometheus, relative to the
+// repository root.
+const RulesFile = "artifacts/local/prometheus/rules.yaml"
+
+// ScrapeJob is the job label of the scraped targets: the simulator plays
+// kube-state-metrics, whose job OpenShift's rules select.
+const ScrapeJob = "kube-state-metrics"
+
+// PrometheusBinary returns $PROMETHEUS, or prometheus from PATH, or an error
+// saying how to get it.
+func PrometheusBinary() (string, error) {
+	if bin := os.Getenv(EnvPrometheus); bin != "" {
+		if st, err := os.Stat(bin); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+			return "", fmt.Errorf("%s=%s is not an executable: run hack/ensure-prometheus.sh", EnvPrometheus, bin)
+		}
+		return bin, nil
+	}
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		return "", fmt.Errorf("no prometheus on PATH and %s is not set: `export %s=$(hack/ensure-prometheus.sh)` "+
+			"(Debian: apt-get install --no-install-recommends prometheus)", EnvPrometheus, EnvPrometheus)
+	}
+	return bin, nil
+}
+
+// PrometheusOptions configure a local Prometheus.
+type PrometheusOptions struct {
+	// Targets are the host:port addresses scraped at /metrics, as job
+	// ScrapeJob (for example a simulator's MetricsHandler on loopback).
+	Targets []string
+	// RulesFile is the alerting rules file; RulesFile under the repository
+	// root when empty.
+	RulesFile string
+	// Interval is the scrape and rule evaluation interval; 1s when zero.
+	Interval time.Duration
+}
+
+// Prometheus is a prometheus process on loopback, its configuration and
+// storage in Dir.
+type Prometheus struct {
+	// URL is http://127.0.0.1:<port>.
+	URL     string
+	Dir     string
+	Process *Process
+
+	bin  string
+	args []string
+}
+
+// StartPrometheus writes a configuration to dir/prometheus.yml, starts
+// prometheus on a free loopback port with its storage in dir/data, and waits
+// up to a minute for /-/ready. The caller stops it (Stop).
+func StartPrometheus(ctx context.Context, dir string, opts PrometheusOptions) (*Prometheus, error) {
+	bin, err := PrometheusBinary()
+	if err != nil {
+		return nil, err
+	}
+	rules := opts.RulesFile
+	if rules == "" {
+		root, err := RepoRoot()
+		if err != nil {
+			return nil, err
+		}
+		rules = filepath.Join(root, RulesFile)
+	}
+	if rules, err = filepath.Abs(rules); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(rules); err != nil {
+		return nil, fmt.Errorf("alerting rules: %w", err)
+	}
+	interval := opts.Interval
+	if interval <= 0 {
+		interval = time.Second
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o700); err != nil {
+		return nil, err
+	}
+	config := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(config, []byte(prometheusConfig(interval, rules, opts.Targets)), 0o600); err != nil {
+		return nil, err
+	}
+	ports, err := FreePorts(1)
+	if err != nil {
+		return nil, err
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(ports[0])
+	p := &Prometheus{
+		URL: "http://" + addr,
+		Dir: dir,
+		bin: bin,
+		args: []string{
+			"--config.file=" + config,
+			"--storage.tsdb.path=" + filepath.Join(dir, "data"),
+			"--storage.tsdb.retention.time=1d",
+			"--web.listen-address=" + addr,
+			"--log.level=info",
+		},
+	}
+	if err := p.start(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// prometheusConfig is the configuration file: every target in one job, the
+// rules, nothing else (no Alertmanager: the API's /api/v1/alerts is what the
+// server reads).
+func prometheusConfig(interval time.Duration, rules string, targets []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "global:\n  scrape_interval: %s\n  scrape_timeout: %s\n  evaluation_interval: %s\n", interval, interval, interval)
+	fmt.Fprintf(&b, "rule_files:\n  - %q\n", rules)
+	fmt.Fprintf(&b, "scrape_configs:\n  - job_name: %s\n    static_configs:\n      - targets: [", ScrapeJob)
+	for i, t := range targets {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", t)
+	}
+	b.WriteString("]\n")
+	return b.String()
+}
+
+func (p *Prometheus) start(ctx context.Context) error {
+	proc, err := StartProcess("prometheus", filepath.Join(p.Dir, "prometheus.log"), p.bin, p.args...)
+	if err != nil {
+		return err
+	}
+	p.Process = proc
+	err = pollUntil(ctx, time.Minute, proc, func() (bool, error) {
+		resp, err := http.Get(p.URL + "/-/ready") //nolint:noctx // bounded by pollUntil's timeout and the client's defaults
+		if err != nil {
+			return false, err
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
+	if err != nil {
+		exited, _ := proc.Exited()
+		proc.Stop(5 * time.Second)
+		if exited {
+			return fmt.Errorf("prometheus /-/ready: %w", err) // err carries the log
+		}
+		return fmt.Errorf("prometheus /-/ready: %w; last lines of %s:\n%s", err, proc.LogPath, proc.LogTail(30))
+	}
+	klog.InfoS("Prometheus is ready", "url", p.URL, "dir", p.Dir)
+	return nil
+}
+
+// AlertsURL is the Prometheus API's list of alerts, what the server's
+// --alerts-url takes.
+func (p *Prometheus) AlertsURL() string { return p.URL + "/api/v1/alerts" }
+
+// Stop stops prometheus. It is safe to call more than once, and on a nil
+// Prometheus.
+func (p *Prometheus) Stop() {
+	if p != nil && p.Process != nil {
+		p.Process.Stop(10 * time.Second)
+	}
+}
+
+// Running reports whether the prometheus process is running.
+func (p *Prometheus) Running() bool {
+	if p == nil || p.Process == nil {
+		return false
+	}
+	exited, _ := p.Process.Exited()
+	return !exited
+}
+
+// Restart stops prometheus if it runs and starts it again on the same port
+// with the same configuration and storage (alert states that had fired are
+// restored from it, as after any Prometheus restart).
+func (p *Prometheus) Restart(ctx context.Context) error {
+	p.Stop()
+	return p.start(ctx)
+}
+
+// Alert is one entry of Prometheus's /api/v1/alerts.
+type Alert struct {
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations"`
+	// State is "pending" or "firing".
+	State    string    `json:"state"`
+	ActiveAt time.Time `json:"activeAt"`
+	Value    string    `json:"value"`
+}
+
+// Alerts returns the alerts Prometheus reports now, pending and firing.
+func (p *Prometheus) Alerts(ctx context.Context) ([]Alert, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.AlertsURL(), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", p.AlertsURL(), resp.Status)
+	}
+	var body struct {
+		Status string `json:"status"`
+		Data   struct {
+			Alerts []Alert `json:"alerts"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		return nil, fmt.Errorf("GET %s: %w", p.AlertsURL(), err)
+	}
+	if body.Status != "success" {
+		return nil, fmt.Errorf("GET %s: status %q", p.AlertsURL(), body.Status)
+	}
+	return body.Data.Alerts, nil
+}
+
+// FindAlert returns the first alert named name whose labels include labels.
+func FindAlert(alerts []Alert, name string, labels map[string]string) *Alert {
+	for i := range alerts {
+		a := &alerts[i]
+		if a.Labels["alertname"] != name {
+			continue
+		}
+		match := true
+		for k, v := range labels {
+			if a.Labels[k] != v {
+				match = false
+				break
+			}
+		}
+		if match {
+			return a
+		}
+	}
+	return nil
+}

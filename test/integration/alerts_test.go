@@ -1,0 +1,351 @@
+package integration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
+	"github.com/update-status/apiserver/pkg/localstack"
+	"github.com/update-status/apiserver/pkg/simulator"
+	"github.com/update-status/apiserver/pkg/view"
+)
+
+const (
+	// alertsInterval is the server's --alerts-interval in this test.
+	alertsInterval = 2 * time.Second
+	// alertsKeep is the server's --alerts-keep: with Prometheus stopped, the
+	// last alerts stay this long, then their insights go.
+	alertsKeep = 4 * time.Second
+	// alertsFoldDelay bounds the time from a read of the alerts to the served
+	// UpdateStatus: the view's fold delay, plus slack for the read itself,
+	// the recomputation and this test's 250ms polling on a loaded machine.
+	alertsFoldDelay = view.MaxFoldDelay + 2*time.Second
+	// alertsInformer is the informer of alert insights (docs/insights.md#alerts).
+	alertsInformer = "alerts"
+)
+
+// The alerts of artifacts/local/prometheus/rules.yaml this test follows,
+// by their summary annotation, which the insight's summary carries.
+var (
+	pdbAtLimitSummary = "The pod disruption budget is preventing further disruption to pods."
+	nodeNotReadySum   = "Node is not ready."
+	// Never insights: an info alert and an alert that stays pending.
+	neverShownSummaries = map[string]string{
+		"NodeCordoned":        "Node is cordoned.",
+		"NodeCordonedForLong": "Node has been cordoned for a long time.",
+	}
+)
+
+// TestAlertInsights runs a real Prometheus over the metrics of a simulated
+// cluster, on a control plane of its own, with the server reading its
+// /api/v1/alerts every alertsInterval. During the update a
+// PodDisruptionBudget holds a worker's drain: PodDisruptionBudgetAtLimit
+// fires in Prometheus and must appear as a health insight (informer
+// "alerts" under the control plane, in UpdateStatus and as a HealthInsight)
+// within one poll plus the fold delay; a NotReady master adds KubeNodeNotReady,
+// an alert that started during the update. The info alert NodeCordoned
+// fires and NodeCordonedForLong stays pending: neither may ever appear. With
+// Prometheus stopped the server keeps serving and its Available condition
+// says alerts are unavailable; restarted, the alert insights come back. When
+// the update goes on the alerts resolve and their insights disappear.
+func TestAlertInsights(t *testing.T) {
+	if _, err := localstack.PrometheusBinary(); err != nil {
+		t.Fatalf("%v", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
+	defer cancel()
+	cpA, err := localstack.Start(ctx, localstack.Options{Dir: filepath.Join(t.TempDir(), "alerts")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cpA.Stop)
+
+	clk := clocktesting.NewFakeClock(time.Now())
+	sink, err := simulator.NewAPISink(cpA.RESTConfig(&cpA.Users.Admin), simulator.APISinkOptions{QPS: -1, Workers: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := simulator.New(simulator.Options{Nodes: 6, Seed: 11, Sink: sink, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.Create(ctx); err != nil {
+		t.Fatal(err)
+	}
+	metricsSrv := httptest.NewServer(sim.MetricsHandler())
+	t.Cleanup(metricsSrv.Close)
+	prom, err := cpA.StartPrometheus(ctx, strings.TrimPrefix(metricsSrv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	serverOpts := localstack.ServerOptions{AlertsURL: prom.AlertsURL(), AlertsInterval: alertsInterval, AlertsKeep: alertsKeep}
+	if err := cpA.StartServerWith(ctx, serverOpts); err != nil {
+		t.Fatalf("start the server: %v\n%s", err, cpA.Logs(40))
+	}
+	client, err := versioned.NewForConfig(cpA.RESTConfig(&cpA.Users.Admin))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if err := sim.StartUpdate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	drain, err := sim.BlockDrain(ctx, "worker", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.RunVirtual(ctx, clk, 0); !errors.Is(err, simulator.ErrStalled) {
+		t.Fatalf("RunVirtual = %v, want ErrStalled on the blocked drain", err)
+	}
+
+	// Watch everything served for the alerts that must never show.
+	var (
+		mu        sync.Mutex
+		neverSeen []string
+	)
+	stopWatch := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		for {
+			us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
+			his, err2 := client.UpdateV1alpha1().HealthInsights().List(ctx, metav1.ListOptions{})
+			mu.Lock()
+			if err == nil {
+				for _, h := range alertInsights(us) {
+					for name, summary := range neverShownSummaries {
+						if strings.Contains(h.Impact.Summary, summary) {
+							neverSeen = append(neverSeen, name+" in UpdateStatus")
+						}
+					}
+				}
+			}
+			if err2 == nil {
+				for _, h := range his.Items {
+					for name, summary := range neverShownSummaries {
+						if strings.Contains(h.Status.Impact.Summary, summary) {
+							neverSeen = append(neverSeen, name+" as HealthInsight "+h.Name)
+						}
+					}
+				}
+			}
+			mu.Unlock()
+			select {
+			case <-stopWatch:
+				return
+			case <-time.After(250 * time.Millisecond):
+			}
+		}
+	}()
+
+	pdb := map[string]string{"namespace": "openshift-ingress", "poddisruptionbudget": "router-default"}
+	bound := alertsInterval + alertsFoldDelay
+
+	// PodDisruptionBudgetAtLimit: firing in Prometheus, then an insight.
+	firedAt := waitPrometheus(ctx, t, prom, "PodDisruptionBudgetAtLimit firing", func(a []localstack.Alert) bool {
+		return alertState(a, "PodDisruptionBudgetAtLimit", pdb) == "firing" && alertState(a, "NodeCordoned", nil) == "firing"
+	})
+	if a, _ := prom.Alerts(ctx); alertState(a, "NodeCordonedForLong", nil) != "pending" {
+		t.Errorf("NodeCordonedForLong is not pending: %+v", a)
+	}
+	h := waitInsight(ctx, t, client, pdbAtLimitSummary, true, firedAt, bound)
+	if !strings.HasPrefix(h.Impact.Description, "Alert known to affect updates started firing during the update.") ||
+		!strings.Contains(h.Impact.Description, "The number of current healthy pods is equal to the desired healthy pods.") {
+		t.Errorf("PodDisruptionBudgetAtLimit insight description: %q", h.Impact.Description)
+	}
+	if h.Impact.Level != v1alpha1.WarningImpactLevel {
+		t.Errorf("PodDisruptionBudgetAtLimit insight level %q, want Warning", h.Impact.Level)
+	}
+	waitHealthInsightObject(ctx, t, client, pdbAtLimitSummary, true, bound)
+
+	// KubeNodeNotReady: started during the update.
+	notReady, err := sim.MakeNodeNotReady(ctx, "master", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	firedAt = waitPrometheus(ctx, t, prom, "KubeNodeNotReady firing", func(a []localstack.Alert) bool {
+		return alertState(a, "KubeNodeNotReady", nil) == "firing"
+	})
+	h = waitInsight(ctx, t, client, nodeNotReadySum, true, firedAt, bound)
+	if !strings.HasPrefix(h.Impact.Description, "Alert started firing during the update.") {
+		t.Errorf("KubeNodeNotReady insight description: %q", h.Impact.Description)
+	}
+
+	// Prometheus stopped: the server keeps serving and says why alerts are
+	// missing; restarted: the alert insights come back.
+	prom.Stop()
+	if _, err := prom.Alerts(ctx); err == nil {
+		t.Fatal("a stopped Prometheus answers")
+	}
+	stoppedAt := time.Now()
+	deadline := stoppedAt.Add(3*alertsInterval + alertsFoldDelay + 10*time.Second)
+	var cond *metav1.Condition
+	for ; time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("GET with Prometheus stopped: %v", err)
+		}
+		if cvInsight(us) == nil {
+			t.Fatalf("no ClusterVersion insight with Prometheus stopped:\n%s", dump(us))
+		}
+		if cond = meta.FindStatusCondition(us.Status.Conditions, "Available"); cond != nil && strings.Contains(cond.Message, "Alerts are unavailable") {
+			break
+		}
+	}
+	if cond == nil || !strings.Contains(cond.Message, "Alerts are unavailable") {
+		t.Fatalf("Available condition does not mention alerts %v after Prometheus stopped: %+v", time.Since(stoppedAt), cond)
+	}
+	t.Logf("Prometheus stopped: Available=%s %s: %s", cond.Status, cond.Reason, cond.Message)
+	// After --alerts-keep the last alerts are dropped, not shown as
+	// current; everything else is still served.
+	waitInsight(ctx, t, client, pdbAtLimitSummary, false, stoppedAt, alertsKeep+3*alertsInterval+alertsFoldDelay)
+	us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
+	if err != nil || cvInsight(us) == nil {
+		t.Fatalf("not serving after the alerts were dropped: %v", err)
+	}
+	if err := prom.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	firedAt = waitPrometheus(ctx, t, prom, "alerts firing after the restart", func(a []localstack.Alert) bool {
+		return alertState(a, "PodDisruptionBudgetAtLimit", pdb) == "firing" && alertState(a, "KubeNodeNotReady", nil) == "firing"
+	})
+	// After failed reads the server backs off up to five intervals.
+	waitInsight(ctx, t, client, pdbAtLimitSummary, true, firedAt, 5*alertsInterval+alertsFoldDelay)
+	waitInsight(ctx, t, client, nodeNotReadySum, true, firedAt, 5*alertsInterval+alertsFoldDelay)
+
+	// The update goes on: the alerts resolve, their insights go.
+	for _, id := range []simulator.FaultID{notReady, drain} {
+		if err := sim.Clear(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sim.RunVirtual(ctx, clk, 0); err != nil {
+		t.Fatalf("RunVirtual after clearing the faults: %v", err)
+	}
+	resolvedAt := waitPrometheus(ctx, t, prom, "every alert resolved", func(a []localstack.Alert) bool { return len(a) == 0 })
+	waitInsight(ctx, t, client, pdbAtLimitSummary, false, resolvedAt, bound)
+	waitInsight(ctx, t, client, nodeNotReadySum, false, resolvedAt, bound)
+	waitHealthInsightObject(ctx, t, client, pdbAtLimitSummary, false, bound)
+
+	close(stopWatch)
+	<-watched
+	mu.Lock()
+	defer mu.Unlock()
+	if len(neverSeen) > 0 {
+		t.Errorf("alerts that must never show were served: %v", neverSeen)
+	}
+}
+
+func alertState(alerts []localstack.Alert, name string, labels map[string]string) string {
+	if a := localstack.FindAlert(alerts, name, labels); a != nil {
+		return a.State
+	}
+	return ""
+}
+
+// waitPrometheus polls Prometheus's alerts until cond holds (up to 30s) and
+// returns when it first did.
+func waitPrometheus(ctx context.Context, t *testing.T, prom *localstack.Prometheus, what string, cond func([]localstack.Alert) bool) time.Time {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var alerts []localstack.Alert
+	for time.Now().Before(deadline) {
+		var err error
+		if alerts, err = prom.Alerts(ctx); err == nil && cond(alerts) {
+			return time.Now()
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("Prometheus: %s: not within 30s; alerts: %+v", what, alerts)
+	return time.Time{}
+}
+
+// alertInsights returns the health insights of the control plane's "alerts"
+// informer.
+func alertInsights(us *v1alpha1.UpdateStatus) []*v1alpha1.HealthStatusInsight {
+	if us == nil || us.Status.ControlPlane == nil {
+		return nil
+	}
+	var out []*v1alpha1.HealthStatusInsight
+	for _, inf := range us.Status.ControlPlane.Informers {
+		if inf.Name != alertsInformer {
+			continue
+		}
+		for _, in := range inf.Insights {
+			if in.Insight.HealthInsight != nil {
+				out = append(out, in.Insight.HealthInsight)
+			}
+		}
+	}
+	return out
+}
+
+func findAlertInsight(us *v1alpha1.UpdateStatus, summary string) *v1alpha1.HealthStatusInsight {
+	for _, h := range alertInsights(us) {
+		if h.Impact.Summary == "Alert is firing: "+summary {
+			return h
+		}
+	}
+	return nil
+}
+
+// waitInsight waits until the UpdateStatus has (present) or lacks the alert
+// insight of summary, and fails when that took more than bound after since.
+func waitInsight(ctx context.Context, t *testing.T, client versioned.Interface, summary string, present bool, since time.Time, bound time.Duration) *v1alpha1.HealthStatusInsight {
+	t.Helper()
+	deadline := since.Add(bound + 20*time.Second)
+	var us *v1alpha1.UpdateStatus
+	for time.Now().Before(deadline) {
+		var err error
+		if us, err = client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{}); err == nil {
+			h := findAlertInsight(us, summary)
+			if (h != nil) == present {
+				if took := time.Since(since); took > bound {
+					t.Errorf("alert insight %q present=%v after %v, want within %v", summary, present, took.Round(time.Millisecond), bound)
+				}
+				return h
+			}
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Fatalf("alert insight %q present=%v: not within %v; served:\n%s", summary, present, bound+20*time.Second, dump(us))
+	return nil
+}
+
+// waitHealthInsightObject waits until a HealthInsight of informer "alerts"
+// with the summary exists (present) or not.
+func waitHealthInsightObject(ctx context.Context, t *testing.T, client versioned.Interface, summary string, present bool, bound time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(bound + 10*time.Second)
+	var last string
+	for time.Now().Before(deadline) {
+		list, err := client.UpdateV1alpha1().HealthInsights().List(ctx, metav1.ListOptions{LabelSelector: "update.openshift.io/informer=" + alertsInformer})
+		if err == nil {
+			found := false
+			last = ""
+			for _, h := range list.Items {
+				last += fmt.Sprintf("%s: %s\n", h.Name, h.Status.Impact.Summary)
+				if h.Status.Impact.Summary == "Alert is firing: "+summary {
+					found = true
+				}
+			}
+			if found == present {
+				return
+			}
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Fatalf("HealthInsight %q present=%v: not within %v; informer %q has:\n%s", summary, present, bound+10*time.Second, alertsInformer, last)
+}

@@ -377,9 +377,18 @@ func TestInsightResourcesHaveNoCap(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
+	// The served state includes the update that was started.
+	var us *v1alpha1.UpdateStatus
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		us, err = client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
+		if err == nil {
+			if cv := cvInsight(us); cv != nil && cv.Versions.Target.Version == simulator.DefaultToVersion {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("UpdateStatus does not show the update to %s after 60s (last error %v)", simulator.DefaultToVersion, err)
+		}
 	}
 	inPool := 0
 	for _, p := range us.Status.WorkerPools {

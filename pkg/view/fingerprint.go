@@ -141,9 +141,6 @@ func (f *fingerprinter) encode(v any) {
 func (f *fingerprinter) insight(uid string, acquired time.Time, typ update.InsightType, cv *update.ClusterVersionStatusInsight,
 	co *update.ClusterOperatorStatusInsight, mcp *update.MachineConfigPoolStatusInsight, node *update.NodeStatusInsight,
 	health *update.HealthStatusInsight) {
-	f.buf = appendField(f.buf, uid)
-	f.buf = binary.BigEndian.AppendUint64(f.buf, uint64(acquired.Unix()))
-	f.buf = appendField(f.buf, string(typ))
 	var p unsafe.Pointer
 	var v any
 	switch {
@@ -158,16 +155,21 @@ func (f *fingerprinter) insight(uid string, acquired time.Time, typ update.Insig
 	case health != nil:
 		p, v = unsafe.Pointer(health), health
 	default:
-		f.buf = append(f.buf, 'n')
+		f.buf = appendField(append(f.buf, 'n'), uid)
 		return
 	}
 	if f.known != nil {
 		if sum, ok := f.known(p); ok {
+			// The insight's object fingerprint covers its uid, acquiredAt
+			// and type too (the same insight, served as an object).
 			f.buf = append(f.buf, 'k')
 			f.buf = binary.BigEndian.AppendUint64(f.buf, sum)
 			return
 		}
 	}
+	f.buf = appendField(f.buf, uid)
+	f.buf = binary.BigEndian.AppendUint64(f.buf, uint64(acquired.Unix()))
+	f.buf = appendField(f.buf, string(typ))
 	b, err := json.Marshal(v)
 	if err != nil && f.err == nil {
 		f.err = err

@@ -96,20 +96,32 @@ func content(in *insights.Insight) unsafe.Pointer {
 }
 
 // insightLabels returns the labels of the object of in. A value a label
-// cannot hold (a pool name of 64 characters) leaves its label out.
-func insightLabels(in *insights.Insight) map[string]string {
+// cannot hold (a pool name of 64 characters) leaves its label out. Objects
+// with the same labels share one map (labels), which nothing modifies: the
+// map is most of an object's own memory.
+func insightLabels(in *insights.Insight, shared map[labelKey]map[string]string) map[string]string {
+	key := labelKey{scope: string(in.Scope), pool: in.Pool, informer: in.Informer, level: string(levelOf(in))}
+	if l, ok := shared[key]; ok {
+		return l
+	}
 	l := make(map[string]string, 4)
 	set := func(key, value string) {
 		if value != "" && len(utilvalidation.IsValidLabelValue(value)) == 0 {
 			l[key] = value
 		}
 	}
-	set(v1alpha1.LabelScope, string(in.Scope))
-	set(v1alpha1.LabelPool, in.Pool)
-	set(v1alpha1.LabelInformer, in.Informer)
-	set(v1alpha1.LabelImpactLevel, string(levelOf(in)))
+	set(v1alpha1.LabelScope, key.scope)
+	set(v1alpha1.LabelPool, key.pool)
+	set(v1alpha1.LabelInformer, key.informer)
+	set(v1alpha1.LabelImpactLevel, key.level)
+	if shared != nil {
+		shared[key] = l
+	}
 	return l
 }
+
+// labelKey is what an object's labels are made of.
+type labelKey struct{ scope, pool, informer, level string }
 
 // insightMeta returns the metadata of the object named name of kind k, which
 // every replica derives alike from the UpdateStatus metadata base (see
@@ -161,6 +173,7 @@ func newInsightObject(k InsightKind, meta metav1.ObjectMeta, in *insights.Insigh
 func Objects(res *insights.Result, meta metav1.ObjectMeta) [NumInsightKinds][]runtime.Object {
 	var out [NumInsightKinds][]runtime.Object
 	seen := make(map[objectKey]bool, len(res.Insights))
+	labels := map[labelKey]map[string]string{}
 	for _, in := range res.Insights {
 		k, name := kindOf(in)
 		key := objectKey{k, name}
@@ -168,7 +181,7 @@ func Objects(res *insights.Result, meta metav1.ObjectMeta) [NumInsightKinds][]ru
 			continue
 		}
 		seen[key] = true
-		out[k] = append(out[k], newInsightObject(k, insightMeta(&meta, k, name, insightLabels(in)), in))
+		out[k] = append(out[k], newInsightObject(k, insightMeta(&meta, k, name, insightLabels(in, labels)), in))
 	}
 	for k := range out {
 		sort.Slice(out[k], func(i, j int) bool { return nameOf(out[k][i]) < nameOf(out[k][j]) })
@@ -190,7 +203,8 @@ type objectEntry struct {
 	kind InsightKind
 	// ptr is the engine's insight the object was built from.
 	ptr unsafe.Pointer
-	in  insights.Insight
+	// in is the engine's insight, never modified.
+	in  *insights.Insight
 	obj runtime.Object
 	// sum fingerprints the object's content, resourceVersion aside.
 	sum uint64
@@ -211,6 +225,9 @@ type insightSet struct {
 	// sums are the entries' fingerprints by engine pointer, for the
 	// UpdateStatus fingerprint.
 	sums map[unsafe.Pointer]uint64
+	// labels are the label maps of the objects, shared by objects with the
+	// same labels.
+	labels map[labelKey]map[string]string
 	// lastList is the insight list of the last good computation.
 	lastList []*insights.Insight
 	// prevList is the list of the last update and prevEntries the entry
@@ -247,6 +264,10 @@ type pendingChange struct {
 // changes. The objects of changed entries get their resourceVersion from
 // commit. all reports every object as changed (the first synced revision).
 func (s *insightSet) update(list []*insights.Insight, meta *metav1.ObjectMeta, metaChanged, all bool) ([]pendingChange, error) {
+	if s.labels == nil || len(s.labels) > 1024 {
+		// A bound, should pools come and go.
+		s.labels = map[labelKey]map[string]string{}
+	}
 	if s.entries == nil {
 		s.entries = make(map[objectKey]*objectEntry, len(list))
 		s.sums = make(map[unsafe.Pointer]uint64, len(list))
@@ -260,8 +281,20 @@ func (s *insightSet) update(list []*insights.Insight, meta *metav1.ObjectMeta, m
 	entries := s.spare[:0]
 	seen := 0
 	for i, in := range list {
+		if !metaChanged && i < len(prev) && prev[i] == in {
+			// The very insight of the last list: nothing to compare.
+			if ent := prevEntries[i]; ent != nil && ent.seen != s.gen {
+				ent.seen = s.gen
+				seen++
+				entries = append(entries, ent)
+				if all {
+					changes = append(changes, pendingChange{kind: ent.kind, ent: ent})
+				}
+				continue
+			}
+		}
 		p := content(in)
-		if !metaChanged && i < len(prev) && (prev[i] == in || (p != nil && content(prev[i]) == p && sameEnvelope(prev[i], in))) {
+		if !metaChanged && i < len(prev) && p != nil && content(prev[i]) == p && sameEnvelope(prev[i], in) {
 			if ent := prevEntries[i]; ent != nil && ent.seen != s.gen {
 				ent.seen = s.gen
 				seen++
@@ -284,7 +317,7 @@ func (s *insightSet) update(list []*insights.Insight, meta *metav1.ObjectMeta, m
 			continue // the first of two insights with one name wins
 		}
 		seen++
-		if ent != nil && !metaChanged && ent.ptr == p && sameEnvelope(&ent.in, in) {
+		if ent != nil && !metaChanged && ent.ptr == p && sameEnvelope(ent.in, in) {
 			ent.seen = s.gen
 			entries = append(entries, ent)
 			if all {
@@ -292,7 +325,7 @@ func (s *insightSet) update(list []*insights.Insight, meta *metav1.ObjectMeta, m
 			}
 			continue
 		}
-		obj := newInsightObject(k, insightMeta(meta, k, name, insightLabels(in)), in)
+		obj := newInsightObject(k, insightMeta(meta, k, name, insightLabels(in, s.labels)), in)
 		sum, err := objectSum(k, obj)
 		if err != nil {
 			return nil, err
@@ -305,14 +338,14 @@ func (s *insightSet) update(list []*insights.Insight, meta *metav1.ObjectMeta, m
 			if ent.sum == sum && !all {
 				// Same content from a new computation: keep the served object.
 				s.setPointer(ent, p, sum)
-				ent.ptr, ent.in, ent.seen = p, *in, s.gen
+				ent.ptr, ent.in, ent.seen = p, in, s.gen
 				s.sum += sum
 				entries = append(entries, ent)
 				continue
 			}
 		}
 		s.setPointer(ent, p, sum)
-		*ent = objectEntry{kind: k, ptr: p, in: *in, obj: obj, sum: sum, seen: s.gen}
+		*ent = objectEntry{kind: k, ptr: p, in: in, obj: obj, sum: sum, seen: s.gen}
 		s.sum += sum
 		entries = append(entries, ent)
 		changes = append(changes, pendingChange{kind: k, ent: ent})

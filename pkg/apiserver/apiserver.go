@@ -27,6 +27,7 @@ import (
 	"github.com/update-status/apiserver/pkg/registry/insightobjects"
 	"github.com/update-status/apiserver/pkg/registry/updatestatus"
 	"github.com/update-status/apiserver/pkg/registry/virtualstore"
+	"github.com/update-status/apiserver/pkg/sources"
 	"github.com/update-status/apiserver/pkg/view"
 )
 
@@ -241,6 +242,9 @@ func registerMetrics() {
 		}
 		if err := legacyregistry.Register(stalledWatchersClosed); err != nil {
 			klog.ErrorS(err, "Cannot register the stalled-watch metric")
+		}
+		if err := sources.RegisterMetrics(legacyregistry.Register); err != nil {
+			klog.ErrorS(err, "Cannot register the source metrics")
 		}
 	})
 }

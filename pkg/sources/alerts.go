@@ -257,6 +257,12 @@ func (a *Alerts) poll(ctx context.Context) (ok, changed bool) {
 	}
 	failure := a.failure
 	a.mu.Unlock()
+	if err == nil {
+		alertReads.WithLabelValues("success").Inc()
+		alertsLastSuccess.Set(float64(now.Unix()))
+	} else {
+		alertReads.WithLabelValues("failure").Inc()
+	}
 	switch {
 	case err != nil && failure != wasFailure:
 		klog.InfoS("Cannot read the alerts", "err", failure)

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/testutil"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/internal/fixtures"
@@ -552,5 +554,42 @@ func TestSnapshotAlerts(t *testing.T) {
 	f.opts.Alerts.poll(context.Background())
 	if snap := f.Snapshot(); snap.AlertsUnavailable != "" || len(snap.Inputs.Alerts) != 1 {
 		t.Errorf("after a read: %q %v", snap.AlertsUnavailable, snap.Inputs.Alerts)
+	}
+}
+
+func TestAlertsMetrics(t *testing.T) {
+	// Metrics count once registered, as the server registers them.
+	if err := RegisterMetrics(metrics.NewKubeRegistry().Register); err != nil {
+		t.Fatal(err)
+	}
+	e := newEndpoint(t, false)
+	clk := clocktesting.NewFakeClock(activeAt)
+	a := newTestAlerts(t, testAlertsOptions(e.url(), clk))
+	value := func(result string) float64 {
+		v, err := testutil.GetCounterMetricValue(alertReads.WithLabelValues(result))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	ok0, failed0 := value("success"), value("failure")
+	e.set(serve(200, answer()))
+	a.poll(context.Background())
+	clk.Step(time.Minute)
+	e.set(serve(403, "forbidden"))
+	a.poll(context.Background())
+	a.poll(context.Background())
+	if got := value("success") - ok0; got != 1 {
+		t.Errorf("%v successful reads counted, want 1", got)
+	}
+	if got := value("failure") - failed0; got != 2 {
+		t.Errorf("%v failed reads counted, want 2", got)
+	}
+	last, err := testutil.GetGaugeMetricValue(alertsLastSuccess)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := float64(activeAt.Unix()); last != want {
+		t.Errorf("last success at %v, want %v (the time of the one successful read)", last, want)
 	}
 }

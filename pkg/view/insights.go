@@ -129,7 +129,7 @@ type labelKey struct{ scope, pool, informer, level string }
 func insightMeta(base *metav1.ObjectMeta, k InsightKind, name string, labels map[string]string) metav1.ObjectMeta {
 	m := metav1.ObjectMeta{Name: name, Labels: labels, CreationTimestamp: base.CreationTimestamp}
 	if base.UID != "" {
-		m.UID = types.UID(uuid.NewSHA1(uuid.UUID(uuidOf(base.UID)), []byte(k.Kind()+"/"+name)).String())
+		m.UID = types.UID(uuid.NewSHA1(uuidOf(base.UID), []byte(k.Kind()+"/"+name)).String())
 	}
 	return m
 }
@@ -201,9 +201,8 @@ type objectKey struct {
 // objectEntry is the view's memory of one served insight object.
 type objectEntry struct {
 	kind InsightKind
-	// ptr is the engine's insight the object was built from.
-	ptr unsafe.Pointer
-	// in is the engine's insight, never modified.
+	// in is the engine's insight the object was built from, never
+	// modified; content(in) is its key in insightSet.sums.
 	in  *insights.Insight
 	obj runtime.Object
 	// sum fingerprints the object's content, resourceVersion aside.
@@ -243,10 +242,12 @@ func (s *insightSet) known(p unsafe.Pointer) (uint64, bool) {
 	return sum, ok
 }
 
-// setPointer records that ent now stands for the engine's insight p.
+// setPointer records that ent now stands for the engine's insight fields p.
 func (s *insightSet) setPointer(ent *objectEntry, p unsafe.Pointer, sum uint64) {
-	if ent.ptr != nil && ent.ptr != p {
-		delete(s.sums, ent.ptr)
+	if ent.in != nil {
+		if old := content(ent.in); old != p {
+			delete(s.sums, old)
+		}
 	}
 	s.sums[p] = sum
 }
@@ -281,8 +282,9 @@ func (s *insightSet) update(list []*insights.Insight, meta *metav1.ObjectMeta, m
 	entries := s.spare[:0]
 	seen := 0
 	for i, in := range list {
-		if !metaChanged && i < len(prev) && prev[i] == in {
-			// The very insight of the last list: nothing to compare.
+		// The very insight of the last list, or one with the same content
+		// and envelope: its entry stands as it is.
+		if !metaChanged && i < len(prev) && (prev[i] == in || sameInsight(prev[i], in)) {
 			if ent := prevEntries[i]; ent != nil && ent.seen != s.gen {
 				ent.seen = s.gen
 				seen++
@@ -294,17 +296,6 @@ func (s *insightSet) update(list []*insights.Insight, meta *metav1.ObjectMeta, m
 			}
 		}
 		p := content(in)
-		if !metaChanged && i < len(prev) && p != nil && content(prev[i]) == p && sameEnvelope(prev[i], in) {
-			if ent := prevEntries[i]; ent != nil && ent.seen != s.gen {
-				ent.seen = s.gen
-				seen++
-				entries = append(entries, ent)
-				if all {
-					changes = append(changes, pendingChange{kind: kindOfEntry(ent), ent: ent})
-				}
-				continue
-			}
-		}
 		k, name := kindOf(in)
 		if k == NumInsightKinds || name == "" {
 			entries = append(entries, nil)
@@ -317,7 +308,7 @@ func (s *insightSet) update(list []*insights.Insight, meta *metav1.ObjectMeta, m
 			continue // the first of two insights with one name wins
 		}
 		seen++
-		if ent != nil && !metaChanged && ent.ptr == p && sameEnvelope(ent.in, in) {
+		if ent != nil && !metaChanged && sameInsight(ent.in, in) {
 			ent.seen = s.gen
 			entries = append(entries, ent)
 			if all {
@@ -338,14 +329,14 @@ func (s *insightSet) update(list []*insights.Insight, meta *metav1.ObjectMeta, m
 			if ent.sum == sum && !all {
 				// Same content from a new computation: keep the served object.
 				s.setPointer(ent, p, sum)
-				ent.ptr, ent.in, ent.seen = p, in, s.gen
+				ent.in, ent.seen = in, s.gen
 				s.sum += sum
 				entries = append(entries, ent)
 				continue
 			}
 		}
 		s.setPointer(ent, p, sum)
-		*ent = objectEntry{kind: k, ptr: p, in: in, obj: obj, sum: sum, seen: s.gen}
+		*ent = objectEntry{kind: k, in: in, obj: obj, sum: sum, seen: s.gen}
 		s.sum += sum
 		entries = append(entries, ent)
 		changes = append(changes, pendingChange{kind: k, ent: ent})
@@ -354,7 +345,7 @@ func (s *insightSet) update(list []*insights.Insight, meta *metav1.ObjectMeta, m
 		for key, ent := range s.entries {
 			if ent.seen != s.gen {
 				delete(s.entries, key)
-				delete(s.sums, ent.ptr)
+				delete(s.sums, content(ent.in))
 				s.sum -= ent.sum
 				changes = append(changes, pendingChange{kind: key.kind, gone: key.name})
 			}
@@ -363,8 +354,6 @@ func (s *insightSet) update(list []*insights.Insight, meta *metav1.ObjectMeta, m
 	s.prevList, s.prevEntries, s.spare = list, entries, prevEntries
 	return changes, nil
 }
-
-func kindOfEntry(ent *objectEntry) InsightKind { return ent.kind }
 
 // commit gives the changed objects the resourceVersion rv and returns the
 // changes by kind.
@@ -415,10 +404,11 @@ func shallowCopy(obj runtime.Object) runtime.Object {
 	return obj.DeepCopyObject()
 }
 
-// sameEnvelope reports whether a and b give their objects the same uid,
-// acquiredAt and labels.
-func sameEnvelope(a, b *insights.Insight) bool {
-	return a.UID == b.UID && a.AcquiredAt.Equal(&b.AcquiredAt) && a.Scope == b.Scope && a.Pool == b.Pool &&
+// sameInsight reports whether a and b give their objects the same content:
+// the same engine fields (pointer), uid, acquiredAt and labels.
+func sameInsight(a, b *insights.Insight) bool {
+	p := content(a)
+	return p != nil && p == content(b) && a.UID == b.UID && a.AcquiredAt.Equal(&b.AcquiredAt) && a.Scope == b.Scope && a.Pool == b.Pool &&
 		a.Informer == b.Informer && levelOf(a) == levelOf(b)
 }
 

@@ -43,8 +43,8 @@ func (s *served) apply(t *testing.T, rev *view.Revision) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := rev.Object.ResourceVersion; rev.Object.ResourceVersion != "" && m.GetResourceVersion() != formatRV(rev.ResourceVersion) {
-				t.Errorf("%s %s changed in revision %d carries resourceVersion %s (UpdateStatus %s)", view.InsightKind(k).Kind(), m.GetName(), rev.ResourceVersion, m.GetResourceVersion(), want)
+			if m.GetResourceVersion() != formatRV(rev.ResourceVersion) {
+				t.Errorf("%s %s changed in revision %d carries resourceVersion %s", view.InsightKind(k).Kind(), m.GetName(), rev.ResourceVersion, m.GetResourceVersion())
 			}
 			s.objects[k][m.GetName()] = obj
 		}

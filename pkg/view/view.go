@@ -26,7 +26,9 @@ const (
 
 // Revision is one published state of the UpdateStatus. It is immutable.
 type Revision struct {
-	// ResourceVersion is the parsed metadata.resourceVersion of Object.
+	// ResourceVersion is the revision: the resourceVersion every resource
+	// serves its lists at. Objects carry the revision in which they last
+	// changed, this one or an earlier one.
 	ResourceVersion uint64
 	// Object is the served UpdateStatus. Its resourceVersion is the revision
 	// in which its content last changed. Never modify it.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/google/uuid"
@@ -47,6 +48,26 @@ func (k InsightKind) Kind() string {
 		return "NodeProgressInsight"
 	case HealthInsights:
 		return "HealthInsight"
+	}
+	return ""
+}
+
+// Resource returns the kind's plural resource name, e.g. nodeprogressinsights.
+func (k InsightKind) Resource() string { return strings.ToLower(k.Kind()) + "s" }
+
+// ShortName returns the kind's kubectl short name, e.g. npi.
+func (k InsightKind) ShortName() string {
+	switch k {
+	case ClusterVersionInsights:
+		return "cvpi"
+	case ClusterOperatorInsights:
+		return "copi"
+	case MachineConfigPoolInsights:
+		return "mcppi"
+	case NodeInsights:
+		return "npi"
+	case HealthInsights:
+		return "hi"
 	}
 	return ""
 }

@@ -26,14 +26,12 @@ var scheme = func() *runtime.Scheme {
 // updateStatusKind stands for UpdateStatus among the per-insight kinds.
 const updateStatusKind = view.NumInsightKinds
 
-// shortNames are the kubectl short names of the kinds.
-var shortNames = map[view.InsightKind]string{
-	updateStatusKind:               "us",
-	view.ClusterVersionInsights:    "cvpi",
-	view.ClusterOperatorInsights:   "copi",
-	view.MachineConfigPoolInsights: "mcppi",
-	view.NodeInsights:              "npi",
-	view.HealthInsights:            "hi",
+// shortName returns the kubectl short name of kind k.
+func shortName(k view.InsightKind) string {
+	if k == updateStatusKind {
+		return "us"
+	}
+	return k.ShortName()
 }
 
 func kindName(k view.InsightKind) string {
@@ -49,12 +47,12 @@ func parseKind(s string) (view.InsightKind, error) {
 	names := []string{kindName(updateStatusKind)}
 	for k := view.InsightKind(0); k <= updateStatusKind; k++ {
 		kind := strings.ToLower(kindName(k))
-		resource := kind + "s"
-		if k == updateStatusKind {
-			resource = "updatestatuses"
+		resource := "updatestatuses"
+		if k != updateStatusKind {
+			resource = k.Resource()
 		}
 		switch strings.ToLower(s) {
-		case kind, resource, shortNames[k]:
+		case kind, resource, shortName(k):
 			return k, nil
 		}
 		if k != updateStatusKind {

@@ -12,6 +12,7 @@ package insightobjects
 
 import (
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/clock"
@@ -41,35 +42,40 @@ type kind struct {
 // kinds are indexed by view.InsightKind.
 var kinds = [view.NumInsightKinds]kind{
 	view.ClusterVersionInsights: {
-		Names:   Names{Resource: "clusterversionprogressinsights", Singular: "clusterversionprogressinsight", ShortNames: []string{"cvpi"}},
+		Names:   namesOf(view.ClusterVersionInsights),
 		new:     func() runtime.Object { return &update.ClusterVersionProgressInsight{} },
 		newList: func() runtime.Object { return &update.ClusterVersionProgressInsightList{} },
 		table:   clusterVersionTable,
 	},
 	view.ClusterOperatorInsights: {
-		Names:   Names{Resource: "clusteroperatorprogressinsights", Singular: "clusteroperatorprogressinsight", ShortNames: []string{"copi"}},
+		Names:   namesOf(view.ClusterOperatorInsights),
 		new:     func() runtime.Object { return &update.ClusterOperatorProgressInsight{} },
 		newList: func() runtime.Object { return &update.ClusterOperatorProgressInsightList{} },
 		table:   clusterOperatorTable,
 	},
 	view.MachineConfigPoolInsights: {
-		Names:   Names{Resource: "machineconfigpoolprogressinsights", Singular: "machineconfigpoolprogressinsight", ShortNames: []string{"mcppi"}},
+		Names:   namesOf(view.MachineConfigPoolInsights),
 		new:     func() runtime.Object { return &update.MachineConfigPoolProgressInsight{} },
 		newList: func() runtime.Object { return &update.MachineConfigPoolProgressInsightList{} },
 		table:   poolTable,
 	},
 	view.NodeInsights: {
-		Names:   Names{Resource: "nodeprogressinsights", Singular: "nodeprogressinsight", ShortNames: []string{"npi"}},
+		Names:   namesOf(view.NodeInsights),
 		new:     func() runtime.Object { return &update.NodeProgressInsight{} },
 		newList: func() runtime.Object { return &update.NodeProgressInsightList{} },
 		table:   nodeTable,
 	},
 	view.HealthInsights: {
-		Names:   Names{Resource: "healthinsights", Singular: "healthinsight", ShortNames: []string{"hi"}},
+		Names:   namesOf(view.HealthInsights),
 		new:     func() runtime.Object { return &update.HealthInsight{} },
 		newList: func() runtime.Object { return &update.HealthInsightList{} },
 		table:   healthTable,
 	},
+}
+
+// namesOf derives the names of kind k's resource from the kind.
+func namesOf(k view.InsightKind) Names {
+	return Names{Resource: k.Resource(), Singular: strings.ToLower(k.Kind()), ShortNames: []string{k.ShortName()}}
 }
 
 // NamesOf returns the names of kind k's resource.

@@ -24,6 +24,7 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/monitoring"
 	"github.com/update-status/apiserver/pkg/registry/insightobjects"
 	"github.com/update-status/apiserver/pkg/registry/updatestatus"
 	"github.com/update-status/apiserver/pkg/registry/virtualstore"
@@ -163,6 +164,15 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 	if c.getCache != nil {
 		c.getCache.revision = store.Current
 	}
+	// The update metrics follow the served revision. /metrics is the
+	// process's: with several servers in one process (tests), the last one
+	// created reports.
+	updateMetrics.SetSource(func() *update.UpdateStatus {
+		if r := v.Current(); r != nil && r.Synced {
+			return r.Object
+		}
+		return nil
+	})
 
 	codec := Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion)
 	main, status, err := updatestatus.NewREST(store, Scheme, codec, extra.Clock)
@@ -231,7 +241,11 @@ func check(name string, f func() error) healthz.HealthChecker {
 	})
 }
 
-var registerOnce sync.Once
+var (
+	registerOnce sync.Once
+	// updateMetrics are the metrics of the update (pkg/monitoring).
+	updateMetrics = monitoring.NewCollector()
+)
 
 // registerMetrics registers this server's metrics with the legacy registry,
 // which /metrics serves together with the apiserver's own.
@@ -245,6 +259,9 @@ func registerMetrics() {
 		}
 		if err := sources.RegisterMetrics(legacyregistry.Register); err != nil {
 			klog.ErrorS(err, "Cannot register the source metrics")
+		}
+		if err := legacyregistry.CustomRegister(updateMetrics); err != nil {
+			klog.ErrorS(err, "Cannot register the update metrics")
 		}
 	})
 }

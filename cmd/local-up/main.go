@@ -62,10 +62,13 @@ func run(ctx context.Context, outDir string, interval time.Duration, pause int) 
 		return err
 	}
 	readyFile := filepath.Join(outDir, "ready")
+	serverURLFile := filepath.Join(outDir, "server-url")
 	runDir := filepath.Join(outDir, "run")
 	// A previous run that was killed may have left these behind.
-	if err := os.Remove(readyFile); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+	for _, f := range []string{readyFile, serverURLFile} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
 	}
 	if err := os.RemoveAll(runDir); err != nil {
 		return err
@@ -79,8 +82,10 @@ func run(ctx context.Context, outDir string, interval time.Duration, pause int) 
 		return err
 	}
 	defer func() {
-		if err := os.Remove(readyFile); err != nil && !errors.Is(err, os.ErrNotExist) {
-			klog.ErrorS(err, "Cannot remove the ready file", "path", readyFile)
+		for _, f := range []string{readyFile, serverURLFile} {
+			if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+				klog.ErrorS(err, "Cannot remove a file of the run", "path", f)
+			}
 		}
 		cp.Stop()
 		klog.InfoS("Stopped the control plane and the server")
@@ -116,6 +121,12 @@ func run(ctx context.Context, outDir string, interval time.Duration, pause int) 
 	}
 	if res := cp.Kubectl(ctx, localstack.AdminUser, "get", "updatestatus"); res.Err != nil {
 		return fmt.Errorf("kubectl get updatestatus does not work: %w", res.Err)
+	}
+	// The server's own URL: its /metrics (and /readyz, /livez) answer the
+	// admin kubeconfig's token, and its certificate is signed by the
+	// kubeconfig's CA.
+	if err := os.WriteFile(serverURLFile, []byte(cp.ServerURL+"\n"), 0o644); err != nil {
+		return err
 	}
 	if err := os.WriteFile(readyFile, nil, 0o644); err != nil {
 		return err
@@ -173,12 +184,13 @@ Try:
   kubectl --kubeconfig %s get updatestatus          # reader role: allowed
   kubectl --kubeconfig %s get updatestatus          # no role: Forbidden
   kubectl --kubeconfig %s delete updatestatus cluster   # MethodNotAllowed, even for cluster-admin
+  kubectl --kubeconfig %s --server "$(cat %s)" get --raw /metrics | grep '^update_status_'
 
 Logs: %s/*.log%s
 Press Ctrl-C to stop everything.
 `, cp.KubeAPIServer.URL, took.Round(100*time.Millisecond),
 		rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig"),
-		rel("kubeconfig-viewer"), rel("kubeconfig-nobody"), rel("kubeconfig"), rel("run"), promHint(cp))
+		rel("kubeconfig-viewer"), rel("kubeconfig-nobody"), rel("kubeconfig"), rel("kubeconfig"), rel("server-url"), rel("run"), promHint(cp))
 }
 
 func promHint(cp *localstack.ControlPlane) string {
@@ -186,8 +198,8 @@ func promHint(cp *localstack.ControlPlane) string {
 		return ""
 	}
 	return fmt.Sprintf(`
-Prometheus (rules: %s): %s
+Prometheus (rules: %s and the update-status rules, stalled after %v): %s
   curl -s %s            # pending and firing alerts
   (alerts that fire become health insights: kubectl get healthinsights)`,
-		localstack.RulesFile, cp.Prometheus.URL, cp.Prometheus.AlertsURL())
+		localstack.RulesFile, localstack.LocalStallAfter, cp.Prometheus.URL, cp.Prometheus.AlertsURL())
 }

@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
+
+	"github.com/update-status/apiserver/pkg/monitoring"
 )
 
 // Options configure a ControlPlane. The zero value works when $KUBE_BIN_DIR
@@ -192,17 +194,45 @@ func (o ServerOptions) Args() []string {
 	return args
 }
 
+// Local alerting-rule settings: an update in the local stack moves every
+// few seconds, so it counts as stalled after LocalStallAfter without
+// progress, and every alert fires after LocalAlertFor.
+const (
+	LocalStallAfter = 15 * time.Second
+	LocalAlertFor   = 2 * time.Second
+)
+
 // StartPrometheus starts a Prometheus (see StartPrometheus) in Dir/prometheus
-// that scrapes targets and evaluates the repository's RulesFile every
-// second; Stop stops it with the rest. The control plane keeps it in
-// cp.Prometheus.
+// that scrapes targets and the server (as the admin user), and evaluates the
+// repository's RulesFile and the update-status rules (pkg/monitoring, with
+// LocalStallAfter and LocalAlertFor) every second; Stop stops it with the
+// rest. The control plane keeps it in cp.Prometheus.
 func (cp *ControlPlane) StartPrometheus(ctx context.Context, targets ...string) (*Prometheus, error) {
 	if cp.Prometheus != nil {
 		return nil, fmt.Errorf("prometheus already started at %s", cp.Prometheus.URL)
 	}
-	p, err := StartPrometheus(ctx, filepath.Join(cp.Dir, "prometheus"), PrometheusOptions{
+	dir := filepath.Join(cp.Dir, "prometheus")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	rules, err := monitoring.RulesFile(monitoring.RuleOptions{StallAfter: LocalStallAfter, For: LocalAlertFor},
+		"The update-status alerting rules with the local stack's durations (pkg/localstack).")
+	if err != nil {
+		return nil, err
+	}
+	rulesFile := filepath.Join(dir, "update-status-rules.yaml")
+	tokenFile := filepath.Join(dir, "token")
+	if err := os.WriteFile(rulesFile, rules, 0o600); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(tokenFile, []byte(cp.Users.Admin.Token), 0o600); err != nil {
+		return nil, err
+	}
+	p, err := StartPrometheus(ctx, dir, PrometheusOptions{
 		Targets:   targets,
 		RulesFile: filepath.Join(cp.RepoRoot, RulesFile),
+		MoreRules: []string{rulesFile},
+		Server:    &ScrapedServer{Address: HostPort(cp.ServerURL), CAFile: cp.PKI.CACert, TokenFile: tokenFile},
 	})
 	if err != nil {
 		return nil, err

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"k8s.io/klog/v2"
+
+	"github.com/update-status/apiserver/pkg/monitoring"
 )
 
 // EnvPrometheus optionally names the prometheus binary
@@ -55,6 +57,23 @@ type PrometheusOptions struct {
 	RulesFile string
 	// Interval is the scrape and rule evaluation interval; 1s when zero.
 	Interval time.Duration
+	// MoreRules are further rules files, for example the update-status
+	// rules of LocalUpdateRules.
+	MoreRules []string
+	// Server, when set, is an update-status-apiserver scraped as job
+	// monitoring.DefaultJob, the job its alerting rules select.
+	Server *ScrapedServer
+}
+
+// ScrapedServer is an update-status-apiserver's /metrics, scraped over TLS
+// with a bearer token.
+type ScrapedServer struct {
+	// Address is host:port.
+	Address string
+	// CAFile verifies the server's certificate.
+	CAFile string
+	// TokenFile holds the token of a user allowed to get /metrics.
+	TokenFile string
 }
 
 // Prometheus is a prometheus process on loopback, its configuration and
@@ -88,8 +107,18 @@ func StartPrometheus(ctx context.Context, dir string, opts PrometheusOptions) (*
 	if rules, err = filepath.Abs(rules); err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(rules); err != nil {
-		return nil, fmt.Errorf("alerting rules: %w", err)
+	ruleFiles := []string{rules}
+	for _, f := range opts.MoreRules {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return nil, err
+		}
+		ruleFiles = append(ruleFiles, abs)
+	}
+	for _, f := range ruleFiles {
+		if _, err := os.Stat(f); err != nil {
+			return nil, fmt.Errorf("alerting rules: %w", err)
+		}
 	}
 	interval := opts.Interval
 	if interval <= 0 {
@@ -99,7 +128,7 @@ func StartPrometheus(ctx context.Context, dir string, opts PrometheusOptions) (*
 		return nil, err
 	}
 	config := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(config, []byte(prometheusConfig(interval, rules, opts.Targets)), 0o600); err != nil {
+	if err := os.WriteFile(config, []byte(prometheusConfig(interval, ruleFiles, opts.Targets, opts.Server)), 0o600); err != nil {
 		return nil, err
 	}
 	ports, err := FreePorts(1)
@@ -125,13 +154,16 @@ func StartPrometheus(ctx context.Context, dir string, opts PrometheusOptions) (*
 	return p, nil
 }
 
-// prometheusConfig is the configuration file: every target in one job, the
-// rules, nothing else (no Alertmanager: the API's /api/v1/alerts is what the
-// server reads).
-func prometheusConfig(interval time.Duration, rules string, targets []string) string {
+// prometheusConfig is the configuration file: the targets in one job, the
+// server in another, the rules, nothing else (no Alertmanager: the API's
+// /api/v1/alerts is what the server reads).
+func prometheusConfig(interval time.Duration, rules, targets []string, server *ScrapedServer) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "global:\n  scrape_interval: %s\n  scrape_timeout: %s\n  evaluation_interval: %s\n", interval, interval, interval)
-	fmt.Fprintf(&b, "rule_files:\n  - %q\n", rules)
+	b.WriteString("rule_files:\n")
+	for _, r := range rules {
+		fmt.Fprintf(&b, "  - %q\n", r)
+	}
 	fmt.Fprintf(&b, "scrape_configs:\n  - job_name: %s\n    static_configs:\n      - targets: [", ScrapeJob)
 	for i, t := range targets {
 		if i > 0 {
@@ -140,6 +172,12 @@ func prometheusConfig(interval time.Duration, rules string, targets []string) st
 		fmt.Fprintf(&b, "%q", t)
 	}
 	b.WriteString("]\n")
+	if server != nil {
+		fmt.Fprintf(&b, "  - job_name: %s\n    scheme: https\n", monitoring.DefaultJob)
+		fmt.Fprintf(&b, "    authorization:\n      credentials_file: %q\n", server.TokenFile)
+		fmt.Fprintf(&b, "    tls_config:\n      ca_file: %q\n", server.CAFile)
+		fmt.Fprintf(&b, "    static_configs:\n      - targets: [%q]\n", server.Address)
+	}
 	return b.String()
 }
 

@@ -1,0 +1,382 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
+	"github.com/update-status/apiserver/pkg/localstack"
+	"github.com/update-status/apiserver/pkg/monitoring"
+	"github.com/update-status/apiserver/pkg/simulator"
+)
+
+// TestUpdateMetrics follows a simulated update on a control plane of its
+// own, with a real Prometheus scraping the server's /metrics and evaluating
+// the update-status alerting rules (pkg/monitoring, with the local stack's
+// durations). At every checkpoint the metrics the server exposes must equal
+// what the served UpdateStatus says. When the control plane stops
+// progressing, UpdateStatusControlPlaneStalled fires; when a
+// PodDisruptionBudget holds a worker's drain, UpdateStatusPoolStalled fires
+// for pool worker; each resolves when the update moves on.
+func TestUpdateMetrics(t *testing.T) {
+	if _, err := localstack.PrometheusBinary(); err != nil {
+		t.Fatalf("%v", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
+	defer cancel()
+	cpM, err := localstack.Start(ctx, localstack.Options{Dir: filepath.Join(t.TempDir(), "metrics")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cpM.Stop)
+
+	clk := clocktesting.NewFakeClock(time.Now())
+	sink, err := simulator.NewAPISink(cpM.RESTConfig(&cpM.Users.Admin), simulator.APISinkOptions{QPS: -1, Workers: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := simulator.New(simulator.Options{Nodes: 6, Seed: 3, Sink: sink, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.Create(ctx); err != nil {
+		t.Fatal(err)
+	}
+	metricsSrv := httptest.NewServer(sim.MetricsHandler())
+	t.Cleanup(metricsSrv.Close)
+	prom, err := cpM.StartPrometheus(ctx, strings.TrimPrefix(metricsSrv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cpM.StartServer(ctx); err != nil {
+		t.Fatalf("start the server: %v\n%s", err, cpM.Logs(40))
+	}
+	client, err := versioned.NewForConfig(cpM.RESTConfig(&cpM.Users.Admin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct, err := kubernetes.NewForConfig(cpM.DirectConfig(cpM.ServerURL, &cpM.Users.Admin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scrape := func() ([]byte, error) {
+		return direct.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	}
+
+	// Before the update: everything completed.
+	us := checkUpdateMetrics(ctx, t, client, scrape, "before the update")
+	if cv := cvInsight(us); cv == nil || cv.Assessment != v1alpha1.ControlPlaneAssessmentCompleted {
+		t.Fatalf("before the update the control plane is not Completed:\n%s", dump(cvInsight(us)))
+	}
+
+	// The control plane updates, then stops moving: stalled.
+	if err := sim.StartUpdate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stepUntil(ctx, t, sim, clk, client, "the control plane progressing past 0%", func(us *v1alpha1.UpdateStatus) bool {
+		cv := cvInsight(us)
+		return cv != nil && cv.Assessment == v1alpha1.ControlPlaneAssessmentProgressing && cv.Completion > 0
+	})
+	checkUpdateMetrics(ctx, t, client, scrape, "control plane updating")
+	stalledBound := localstack.LocalStallAfter + localstack.LocalAlertFor + 30*time.Second
+	pausedAt := time.Now()
+	firedAt := waitPrometheusWithin(ctx, t, prom, monitoring.AlertControlPlaneStalled+" firing", stalledBound, func(a []localstack.Alert) bool {
+		return alertState(a, monitoring.AlertControlPlaneStalled, nil) == "firing"
+	})
+	t.Logf("%s fired %v after the control plane stopped moving", monitoring.AlertControlPlaneStalled, firedAt.Sub(pausedAt).Round(time.Second))
+	if a, _ := prom.Alerts(ctx); alertState(a, monitoring.AlertPoolStalled, nil) != "" {
+		t.Errorf("%s is active while no pool is progressing: %+v", monitoring.AlertPoolStalled, a)
+	}
+
+	// A PodDisruptionBudget holds the drain of a worker: once the worker
+	// pool is progressing with the drain held, the simulation stops moving
+	// (its clock stands still, so the drain never times out) and the pool
+	// is stalled.
+	drain, err := sim.BlockDrain(ctx, "worker", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	us = stepUntil(ctx, t, sim, clk, client, "the worker pool progressing with a node draining", func(us *v1alpha1.UpdateStatus) bool {
+		p := poolInsight(us, "worker")
+		return p != nil && p.Assessment == v1alpha1.PoolProgressing && summaryCount(p, v1alpha1.NodesDraining) > 0
+	})
+	t.Logf("worker pool: %s, completion %d%%, summaries %v", poolInsight(us, "worker").Assessment, poolInsight(us, "worker").Completion, poolInsight(us, "worker").Summaries)
+	checkUpdateMetrics(ctx, t, client, scrape, "worker drain held")
+	pausedAt = time.Now()
+	firedAt = waitPrometheusWithin(ctx, t, prom, monitoring.AlertPoolStalled+" firing for pool worker", stalledBound, func(a []localstack.Alert) bool {
+		return alertState(a, monitoring.AlertPoolStalled, map[string]string{"pool": "worker"}) == "firing"
+	})
+	t.Logf("%s fired %v after the worker pool stopped moving", monitoring.AlertPoolStalled, firedAt.Sub(pausedAt).Round(time.Second))
+	a, err := prom.Alerts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if al := localstack.FindAlert(a, monitoring.AlertPoolStalled, nil); al == nil ||
+		!strings.HasSuffix(al.Annotations["runbook_url"], "/docs/runbooks/"+monitoring.AlertPoolStalled+".md") {
+		t.Errorf("%s has no runbook_url of docs/runbooks: %+v", monitoring.AlertPoolStalled, al)
+	}
+	for _, name := range []string{monitoring.AlertServerDown, monitoring.AlertUnavailable, monitoring.AlertAlertsUnreadable} {
+		if s := alertState(a, name, nil); s != "" {
+			t.Errorf("%s is %s while the server serves", name, s)
+		}
+	}
+
+	// The drain completes and the update goes on to the end: the stall
+	// resolves, and the metrics still match.
+	if err := sim.Clear(ctx, drain); err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.RunVirtual(ctx, clk, 0); err != nil {
+		t.Fatalf("RunVirtual after the drain was released: %v", err)
+	}
+	us = checkUpdateMetrics(ctx, t, client, scrape, "update completed")
+	if cv := cvInsight(us); cv == nil || cv.Assessment != v1alpha1.ControlPlaneAssessmentCompleted {
+		t.Errorf("after the update the control plane is not Completed:\n%s", dump(cvInsight(us)))
+	}
+	waitPrometheusWithin(ctx, t, prom, "the stall alerts resolved", stalledBound, func(a []localstack.Alert) bool {
+		return alertState(a, monitoring.AlertPoolStalled, nil) == "" && alertState(a, monitoring.AlertControlPlaneStalled, nil) == ""
+	})
+}
+
+// stepUntil moves the simulation one transition at a time until the served
+// UpdateStatus meets cond, and returns it.
+func stepUntil(ctx context.Context, t *testing.T, sim *simulator.Simulator, clk *clocktesting.FakeClock, client versioned.Interface,
+	what string, cond func(*v1alpha1.UpdateStatus) bool) *v1alpha1.UpdateStatus {
+	t.Helper()
+	for step := 0; step < 400; step++ {
+		// Give the server its fold delay to serve the last step.
+		deadline := time.Now().Add(2 * time.Second)
+		for {
+			us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
+			if err == nil && cond(us) {
+				return us
+			}
+			if time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		if err := sim.RunVirtual(ctx, clk, 1); err != nil && !errors.Is(err, simulator.ErrStepLimit) {
+			t.Fatalf("waiting for %s: RunVirtual: %v", what, err)
+		}
+	}
+	t.Fatalf("400 steps and not %s", what)
+	return nil
+}
+
+// waitPrometheusWithin is waitPrometheus with a bound.
+func waitPrometheusWithin(ctx context.Context, t *testing.T, prom *localstack.Prometheus, what string, bound time.Duration,
+	cond func([]localstack.Alert) bool) time.Time {
+	t.Helper()
+	deadline := time.Now().Add(bound)
+	var last []localstack.Alert
+	for time.Now().Before(deadline) {
+		a, err := prom.Alerts(ctx)
+		if err == nil {
+			if cond(a) {
+				return time.Now()
+			}
+			last = a
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Fatalf("not %s within %v; alerts: %+v", what, bound, last)
+	return time.Time{}
+}
+
+// checkUpdateMetrics reads the UpdateStatus, the server's /metrics and the
+// UpdateStatus again until both reads show the same object and the metrics
+// equal what that object says, and returns the object. A mismatch is only
+// an error when it lasts: the GET and the scrape may see neighbouring
+// revisions.
+func checkUpdateMetrics(ctx context.Context, t *testing.T, client versioned.Interface, scrape func() ([]byte, error), when string) *v1alpha1.UpdateStatus {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var lastDiff string
+	for time.Now().Before(deadline) {
+		before, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := scrape()
+		if err != nil {
+			t.Fatalf("GET /metrics of the server: %v", err)
+		}
+		after, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if before.ResourceVersion != after.ResourceVersion {
+			lastDiff = "the object changed during the scrape"
+			continue
+		}
+		got, err := updateSeries(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := expectedSeries(after)
+		if lastDiff = diffSeries(want, got); lastDiff == "" {
+			t.Logf("%s: %d update series match the served object (resourceVersion %s)", when, len(want), after.ResourceVersion)
+			return after
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	t.Fatalf("%s: the update metrics do not match the served UpdateStatus:\n%s", when, lastDiff)
+	return nil
+}
+
+// updateSeries parses the update_status_* gauges of a /metrics body, keyed
+// by name and labels.
+func updateSeries(body []byte) (map[string]float64, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := p.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("parse /metrics: %w", err)
+	}
+	out := map[string]float64{}
+	for name, f := range families {
+		if f.GetType() != dto.MetricType_GAUGE || !isUpdateMetric(name) {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			out[seriesKey(name, labels...)] = m.GetGauge().GetValue()
+		}
+	}
+	return out, nil
+}
+
+func isUpdateMetric(name string) bool {
+	switch name {
+	case monitoring.MetricCompletion, monitoring.MetricAssessment, monitoring.MetricPoolNodes, monitoring.MetricPoolCompletion,
+		monitoring.MetricPoolAssessment, monitoring.MetricStarted, monitoring.MetricEstimatedCompletion,
+		monitoring.MetricHealthInsights, monitoring.MetricInfo, monitoring.MetricAvailable:
+		return true
+	}
+	return false
+}
+
+func seriesKey(name string, labels ...string) string {
+	sort.Strings(labels)
+	return name + "{" + strings.Join(labels, ",") + "}"
+}
+
+// expectedSeries is what the update metrics must say about us, read from
+// the object as `kubectl get updatestatus -o yaml` shows it.
+func expectedSeries(us *v1alpha1.UpdateStatus) map[string]float64 {
+	out := map[string]float64{}
+	one := func(b bool) float64 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	for _, c := range us.Status.Conditions {
+		if c.Type == "Available" {
+			out[seriesKey(monitoring.MetricAvailable, "reason="+c.Reason)] = one(c.Status == metav1.ConditionTrue)
+		}
+	}
+	health := map[v1alpha1.InsightImpactLevel]float64{}
+	for _, l := range []v1alpha1.InsightImpactLevel{v1alpha1.UnknownImpactLevel, v1alpha1.InfoImpactLevel,
+		v1alpha1.WarningImpactLevel, v1alpha1.ErrorImpactLevel, v1alpha1.CriticalInfoLevel} {
+		health[l] = 0
+	}
+	pool := func(p *v1alpha1.MachineConfigPoolStatusInsight) {
+		out[seriesKey(monitoring.MetricPoolCompletion, "pool="+p.Name)] = float64(p.Completion) / 100
+		for _, a := range []v1alpha1.PoolAssessment{v1alpha1.PoolPending, v1alpha1.PoolProgressing, v1alpha1.PoolCompleted,
+			v1alpha1.PoolDegraded, v1alpha1.PoolExcluded} {
+			out[seriesKey(monitoring.MetricPoolAssessment, "pool="+p.Name, "assessment="+string(a))] = one(p.Assessment == a)
+		}
+		for _, s := range []v1alpha1.NodeSummaryType{v1alpha1.NodesTotal, v1alpha1.NodesAvailable, v1alpha1.NodesProgressing,
+			v1alpha1.NodesOutdated, v1alpha1.NodesDraining, v1alpha1.NodesExcluded, v1alpha1.NodesDegraded} {
+			out[seriesKey(monitoring.MetricPoolNodes, "pool="+p.Name, "state="+strings.ToLower(string(s)))] = float64(summaryCount(p, s))
+		}
+	}
+	if cp := us.Status.ControlPlane; cp != nil {
+		for _, inf := range cp.Informers {
+			for _, in := range inf.Insights {
+				switch {
+				case in.Insight.ClusterVersionStatusInsight != nil:
+					cv := in.Insight.ClusterVersionStatusInsight
+					out[seriesKey(monitoring.MetricCompletion)] = float64(cv.Completion) / 100
+					for _, a := range []v1alpha1.ControlPlaneAssessment{v1alpha1.ControlPlaneAssessmentUnknown, v1alpha1.ControlPlaneAssessmentProgressing,
+						v1alpha1.ControlPlaneAssessmentCompleted, v1alpha1.ControlPlaneAssessmentDegraded} {
+						out[seriesKey(monitoring.MetricAssessment, "assessment="+string(a))] = one(cv.Assessment == a)
+					}
+					out[seriesKey(monitoring.MetricStarted)] = float64(cv.StartedAt.Unix())
+					if cv.EstimatedCompletedAt != nil {
+						out[seriesKey(monitoring.MetricEstimatedCompletion)] = float64(cv.EstimatedCompletedAt.Unix())
+					}
+					out[seriesKey(monitoring.MetricInfo, "target_version="+cv.Versions.Target.Version, "previous_version="+cv.Versions.Previous.Version)] = 1
+				case in.Insight.MachineConfigPoolStatusInsight != nil:
+					pool(in.Insight.MachineConfigPoolStatusInsight)
+				case in.Insight.HealthInsight != nil:
+					health[in.Insight.HealthInsight.Impact.Level]++
+				}
+			}
+		}
+	}
+	for _, wp := range us.Status.WorkerPools {
+		for _, inf := range wp.Informers {
+			for _, in := range inf.Insights {
+				switch {
+				case in.Insight.MachineConfigPoolStatusInsight != nil:
+					pool(in.Insight.MachineConfigPoolStatusInsight)
+				case in.Insight.HealthInsight != nil:
+					health[in.Insight.HealthInsight.Impact.Level]++
+				}
+			}
+		}
+	}
+	for l, n := range health {
+		out[seriesKey(monitoring.MetricHealthInsights, "impact_level="+string(l))] = n
+	}
+	return out
+}
+
+// diffSeries lists the series that differ, or "".
+func diffSeries(want, got map[string]float64) string {
+	var d []string
+	for k, w := range want {
+		if g, ok := got[k]; !ok {
+			d = append(d, fmt.Sprintf("missing %s (want %v)", k, w))
+		} else if g != w {
+			d = append(d, fmt.Sprintf("%s = %v, want %v", k, g, w))
+		}
+	}
+	for k, g := range got {
+		if _, ok := want[k]; !ok {
+			d = append(d, fmt.Sprintf("unexpected %s = %v", k, g))
+		}
+	}
+	sort.Strings(d)
+	return strings.Join(d, "\n")
+}
+
+func summaryCount(p *v1alpha1.MachineConfigPoolStatusInsight, t v1alpha1.NodeSummaryType) int32 {
+	for _, s := range p.Summaries {
+		if s.Type == t {
+			return s.Count
+		}
+	}
+	return 0
+}

@@ -29,6 +29,15 @@ codegen: ## Regenerate deepcopy, conversion, defaults, OpenAPI and the client.
 docs: ## Regenerate docs/api.md from the doc comments and markers of pkg/apis/update/v1alpha1.
 	$(GO) run ./hack/apidocs -out docs/api.md
 
+RULES_FILE      = artifacts/deploy/monitoring/update-status-rules.yaml
+PROMETHEUS_RULE = artifacts/deploy/components/openshift/prometheusrule.yaml
+
+.PHONY: rules
+rules: ## Regenerate the alerting rules of the deploy manifests (update-status alert-rules, defaults).
+	@mkdir -p $(dir $(PROMETHEUS_RULE))
+	$(GO) run ./cmd/update-status alert-rules --format=rules > $(RULES_FILE)
+	$(GO) run ./cmd/update-status alert-rules --format=prometheusrule > $(PROMETHEUS_RULE)
+
 ##@ Run
 
 .PHONY: run
@@ -49,9 +58,10 @@ test-unit: ## Unit tests (race detector on).
 	$(GO) test -race -count=1 $(UNIT_PKGS)
 
 .PHONY: test-rules
-test-rules: ## promtool check and unit tests of the local Prometheus's alerting rules (artifacts/local/prometheus).
-	hack/ensure-prometheus.sh >/dev/null && cd artifacts/local/prometheus && \
-		promtool check rules rules.yaml && promtool test rules rules_test.yaml
+test-rules: ## promtool check and unit tests of the alerting rules (artifacts/deploy/monitoring, artifacts/local/prometheus).
+	hack/ensure-prometheus.sh >/dev/null
+	cd artifacts/deploy/monitoring && promtool check rules update-status-rules.yaml && promtool test rules update-status-rules_test.yaml
+	cd artifacts/local/prometheus && promtool check rules rules.yaml && promtool test rules rules_test.yaml
 
 .PHONY: test-integration
 test-integration: ## Integration tests through a real kube-apiserver and a real Prometheus (first build of etcd + kube-apiserver: ~11 min).
@@ -87,7 +97,7 @@ soak: ## Load run: 1,000 watchers + 200 GET/s for SOAK_DURATION (default 5m) aga
 ##@ Verify
 
 .PHONY: verify
-verify: verify-codegen verify-docs verify-gofmt verify-vet verify-tidy ## Every check CI runs besides the tests.
+verify: verify-codegen verify-docs verify-rules verify-gofmt verify-vet verify-tidy ## Every check CI runs besides the tests.
 
 .PHONY: verify-codegen
 verify-codegen: ## Fail if generated files are stale or hand-edited.
@@ -96,6 +106,13 @@ verify-codegen: ## Fail if generated files are stale or hand-edited.
 .PHONY: verify-docs
 verify-docs: ## Fail if docs/api.md is stale (make docs regenerates it).
 	$(GO) run ./hack/apidocs -verify -out docs/api.md
+
+.PHONY: verify-rules
+verify-rules: ## Fail if the generated alerting rules are stale (make rules regenerates them).
+	@$(GO) run ./cmd/update-status alert-rules --format=rules | diff -u $(RULES_FILE) - || \
+		{ echo "$(RULES_FILE) is stale: run make rules"; exit 1; }
+	@$(GO) run ./cmd/update-status alert-rules --format=prometheusrule | diff -u $(PROMETHEUS_RULE) - || \
+		{ echo "$(PROMETHEUS_RULE) is stale: run make rules"; exit 1; }
 
 .PHONY: verify-gofmt
 verify-gofmt: ## Fail if any Go file is not gofmt-formatted.

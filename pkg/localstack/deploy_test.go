@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	cliflag "k8s.io/component-base/cli/flag"
 )
 
 // The names artifacts/deploy uses.
@@ -346,6 +347,13 @@ func checkOpenShift(t *testing.T, r rendered, openshift bool) {
 		if !known[c] {
 			t.Errorf("%s is not a secure TLS 1.2 cipher suite of crypto/tls", c)
 		}
+	}
+	// The flags' own parsers accept them.
+	if _, err := cliflag.TLSCipherSuites(strings.Split(suites[0], ",")); err != nil {
+		t.Errorf("--tls-cipher-suites: %v", err)
+	}
+	if _, err := cliflag.TLSVersion(minVersion[0]); err != nil {
+		t.Errorf("--tls-min-version: %v", err)
 	}
 
 	// Scraping: the ServiceMonitor, the discovery Role and /metrics for

@@ -142,7 +142,7 @@ image: ## Build the container image with podman, buildah or docker, where one wo
 	echo "make image: no working container builder (podman, buildah or a docker engine) on this machine" >&2; exit 1
 
 .PHONY: deploy
-deploy: ## Install on the cluster of the current kubeconfig (use artifacts/deploy/openshift on OpenShift).
+deploy: ## Install on the cluster of the current kubeconfig (the kubernetes variant; docs/deploy.md lists the others).
 	kubectl apply -k artifacts/deploy
 
 .PHONY: undeploy

@@ -14,6 +14,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 
@@ -177,8 +178,9 @@ func grant(t *testing.T, clusterRole, mcoRole string) {
 }
 
 // TestFreshClusterLeastPrivilege uses a second control plane, without the
-// OpenShift CRDs, for what would disturb the suite's: the kustomizations of
-// artifacts/deploy pass a server-side dry run; the server runs with the
+// OpenShift CRDs, for what would disturb the suite's: every variant of
+// artifacts/deploy passes a server-side dry run (with stand-ins for the CRDs
+// of cert-manager and the Prometheus operator); the server runs with the
 // credentials of the ServiceAccount of artifacts/deploy bound only by the
 // RBAC of artifacts/deploy/base (delegation, sources, the
 // machine-config-operator Deployment by resourceNames); started before the
@@ -201,19 +203,46 @@ func TestFreshClusterLeastPrivilege(t *testing.T) {
 	if _, err := cp2.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: deployNamespace}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	// The OpenShift overlay grants the alert reading in openshift-monitoring.
+	// The OpenShift variants grant the alert reading in openshift-monitoring.
 	if _, err := cp2.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "openshift-monitoring"}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	for _, dir := range []string{"artifacts/deploy", "artifacts/deploy/openshift"} {
-		res := cp2.Kubectl(ctx, localstack.AdminUser, "apply", "--dry-run=server", "-k", filepath.Join(cp2.RepoRoot, dir))
+	// The variants create Certificates, Issuers, ServiceMonitors and
+	// PrometheusRules; their kinds must exist for the dry run.
+	if err := installThirdPartyCRDs(ctx, cp2); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []struct {
+		dir       string
+		ha        bool
+		openshift bool
+	}{
+		{dir: "artifacts/deploy", ha: true},
+		{dir: "artifacts/deploy/kubernetes", ha: true},
+		{dir: "artifacts/deploy/kubernetes-single-node"},
+		{dir: "artifacts/deploy/openshift", ha: true, openshift: true},
+		{dir: "artifacts/deploy/openshift-single-node", openshift: true},
+	} {
+		res := cp2.Kubectl(ctx, localstack.AdminUser, "apply", "--dry-run=server", "-k", filepath.Join(cp2.RepoRoot, v.dir))
 		if res.Err != nil {
-			t.Fatalf("kubectl apply --dry-run=server -k %s: %v\n%s\n%s", dir, res.Err, res.Stdout, res.Stderr)
+			t.Fatalf("kubectl apply --dry-run=server -k %s: %v\n%s\n%s", v.dir, res.Err, res.Stdout, res.Stderr)
 		}
-		for _, obj := range []string{"deployment.apps/update-status-apiserver", "apiservice.apiregistration.k8s.io/v1alpha1.update.openshift.io",
-			"poddisruptionbudget.policy/update-status-apiserver", "clusterrole.rbac.authorization.k8s.io/update-status-reader"} {
+		want := []string{"deployment.apps/update-status-apiserver", "apiservice.apiregistration.k8s.io/v1alpha1.update.openshift.io",
+			"clusterrole.rbac.authorization.k8s.io/update-status-reader", "clusterrole.rbac.authorization.k8s.io/update-status-metrics-reader",
+			"networkpolicy.networking.k8s.io/default-deny"}
+		if v.ha {
+			want = append(want, "poddisruptionbudget.policy/update-status-apiserver")
+		} else if strings.Contains(res.Stdout, "poddisruptionbudget") {
+			t.Errorf("kubectl apply --dry-run=server -k %s: a PodDisruptionBudget in a single-node variant:\n%s", v.dir, res.Stdout)
+		}
+		if v.openshift {
+			want = append(want, "servicemonitor.monitoring.coreos.com/update-status-apiserver", "prometheusrule.monitoring.coreos.com/update-status-apiserver")
+		} else {
+			want = append(want, "certificate.cert-manager.io/update-status-apiserver", "issuer.cert-manager.io/update-status-ca")
+		}
+		for _, obj := range want {
 			if !strings.Contains(res.Stdout, obj) {
-				t.Errorf("kubectl apply --dry-run=server -k %s: %s is not in the output:\n%s", dir, obj, res.Stdout)
+				t.Errorf("kubectl apply --dry-run=server -k %s: %s is not in the output:\n%s", v.dir, obj, res.Stdout)
 			}
 		}
 	}
@@ -293,6 +322,22 @@ func TestFreshClusterLeastPrivilege(t *testing.T) {
 		t.Fatalf("the kube-apiserver refused the least-privilege server something; log:\n%s", in.Process.LogTail(40))
 	}
 	assertNoPanic(t, in.Process.LogPath)
+}
+
+// installThirdPartyCRDs installs the stand-in CRDs of
+// testdata/crds/third-party.yaml and waits until they are established.
+func installThirdPartyCRDs(ctx context.Context, cp2 *localstack.ControlPlane) error {
+	crds, err := cp2.Applier.ApplyFiles(ctx, nil, filepath.Join(cp2.RepoRoot, "testdata", "crds", "third-party.yaml"))
+	if err != nil {
+		return err
+	}
+	crdGVK := schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}
+	for _, crd := range crds {
+		if err := cp2.Applier.WaitForCondition(ctx, crdGVK, "", crd.GetName(), "Established", 30*time.Second); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // TestKubeAPIServerRestart restarts the kube-apiserver while watchers are

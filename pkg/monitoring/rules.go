@@ -144,6 +144,9 @@ func Rules(o RuleOptions) (RuleGroups, error) {
 	// been Progressing for the whole window, no change of completion in it,
 	// and a sample from its start (so that a server that just started does
 	// not see a stall in the few minutes it has observed).
+	// A server starts or rolls out in well under a minute; it is not down
+	// before that, however short For is.
+	downFor := PromDuration(max(o.For, time.Minute))
 	rules := []Rule{
 		rule(AlertControlPlaneStalled, "warning", fmt.Sprintf(`
 max(min_over_time(%[1]s{%[2]s,assessment="Progressing"}[%[3]s])) == 1
@@ -156,7 +159,7 @@ and on() max(%[4]s{%[2]s} offset %[3]s) >= 0`, MetricAssessment, job, stall, Met
 max by (pool) (min_over_time(%[1]s{%[2]s,assessment="Progressing"}[%[3]s])) == 1
 unless on(pool) max by (pool) (changes(%[4]s{%[2]s}[%[3]s])) > 0
 and on(pool) max by (pool) (%[4]s{%[2]s} offset %[3]s) >= 0`, MetricPoolAssessment, job, stall, MetricPoolCompletion),
-			"The update of a machine config pool is not progressing.",
+			"The update of pool {{ $labels.pool }} is not progressing.",
 			fmt.Sprintf("Pool {{ $labels.pool }} has been updating for more than %s without a node completing its update.", stall)),
 		rule(AlertControlPlaneDegraded, "warning", fmt.Sprintf(`
 max(%s{%s,assessment="Degraded"}) == 1`, MetricAssessment, job),
@@ -164,12 +167,12 @@ max(%s{%s,assessment="Degraded"}) == 1`, MetricAssessment, job),
 			"The control plane update is assessed Degraded: an observed problem affects it. The UpdateStatus's health insights say what."),
 		rule(AlertPoolDegraded, "warning", fmt.Sprintf(`
 max by (pool) (%s{%s,assessment="Degraded"}) == 1`, MetricPoolAssessment, job),
-			"The update of a machine config pool is degraded.",
+			"The update of pool {{ $labels.pool }} is degraded.",
 			"The update of pool {{ $labels.pool }} is assessed Degraded: at least one of its nodes is in a problem state."),
 		rule(AlertServerDown, "warning", fmt.Sprintf(`
 absent(up{%s} == 1)`, job),
 			"No UpdateStatus server can be scraped.",
-			fmt.Sprintf("No target of job %s has been up for %s: `kubectl get updatestatus` and the update metrics and alerts are unavailable.", o.Job, forDur)),
+			fmt.Sprintf("No target of job %s has been up for %s: `kubectl get updatestatus` and the update metrics and alerts are unavailable.", o.Job, downFor)),
 		rule(AlertUnavailable, "warning", fmt.Sprintf(`
 count by (reason) (%s{%s} == 0) > 0`, MetricAvailable, job),
 			"The UpdateStatus server cannot read its sources.",
@@ -179,6 +182,11 @@ max(increase(update_status_alert_reads_total{%[1]s,result="failure"}[%[2]s])) > 
 unless on() max(increase(update_status_alert_reads_total{%[1]s,result="success"}[%[2]s])) > 0`, job, readWindow),
 			"The UpdateStatus server cannot read the firing alerts.",
 			fmt.Sprintf("Every read of the alerts endpoint (--alerts-url) in the last %s failed: alerts that affect the update are missing from the health insights.", readWindow)),
+	}
+	for i := range rules {
+		if rules[i].Alert == AlertServerDown {
+			rules[i].For = downFor
+		}
 	}
 	g := RuleGroup{Name: GroupName, Rules: rules}
 	if o.Interval > 0 {

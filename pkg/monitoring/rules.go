@@ -140,31 +140,32 @@ func Rules(o RuleOptions) (RuleGroups, error) {
 		}
 	}
 	// Replicas report the same values under different instance labels: the
-	// expressions aggregate them away. A stall needs the assessment to have
-	// been Progressing for the whole window, no change of completion in it,
-	// and a sample from its start (so that a server that just started does
-	// not see a stall in the few minutes it has observed).
+	// expressions aggregate them away. A stall needs an update running for
+	// the whole window (assessed Progressing or Degraded throughout: never
+	// Completed or Unknown, for a pool never Pending or Excluded), no change
+	// of completion in it, and a sample from its start (so that a server that
+	// just started does not see a stall in the few minutes it has observed).
 	// A server starts or rolls out in well under a minute; it is not down
 	// before that, however short For is.
 	downFor := PromDuration(max(o.For, time.Minute))
 	rules := []Rule{
 		rule(AlertControlPlaneStalled, "warning", fmt.Sprintf(`
-max(min_over_time(%[1]s{%[2]s,assessment="Progressing"}[%[3]s])) == 1
+max(max_over_time(%[1]s{%[2]s,assessment=~"Completed|Unknown"}[%[3]s])) == 0
 unless on() max(changes(%[4]s{%[2]s}[%[3]s])) > 0
 and on() max(%[4]s{%[2]s} offset %[3]s) >= 0`, MetricAssessment, job, stall, MetricCompletion),
 			"The control plane update is not progressing.",
 			fmt.Sprintf("The control plane has been updating for more than %s without any change of its completion "+
 				"({{ with query \"max(%s)\" }}{{ . | first | value | humanizePercentage }}{{ end }}).", stall, MetricCompletion)),
 		rule(AlertPoolStalled, "warning", fmt.Sprintf(`
-max by (pool) (min_over_time(%[1]s{%[2]s,assessment="Progressing"}[%[3]s])) == 1
+max by (pool) (max_over_time(%[1]s{%[2]s,assessment=~"Completed|Pending|Excluded"}[%[3]s])) == 0
 unless on(pool) max by (pool) (changes(%[4]s{%[2]s}[%[3]s])) > 0
 and on(pool) max by (pool) (%[4]s{%[2]s} offset %[3]s) >= 0`, MetricPoolAssessment, job, stall, MetricPoolCompletion),
 			"The update of pool {{ $labels.pool }} is not progressing.",
 			fmt.Sprintf("Pool {{ $labels.pool }} has been updating for more than %s without a node completing its update.", stall)),
 		rule(AlertControlPlaneDegraded, "warning", fmt.Sprintf(`
 max(%s{%s,assessment="Degraded"}) == 1`, MetricAssessment, job),
-			"The control plane update is degraded.",
-			"The control plane update is assessed Degraded: an observed problem affects it. The UpdateStatus's health insights say what."),
+			"The control plane update is behind its estimate.",
+			"The control plane update is assessed Degraded: it runs past its estimated completion (oc adm upgrade status says Progressing - Slow, or Stalled ten minutes past it)."),
 		rule(AlertPoolDegraded, "warning", fmt.Sprintf(`
 max by (pool) (%s{%s,assessment="Degraded"}) == 1`, MetricPoolAssessment, job),
 			"The update of pool {{ $labels.pool }} is degraded.",

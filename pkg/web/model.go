@@ -45,9 +45,13 @@ type Node struct {
 	controlPlane bool
 }
 
-// nodeOf derives the cell of a Node insight.
-func nodeOf(n *v1alpha1.NodeStatusInsight) Node {
-	st := encoding.NodeStateOf(n.Name, n.Conditions, n.EstimatedToComplete)
+// NodeState is the cell state of a Node insight: the most urgent of its
+// assessment and phase as `oc adm upgrade status` derives them.
+func NodeState(n *v1alpha1.NodeStatusInsight) string {
+	return stateOf(encoding.NodeStateOf(n.Name, n.Conditions, n.EstimatedToComplete))
+}
+
+func stateOf(st encoding.NodeState) string {
 	state := StateUnknown
 	switch {
 	case st.Assessment == "Degraded":
@@ -70,6 +74,13 @@ func nodeOf(n *v1alpha1.NodeStatusInsight) Node {
 			state = StateUpdated
 		}
 	}
+	return state
+}
+
+// nodeOf derives the cell of a Node insight.
+func nodeOf(n *v1alpha1.NodeStatusInsight) Node {
+	st := encoding.NodeStateOf(n.Name, n.Conditions, n.EstimatedToComplete)
+	state := stateOf(st)
 	msg := n.Message
 	if st.Message != "" {
 		msg = st.Message

@@ -126,6 +126,22 @@ func state(t *testing.T, srv *httptest.Server, what string, pred func(*Snapshot)
 	return nil
 }
 
+// settled waits until the handler is synced and has flushed everything:
+// its sequence number stays the same over several flush intervals.
+func settled(t *testing.T, srv *httptest.Server) {
+	t.Helper()
+	var seq uint64
+	stable := 0
+	state(t, srv, "settled", func(s *Snapshot) bool {
+		if !s.Synced || s.Seq == 0 || s.Seq != seq {
+			seq, stable = s.Seq, 0
+			return false
+		}
+		stable++
+		return stable >= 5
+	})
+}
+
 // sse is one parsed server-sent event.
 type sse struct {
 	name, id string
@@ -333,7 +349,7 @@ func TestDeltaAfterChange(t *testing.T) {
 	_, objs := computed(t)
 	client := newFake(true, objs...)
 	_, srv := started(t, Options{Client: client})
-	state(t, srv, "synced", func(s *Snapshot) bool { return s.Synced })
+	settled(t, srv)
 	st := openStream(t, srv, "")
 	snap := decode[Snapshot](t, st.next(t, "snapshot"))
 
@@ -416,7 +432,7 @@ func TestReconnectGetsSnapshot(t *testing.T) {
 	_, objs := computed(t)
 	client := newFake(true, objs...)
 	_, srv := started(t, Options{Client: client})
-	state(t, srv, "synced", func(s *Snapshot) bool { return s.Synced })
+	settled(t, srv)
 	st := openStream(t, srv, "")
 	first := st.next(t, "snapshot")
 	n := nodeObject(t, objs, "worker")

@@ -273,6 +273,9 @@ func matchServed(ctx context.Context, cpW *localstack.ControlPlane, dom string) 
 	if cv := cvInsight(us); cv == nil || v.Assessment != string(cv.Assessment) || v.Completion != int(cv.Completion) {
 		return v, fmt.Errorf("control plane: page %s %d%%, served %+v", v.Assessment, v.Completion, cv)
 	}
+	if n := len(healthInsights(us)); v.HealthCount != n {
+		return v, fmt.Errorf("the page lists %d health insights, the object %d", v.HealthCount, n)
+	}
 	return v, nil
 }
 
@@ -395,17 +398,42 @@ func TestWebPage(t *testing.T) {
 	shot(pg, "web-midway.png")
 	t.Logf("mid-update: %s", mid)
 
-	// Further on.
-	if err := sim.RunVirtual(ctx, clk, 15); err != nil && !errors.Is(err, simulator.ErrStepLimit) {
+	// Faults: a paused pool, a node that is not ready, a degraded
+	// operator. The cells and the health insights follow.
+	var faults []simulator.FaultID
+	for _, inject := range []func() (simulator.FaultID, error){
+		func() (simulator.FaultID, error) { return sim.PausePool(ctx, "gpu", 0) },
+		func() (simulator.FaultID, error) { return sim.MakeNodeNotReady(ctx, "infra", 0) },
+		func() (simulator.FaultID, error) { return sim.DegradeOperator(ctx, "authentication", 0) },
+	} {
+		id, err := inject()
+		if err != nil {
+			t.Fatal(err)
+		}
+		faults = append(faults, id)
+	}
+	if err := sim.RunVirtual(ctx, clk, 15); err != nil && !errors.Is(err, simulator.ErrStepLimit) && !errors.Is(err, simulator.ErrStalled) {
 		t.Fatal(err)
 	}
-	dom = pg.waitFor(ctx, t, time.Minute, "the served pools later in the update", check)
+	dom = pg.waitFor(ctx, t, time.Minute, "the served pools with faults", check)
 	v, _ = parsePage(dom)
 	later := picture(v)
 	if later == mid {
 		t.Errorf("the picture did not change as the update advanced: %s", later)
 	}
-	t.Logf("later: %s", later)
+	if v.Pools["gpu"].Counts[web.StatePaused] == 0 || v.Pools["infra"].Counts[web.StateUnavailable] == 0 {
+		t.Errorf("no paused gpu node or no unavailable infra node on the page: %s", later)
+	}
+	if v.HealthCount == 0 || len(v.HealthLevels) == 0 {
+		t.Errorf("no health insight on the page with a degraded operator: %d, levels %v", v.HealthCount, v.HealthLevels)
+	}
+	shot(pg, "web-faults.png")
+	t.Logf("with faults: %s; health levels %v", later, v.HealthLevels)
+	for _, id := range faults {
+		if err := sim.Clear(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	// The stream breaks: the page says so; the command runs again on the
 	// same address and the page catches up, with the update completed

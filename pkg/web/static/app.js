@@ -240,6 +240,7 @@
       var counts = document.createElement("p");
       counts.className = "counts";
       var canvas = document.createElement("canvas");
+      canvas.className = "grid";
       canvas.setAttribute("role", "img");
       el.append(h, counts, canvas);
       p = { name: s.name, el: el, kind: kind, assess: assess, compl: compl, counts: counts, canvas: canvas,
@@ -347,20 +348,15 @@
     }
   }
 
-  // drawCell draws one node: colour, a mark, and the letter when it fits.
+  // drawCell draws one node: its colour, and its letter when the cell is
+  // large enough, else a mark (a slash, a cross, a bar...).
   function drawCell(ctx, st, x, y, s) {
     var lw = Math.max(1, Math.round(s / 8));
+    var hollow = st.mark === "hollow" || st.mark === "ring";
     ctx.lineWidth = lw;
-    if (st.mark === "hollow" || st.mark === "ring") {
+    if (hollow) {
       ctx.fillStyle = "#fff";
       ctx.fillRect(x, y, s, s);
-      ctx.strokeStyle = st.color;
-      ctx.strokeRect(x + lw / 2, y + lw / 2, s - lw, s - lw);
-    } else if (st.mark === "half") {
-      ctx.fillStyle = "#fff";
-      ctx.fillRect(x, y, s, s);
-      ctx.fillStyle = st.color;
-      ctx.fillRect(x, y, s, Math.ceil(s / 2));
       ctx.strokeStyle = st.color;
       ctx.strokeRect(x + lw / 2, y + lw / 2, s - lw, s - lw);
     } else {
@@ -368,19 +364,13 @@
       ctx.fillRect(x, y, s, s);
     }
     if (s >= 14) {
-      ctx.fillStyle = st.mark === "hollow" || st.mark === "ring" ? st.color : "#fff";
+      ctx.fillStyle = hollow ? st.color : "#fff";
       ctx.font = "bold " + Math.round(s * 0.62) + "px 'Liberation Sans', 'DejaVu Sans', Arial, sans-serif";
       ctx.textAlign = "center";
       ctx.textBaseline = "middle";
-      if (st.mark === "half") {
-        ctx.fillStyle = "#fff";
-        ctx.fillText(st.letter, x + s / 2, y + s / 4 + 1);
-      } else {
-        ctx.fillText(st.letter, x + s / 2, y + s / 2 + 1);
-      }
+      ctx.fillText(st.letter, x + s / 2, y + s / 2 + 1);
       return;
     }
-    // Small cells: a mark instead of a letter.
     ctx.strokeStyle = st.mark === "ring" ? st.color : "#fff";
     ctx.fillStyle = st.mark === "ring" ? st.color : "#fff";
     var m = Math.max(1, Math.floor(s / 4));
@@ -388,6 +378,7 @@
     switch (st.mark) {
       case "slash": ctx.moveTo(x + m, y + s - m); ctx.lineTo(x + s - m, y + m); ctx.stroke(); break;
       case "cross": ctx.moveTo(x + m, y + m); ctx.lineTo(x + s - m, y + s - m); ctx.moveTo(x + s - m, y + m); ctx.lineTo(x + m, y + s - m); ctx.stroke(); break;
+      case "half": ctx.fillRect(x + lw, y + Math.ceil(s / 2), s - 2 * lw, Math.floor(s / 2) - lw); break;
       case "bar": ctx.fillRect(x + m, y + s / 2 - lw / 2, s - 2 * m, lw); break;
       case "pause": ctx.fillRect(x + m, y + m, lw, s - 2 * m); ctx.fillRect(x + s - m - lw, y + m, lw, s - 2 * m); break;
       case "dot": case "ring": ctx.fillRect(x + s / 2 - lw, y + s / 2 - lw, 2 * lw, 2 * lw); break;

@@ -210,7 +210,7 @@ func (p *page) eval(ctx context.Context, expr string, out any) error {
 			Text string `json:"text"`
 		} `json:"exceptionDetails"`
 	}
-	if err := p.b.call(ctx, p.session, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}, &res); err != nil {
+	if err := p.b.call(ctx, p.session, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true}, &res); err != nil {
 		return err
 	}
 	if res.ExceptionDetails != nil {

@@ -64,9 +64,10 @@ test-rules: ## promtool check and unit tests of the alerting rules (artifacts/de
 	cd artifacts/local/prometheus && promtool check rules rules.yaml && promtool test rules rules_test.yaml
 
 .PHONY: test-integration
-test-integration: ## Integration tests through a real kube-apiserver and a real Prometheus (first build of etcd + kube-apiserver: ~11 min).
+test-integration: ## Integration tests through a real kube-apiserver, a real Prometheus and a headless Chromium (first build of etcd + kube-apiserver: ~11 min).
 	KUBE_BIN_DIR=$$(hack/build-kube.sh) && export KUBE_BIN_DIR && \
 		PROMETHEUS=$$(hack/ensure-prometheus.sh) && export PROMETHEUS && \
+		CHROMIUM=$$(hack/ensure-chromium.sh) && export CHROMIUM && \
 		$(GO) test -count=1 -timeout 30m ./test/integration/...
 
 .PHONY: bench

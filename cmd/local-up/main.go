@@ -185,12 +185,13 @@ Try:
   kubectl --kubeconfig %s get updatestatus          # no role: Forbidden
   kubectl --kubeconfig %s delete updatestatus cluster   # MethodNotAllowed, even for cluster-admin
   kubectl --kubeconfig %s --server "$(cat %s)" get --raw /metrics | grep '^update_status_'
+  go run ./cmd/update-status web --kubeconfig %s   # the update live in a browser: http://127.0.0.1:8080/
 
 Logs: %s/*.log%s
 Press Ctrl-C to stop everything.
 `, cp.KubeAPIServer.URL, took.Round(100*time.Millisecond),
 		rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig"),
-		rel("kubeconfig-viewer"), rel("kubeconfig-nobody"), rel("kubeconfig"), rel("kubeconfig"), rel("server-url"), rel("run"), promHint(cp))
+		rel("kubeconfig-viewer"), rel("kubeconfig-nobody"), rel("kubeconfig"), rel("kubeconfig"), rel("server-url"), rel("kubeconfig"), rel("run"), promHint(cp))
 }
 
 func promHint(cp *localstack.ControlPlane) string {

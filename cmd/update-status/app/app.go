@@ -55,7 +55,7 @@ func NewCommand(deps Deps) *cobra.Command {
 	}
 	root.SetOut(deps.Out)
 	root.SetErr(deps.ErrOut)
-	root.AddCommand(newComputeCommand(deps), newReportCommand(deps), newAlertRulesCommand(deps))
+	root.AddCommand(newComputeCommand(deps), newReportCommand(deps), newAlertRulesCommand(deps), newWebCommand(deps))
 	return root
 }
 

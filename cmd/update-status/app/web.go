@@ -1,0 +1,106 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+
+	"github.com/update-status/apiserver/pkg/web"
+)
+
+// defaultListen is where `update-status web` serves unless told otherwise.
+const defaultListen = "127.0.0.1:8080"
+
+func newWebCommand(deps Deps) *cobra.Command {
+	var kubeconfig, listen string
+	cmd := &cobra.Command{
+		Use:   "web --kubeconfig FILE [--listen 127.0.0.1:8080]",
+		Short: "Serve a page that follows the cluster update live",
+		Long: "Serve one page that follows the cluster update live: the control plane, a grid of node cells per pool,\n" +
+			"and the health insights, streamed from the cluster's watch. The page reads the cluster as the\n" +
+			"kubeconfig's user, so RBAC applies as it does to kubectl. It listens on loopback unless --listen\n" +
+			"gives another address; then anyone who reaches that address reads what that user may read.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if kubeconfig == "" {
+				kubeconfig = os.Getenv("KUBECONFIG")
+			}
+			if kubeconfig == "" {
+				return errors.New("--kubeconfig (or KUBECONFIG) is required")
+			}
+			client, err := deps.NewClient(kubeconfig)
+			if err != nil {
+				return err
+			}
+			host, _, err := net.SplitHostPort(listen)
+			if err != nil {
+				return fmt.Errorf("invalid --listen %q: %w", listen, err)
+			}
+			loopback := isLoopback(host)
+			l, err := net.Listen("tcp", listen)
+			if err != nil {
+				return err
+			}
+			opts := web.Options{Client: client}
+			if loopback {
+				opts.AllowedHosts = web.LoopbackHosts(l.Addr().String())
+			} else {
+				klog.InfoS("WARNING: serving on a non-loopback address: whoever reaches it reads the cluster with the kubeconfig user's read rights", "listen", l.Addr().String())
+			}
+			return serveWeb(cmd.Context(), cmd, l, web.NewHandler(opts))
+		},
+	}
+	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "Read the cluster with this kubeconfig (default $KUBECONFIG)")
+	cmd.Flags().StringVar(&listen, "listen", defaultListen, "Address to serve the page on (host:port; port 0 picks one). A non-loopback address serves the user's read rights to the network")
+	return cmd
+}
+
+// isLoopback reports whether host (an IP or a name) stays on this machine.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// serveWeb serves h on l until ctx ends (SIGINT or SIGTERM in main), then
+// closes the event streams and shuts down.
+func serveWeb(ctx context.Context, cmd *cobra.Command, l net.Listener, h *web.Handler) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		// The streams end with ctx, so that Shutdown does not wait for them.
+		BaseContext: func(net.Listener) context.Context { return ctx },
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- h.Run(ctx) }()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	_, _ = fmt.Fprintf(cmd.OutOrStdout(), "Serving the update status on http://%s/ (Ctrl-C stops)\n", l.Addr())
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-served:
+	}
+	cancel()
+	shutdownCtx, done := context.WithTimeout(context.Background(), 5*time.Second)
+	defer done()
+	if serr := srv.Shutdown(shutdownCtx); serr != nil && err == nil {
+		err = serr
+	}
+	<-ran
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}

@@ -1,0 +1,240 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/apis/update/validation"
+	"github.com/update-status/apiserver/pkg/generated/informers/externalversions"
+	"github.com/update-status/apiserver/pkg/view"
+)
+
+// The resources the page reads.
+const (
+	// SourceInsights is the five per-insight resources: a node change is
+	// one small event.
+	SourceInsights = "insights"
+	// SourceUpdateStatus is updatestatuses/cluster alone, for a server
+	// that does not serve the per-insight resources.
+	SourceUpdateStatus = "updatestatus"
+)
+
+// discoveryResource names the discovery request among the page's errors.
+const discoveryResource = "discovery"
+
+// apiError turns a failure to read resource into what the page shows.
+func apiError(resource string, err error) *APIError {
+	e := &APIError{Resource: resource, Reason: "Failed", Message: err.Error()}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		if m := status.Status().Message; m != "" {
+			e.Message = m
+		}
+	}
+	switch {
+	case apierrors.IsForbidden(err):
+		e.Reason = "Forbidden"
+	case apierrors.IsUnauthorized(err):
+		e.Reason = "Unauthorized"
+	case apierrors.IsNotFound(err):
+		e.Reason = "NotFound"
+	}
+	return e
+}
+
+// watchCluster picks the resources to read, then keeps the model from
+// their informers until ctx ends.
+func (h *Handler) watchCluster(ctx context.Context) {
+	source := h.opts.Source
+	for source == "" {
+		var err error
+		source, err = h.discover()
+		if err != nil {
+			klog.ErrorS(err, "Discovery of update.openshift.io failed; retrying")
+			h.model.setError(discoveryResource, apiError(discoveryResource, err))
+			select {
+			case <-ctx.Done():
+				return
+			case <-h.opts.Clock.After(h.opts.ProbeInterval):
+			}
+			continue
+		}
+		h.model.setError(discoveryResource, nil)
+	}
+	h.model.setSource(source)
+	klog.InfoS("Watching the cluster", "source", source)
+
+	factory := externalversions.NewSharedInformerFactory(h.opts.Client, 0)
+	informers := factory.Update().V1alpha1()
+	watched := map[string]cache.SharedIndexInformer{}
+	if source == SourceInsights {
+		watched[view.NodeInsights.Resource()] = informers.NodeProgressInsights().Informer()
+		watched[view.MachineConfigPoolInsights.Resource()] = informers.MachineConfigPoolProgressInsights().Informer()
+		watched[view.ClusterVersionInsights.Resource()] = informers.ClusterVersionProgressInsights().Informer()
+		watched[view.ClusterOperatorInsights.Resource()] = informers.ClusterOperatorProgressInsights().Informer()
+		watched[view.HealthInsights.Resource()] = informers.HealthInsights().Informer()
+	} else {
+		watched["updatestatuses"] = informers.UpdateStatuses().Informer()
+	}
+	for resource, inf := range watched {
+		resource := resource
+		if err := inf.SetWatchErrorHandler(func(_ *cache.Reflector, err error) {
+			if errors.Is(err, context.Canceled) {
+				return
+			}
+			klog.V(2).InfoS("Reading the cluster failed", "resource", resource, "err", err)
+			h.model.setError(resource, apiError(resource, err))
+		}); err != nil {
+			klog.ErrorS(err, "Cannot set the watch error handler", "resource", resource)
+		}
+		if _, err := inf.AddEventHandler(h.eventHandler(resource)); err != nil {
+			klog.ErrorS(err, "Cannot add an event handler", "resource", resource)
+		}
+	}
+	factory.Start(ctx.Done())
+	defer factory.Shutdown()
+	go func() {
+		for _, ok := range factory.WaitForCacheSync(ctx.Done()) {
+			if !ok {
+				return
+			}
+		}
+		h.model.setSynced()
+	}()
+	h.probe(ctx, source)
+}
+
+// discover says which resources the server serves.
+func (h *Handler) discover() (string, error) {
+	list, err := h.opts.Client.Discovery().ServerResourcesForGroupVersion(v1alpha1.SchemeGroupVersion.String())
+	if err != nil {
+		return "", fmt.Errorf("discovering %s: %w", v1alpha1.SchemeGroupVersion, err)
+	}
+	served := map[string]bool{}
+	for _, r := range list.APIResources {
+		served[r.Name] = true
+	}
+	for k := view.InsightKind(0); k < view.NumInsightKinds; k++ {
+		if !served[k.Resource()] {
+			if !served["updatestatuses"] {
+				return "", fmt.Errorf("the server serves neither updatestatuses nor %s", k.Resource())
+			}
+			return SourceUpdateStatus, nil
+		}
+	}
+	return SourceInsights, nil
+}
+
+// eventHandler applies one informer's events to the model. An event also
+// shows that reading resource works again.
+func (h *Handler) eventHandler(resource string) cache.ResourceEventHandler {
+	apply := func(obj any, deleted bool) {
+		if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj, deleted = t.Obj, true
+		}
+		h.model.setError(resource, nil)
+		m := h.model
+		switch o := obj.(type) {
+		case *v1alpha1.NodeProgressInsight:
+			if deleted {
+				m.deleteNode(o.Name)
+			} else {
+				m.setNode(&o.Status.NodeStatusInsight)
+			}
+		case *v1alpha1.MachineConfigPoolProgressInsight:
+			if deleted {
+				m.setPool(o.Name, nil)
+			} else {
+				m.setPool(o.Status.Name, &o.Status.MachineConfigPoolStatusInsight)
+			}
+		case *v1alpha1.ClusterVersionProgressInsight:
+			if deleted {
+				m.setClusterVersion(nil)
+			} else {
+				m.setClusterVersion(&o.Status.ClusterVersionStatusInsight)
+			}
+		case *v1alpha1.ClusterOperatorProgressInsight:
+			if deleted {
+				m.setOperator(o.Name, nil)
+			} else {
+				m.setOperator(o.Status.Name, &o.Status.ClusterOperatorStatusInsight)
+			}
+		case *v1alpha1.HealthInsight:
+			uid := o.Status.InsightUID
+			if uid == "" {
+				uid = o.Name
+			}
+			if deleted {
+				m.setHealth(uid, nil)
+			} else {
+				m.setHealth(uid, &o.Status.HealthStatusInsight)
+			}
+		case *v1alpha1.UpdateStatus:
+			if o.Name != validation.ObjectName {
+				return
+			}
+			if deleted {
+				m.setStatus(&v1alpha1.UpdateStatusStatus{})
+			} else {
+				m.setStatus(&o.Status)
+			}
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { apply(obj, false) },
+		UpdateFunc: func(_, obj any) { apply(obj, false) },
+		DeleteFunc: func(obj any) { apply(obj, true) },
+	}
+}
+
+// probe retries, every ProbeInterval, a small read of each resource whose
+// informer reported an error, and clears the error once the read works: a
+// relist that succeeds without changing anything produces no event.
+func (h *Handler) probe(ctx context.Context, source string) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-h.opts.Clock.After(h.opts.ProbeInterval):
+		}
+		for _, resource := range h.model.erroring() {
+			if err := h.read(ctx, resource); err != nil {
+				h.model.setError(resource, apiError(resource, err))
+			} else {
+				h.model.setError(resource, nil)
+			}
+		}
+	}
+}
+
+// read lists at most one object of resource.
+func (h *Handler) read(ctx context.Context, resource string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	c := h.opts.Client.UpdateV1alpha1()
+	opts := metav1.ListOptions{Limit: 1}
+	var err error
+	switch resource {
+	case "updatestatuses":
+		_, err = c.UpdateStatuses().List(ctx, opts)
+	case view.NodeInsights.Resource():
+		_, err = c.NodeProgressInsights().List(ctx, opts)
+	case view.MachineConfigPoolInsights.Resource():
+		_, err = c.MachineConfigPoolProgressInsights().List(ctx, opts)
+	case view.ClusterVersionInsights.Resource():
+		_, err = c.ClusterVersionProgressInsights().List(ctx, opts)
+	case view.ClusterOperatorInsights.Resource():
+		_, err = c.ClusterOperatorProgressInsights().List(ctx, opts)
+	case view.HealthInsights.Resource():
+		_, err = c.HealthInsights().List(ctx, opts)
+	}
+	return err
+}

@@ -1,0 +1,530 @@
+// The page of `update-status web`: it follows the server's event stream
+// (/events) and draws the control plane, one grid of node cells per pool,
+// and the health insights. No framework, nothing fetched from elsewhere.
+"use strict";
+
+(function () {
+  // Cell states: label, letter and mark, so that the grid reads without colour.
+  var STATES = [
+    { id: "updated", label: "Updated", letter: "\u2713", mark: "solid" },
+    { id: "updating", label: "Updating", letter: "U", mark: "slash" },
+    { id: "draining", label: "Draining", letter: "D", mark: "half" },
+    { id: "rebooting", label: "Rebooting", letter: "R", mark: "dot" },
+    { id: "degraded", label: "Degraded", letter: "X", mark: "cross" },
+    { id: "unavailable", label: "Unavailable", letter: "N", mark: "bar" },
+    { id: "paused", label: "Paused / excluded", letter: "P", mark: "pause" },
+    { id: "outdated", label: "Outdated (waiting)", letter: "O", mark: "hollow" },
+    { id: "unknown", label: "Unknown", letter: "?", mark: "ring" }
+  ];
+  var BY_ID = {};
+  var css = getComputedStyle(document.documentElement);
+  STATES.forEach(function (s) {
+    s.color = css.getPropertyValue("--" + s.id).trim() || "#888";
+    BY_ID[s.id] = s;
+  });
+  var LEVELS = ["Critical", "Error", "Warning", "Info", "Unknown"];
+
+  var $ = function (id) { return document.getElementById(id); };
+
+  // The picture.
+  var nodes = new Map();      // name -> node
+  var pools = new Map();      // name -> pool view
+  var controlPlane = null;
+  var serverOffset = 0;       // server clock minus browser clock, ms
+  var dirty = new Set();      // pools to redraw
+  var frameAsked = false;
+
+  // ---- the stream ----
+  var es = null;
+  var lastMessage = 0;
+  var reconnectTimer = null;
+
+  function setStream(state, text) {
+    var el = $("stream");
+    el.setAttribute("data-stream", state);
+    el.textContent = text;
+  }
+
+  function connect() {
+    if (reconnectTimer) { clearTimeout(reconnectTimer); reconnectTimer = null; }
+    if (es) { es.close(); }
+    setStream("connecting", "connecting…");
+    es = new EventSource("events");
+    es.onopen = function () { lastMessage = Date.now(); };
+    es.onerror = function () {
+      setStream("broken", "stream broken, reconnecting…");
+      // EventSource retries by itself unless the server answered with an
+      // error; then we retry.
+      if (es.readyState === EventSource.CLOSED && !reconnectTimer) {
+        reconnectTimer = setTimeout(connect, 2000);
+      }
+    };
+    es.addEventListener("snapshot", function (e) { seen(); applySnapshot(JSON.parse(e.data)); });
+    es.addEventListener("delta", function (e) { seen(); applyDelta(JSON.parse(e.data)); });
+    es.addEventListener("apierror", function (e) { seen(); showErrors(JSON.parse(e.data).errors || []); });
+    es.addEventListener("ping", function (e) { seen(); serverOffset = Number(e.data) - Date.now(); });
+  }
+
+  function seen() {
+    lastMessage = Date.now();
+    if ($("stream").getAttribute("data-stream") !== "live") { setStream("live", "live"); }
+  }
+
+  // A stream that carries nothing, not even the heartbeat, is broken.
+  setInterval(function () {
+    if (es && lastMessage && Date.now() - lastMessage > 40000) {
+      lastMessage = 0;
+      setStream("broken", "stream silent, reconnecting…");
+      connect();
+    }
+  }, 5000);
+
+  // ---- applying events ----
+  function applySnapshot(s) {
+    serverOffset = Date.parse(s.now) - Date.now();
+    nodes.clear();
+    pools.forEach(function (p) { p.el.remove(); });
+    pools.clear();
+    (s.pools || []).forEach(setPool);
+    (s.nodes || []).forEach(function (n) { nodes.set(n.n, n); });
+    rebuildPoolLists();
+    setSource(s.source, s.synced);
+    setControlPlane(s.controlPlane);
+    setHealth(s.health || []);
+    showErrors(s.errors || []);
+    orderPools();
+  }
+
+  function applyDelta(d) {
+    serverOffset = Date.parse(d.now) - Date.now();
+    if (d.source !== undefined || d.synced !== undefined) {
+      setSource(d.source !== undefined ? d.source : document.body.getAttribute("data-source"),
+        d.synced !== undefined ? d.synced : document.body.getAttribute("data-synced") === "true");
+    }
+    var reorder = false;
+    (d.removedPools || []).forEach(function (name) {
+      var p = pools.get(name);
+      if (p) { p.el.remove(); pools.delete(name); }
+    });
+    (d.pools || []).forEach(function (p) { if (!pools.has(p.name)) { reorder = true; } setPool(p); });
+    (d.removed || []).forEach(function (name) {
+      var old = nodes.get(name);
+      if (!old) { return; }
+      nodes.delete(name);
+      var p = pools.get(old.p);
+      if (p) { removeSorted(p.names, name); p.layoutChanged = true; markDirty(p); }
+    });
+    (d.nodes || []).forEach(function (n) {
+      var old = nodes.get(n.n);
+      nodes.set(n.n, n);
+      if (old && old.p === n.p) {
+        var p = pools.get(n.p);
+        if (p) { markDirty(p); }
+        return;
+      }
+      if (old) {
+        var op = pools.get(old.p);
+        if (op) { removeSorted(op.names, n.n); op.layoutChanged = true; markDirty(op); }
+      }
+      var np = pools.get(n.p);
+      if (!np) { np = setPool({ name: n.p, nodes: 0, counts: {} }); reorder = true; }
+      insertSorted(np.names, n.n);
+      np.layoutChanged = true;
+      markDirty(np);
+    });
+    if (d.controlPlane) { setControlPlane(d.controlPlane); }
+    if (d.healthChanged) { setHealth(d.health || []); }
+    if (reorder || (d.removedPools || []).length) { orderPools(); }
+  }
+
+  function insertSorted(a, name) {
+    var lo = 0, hi = a.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (a[mid] < name) { lo = mid + 1; } else { hi = mid; } }
+    if (a[lo] !== name) { a.splice(lo, 0, name); }
+  }
+  function removeSorted(a, name) {
+    var lo = 0, hi = a.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (a[mid] < name) { lo = mid + 1; } else { hi = mid; } }
+    if (a[lo] === name) { a.splice(lo, 1); }
+  }
+
+  function rebuildPoolLists() {
+    pools.forEach(function (p) { p.names = []; p.layoutChanged = true; });
+    var names = Array.from(nodes.keys()).sort();
+    names.forEach(function (name) {
+      var n = nodes.get(name);
+      var p = pools.get(n.p) || setPool({ name: n.p, nodes: 0, counts: {} });
+      p.names.push(name);
+    });
+    pools.forEach(markDirty);
+  }
+
+  function setSource(source, synced) {
+    document.body.setAttribute("data-source", source || "");
+    document.body.setAttribute("data-synced", synced ? "true" : "false");
+    var text = source === "insights" ? "per-insight resources" : source === "updatestatus" ? "updatestatuses/cluster" : "";
+    $("source").textContent = text ? "reading " + text + (synced ? "" : " (loading…)") : "";
+  }
+
+  // ---- control plane ----
+  function setControlPlane(cp) {
+    controlPlane = cp;
+    var sec = $("control-plane");
+    if (!cp) { return; }
+    $("cp-waiting").hidden = !!cp.target;
+    sec.setAttribute("data-assessment", cp.assessment);
+    sec.setAttribute("data-completion", String(cp.completion));
+    var a = $("cp-assessment");
+    a.textContent = cp.display || cp.assessment;
+    a.setAttribute("data-value", cp.display || cp.assessment);
+    $("cp-target").textContent = cp.target || "–";
+    $("cp-previous").textContent = cp.previous || "–";
+    $("cp-bar").setAttribute("aria-valuenow", String(cp.completion));
+    $("cp-bar-fill").style.width = cp.completion + "%";
+    $("cp-bar-text").textContent = cp.completion + "% complete";
+    var o = cp.operators || {};
+    var ops = (o.updated || 0) + " of " + (o.total || 0) + " updated, " + cp.updating.length + " updating, " + (o.waiting || 0) + " waiting";
+    if (o.degraded) { ops += ", " + o.degraded + " degraded"; }
+    if (o.unavailable) { ops += ", " + o.unavailable + " unavailable"; }
+    $("cp-operators").textContent = ops;
+    $("cp-updating").textContent = cp.updating.length ? cp.updating.join(", ") : "none";
+    tick();
+  }
+
+  function duration(ms) {
+    var s = Math.max(0, Math.round(ms / 1000));
+    var h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
+    if (h) { return h + "h" + (m ? m + "m" : ""); }
+    if (m) { return m + "m" + (sec ? sec + "s" : ""); }
+    return sec + "s";
+  }
+
+  // Durations move with the (server's) clock.
+  function tick() {
+    var cp = controlPlane;
+    if (!cp || !cp.startedAt) { return; }
+    var now = Date.now() + serverOffset;
+    var end = cp.completedAt ? Date.parse(cp.completedAt) : now;
+    $("cp-duration").textContent = duration(end - Date.parse(cp.startedAt)) + (cp.completedAt ? " (completed)" : "");
+    var rem = "–";
+    if (!cp.completedAt && cp.estimatedCompletedAt) {
+      var left = Date.parse(cp.estimatedCompletedAt) - now;
+      // oc pads the estimate by 20 %, and shrinks an overdue one as much.
+      left = left >= 0 ? left * 1.2 : left / 1.2;
+      rem = left >= 0 ? duration(left) : "overdue by " + duration(-left);
+    } else if (cp.completedAt) {
+      rem = "none";
+    }
+    $("cp-remaining").textContent = rem;
+  }
+  setInterval(tick, 1000);
+
+  // ---- pools ----
+  function setPool(s) {
+    var p = pools.get(s.name);
+    if (!p) {
+      var el = document.createElement("section");
+      el.className = "card pool";
+      el.setAttribute("data-pool", s.name);
+      var h = document.createElement("h2");
+      var title = document.createElement("span");
+      title.className = "title";
+      title.textContent = s.name;
+      var kind = document.createElement("span");
+      kind.className = "kind";
+      var assess = document.createElement("span");
+      assess.className = "assessment";
+      var compl = document.createElement("span");
+      compl.className = "completion";
+      h.append(title, kind, assess, compl);
+      var counts = document.createElement("p");
+      counts.className = "counts";
+      var canvas = document.createElement("canvas");
+      canvas.className = "grid";
+      canvas.setAttribute("role", "img");
+      el.append(h, counts, canvas);
+      p = { name: s.name, el: el, kind: kind, assess: assess, compl: compl, counts: counts, canvas: canvas,
+        names: [], layoutChanged: true, layout: null, summary: s };
+      canvas.addEventListener("mousemove", function (e) { hover(p, e); });
+      canvas.addEventListener("mouseleave", function () { $("tooltip").hidden = true; });
+      pools.set(s.name, p);
+      $("pools").appendChild(el);
+    }
+    p.summary = s;
+    var el2 = p.el;
+    el2.setAttribute("data-nodes", String(s.nodes));
+    el2.setAttribute("data-scope", s.controlPlane ? "ControlPlane" : "WorkerPool");
+    el2.setAttribute("data-assessment", s.assessment || "");
+    el2.setAttribute("data-completion", String(s.completion));
+    var total = s.summaries && s.summaries.Total !== undefined ? s.summaries.Total : s.nodes;
+    el2.setAttribute("data-total", String(total));
+    p.kind.textContent = s.controlPlane ? "control-plane nodes" : "worker pool";
+    p.assess.textContent = s.assessment || "";
+    p.assess.setAttribute("data-value", s.assessment || "");
+    var updated = (s.counts && s.counts.updated) || 0;
+    p.compl.textContent = s.completion + "% (" + updated + "/" + s.nodes + " nodes updated)";
+    p.counts.textContent = "";
+    var aria = [];
+    STATES.forEach(function (st) {
+      var c = (s.counts && s.counts[st.id]) || 0;
+      el2.setAttribute("data-" + st.id, String(c));
+      if (!c) { return; }
+      var span = document.createElement("span");
+      span.setAttribute("data-state", st.id);
+      span.append(glyph(st, 14), " " + st.letter + " " + st.label + ": " + c);
+      p.counts.appendChild(span);
+      aria.push(c + " " + st.label.toLowerCase());
+    });
+    if (!s.nodes) { p.counts.textContent = "No nodes."; }
+    p.canvas.setAttribute("aria-label", s.name + ": " + s.nodes + " nodes; " + aria.join(", "));
+    markDirty(p);
+    return p;
+  }
+
+  function orderPools() {
+    var list = Array.from(pools.values());
+    list.sort(function (a, b) {
+      var ac = !!a.summary.controlPlane, bc = !!b.summary.controlPlane;
+      if (ac !== bc) { return ac ? -1 : 1; }
+      if ((a.name === "worker") !== (b.name === "worker")) { return a.name === "worker" ? -1 : 1; }
+      return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+    });
+    var box = $("pools");
+    list.forEach(function (p) { box.appendChild(p.el); });
+  }
+
+  function markDirty(p) {
+    dirty.add(p);
+    if (!frameAsked) {
+      frameAsked = true;
+      requestAnimationFrame(draw);
+    }
+  }
+
+  // The cell size shrinks as pools grow, so that 10,000 nodes still fit.
+  function cellSize(n) {
+    if (n <= 150) { return 24; }
+    if (n <= 600) { return 16; }
+    if (n <= 2500) { return 10; }
+    return 7;
+  }
+
+  function layoutOf(p) {
+    var n = p.names.length;
+    var size = cellSize(n);
+    var gap = size >= 10 ? 2 : 1;
+    var width = Math.max(200, p.el.clientWidth - 34);
+    var cols = Math.max(1, Math.floor((width + gap) / (size + gap)));
+    var rows = Math.max(1, Math.ceil(n / cols));
+    return { size: size, gap: gap, cols: cols, rows: rows, width: cols * (size + gap) - gap, height: rows * (size + gap) - gap };
+  }
+
+  function draw() {
+    frameAsked = false;
+    dirty.forEach(function (p) { drawPool(p); });
+    dirty.clear();
+  }
+
+  function drawPool(p) {
+    if (!p.el.isConnected) { return; }
+    var l = layoutOf(p);
+    var dpr = window.devicePixelRatio || 1;
+    var c = p.canvas;
+    if (!p.layout || p.layout.width !== l.width || p.layout.height !== l.height || c.width !== Math.round(l.width * dpr)) {
+      c.width = Math.round(l.width * dpr);
+      c.height = Math.round(l.height * dpr);
+      c.style.width = l.width + "px";
+      c.style.height = l.height + "px";
+    }
+    p.layout = l;
+    p.layoutChanged = false;
+    var ctx = c.getContext("2d");
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, l.width, l.height);
+    for (var i = 0; i < p.names.length; i++) {
+      var n = nodes.get(p.names[i]);
+      var x = (i % l.cols) * (l.size + l.gap), y = Math.floor(i / l.cols) * (l.size + l.gap);
+      drawCell(ctx, BY_ID[n.s] || BY_ID.unknown, x, y, l.size);
+    }
+  }
+
+  // drawCell draws one node: its colour, and its letter when the cell is
+  // large enough, else a mark (a slash, a cross, a bar...).
+  function drawCell(ctx, st, x, y, s) {
+    var lw = Math.max(1, Math.round(s / 8));
+    var hollow = st.mark === "hollow" || st.mark === "ring";
+    ctx.lineWidth = lw;
+    if (hollow) {
+      ctx.fillStyle = "#fff";
+      ctx.fillRect(x, y, s, s);
+      ctx.strokeStyle = st.color;
+      ctx.strokeRect(x + lw / 2, y + lw / 2, s - lw, s - lw);
+    } else {
+      ctx.fillStyle = st.color;
+      ctx.fillRect(x, y, s, s);
+    }
+    if (s >= 14) {
+      ctx.fillStyle = hollow ? st.color : "#fff";
+      ctx.font = "bold " + Math.round(s * 0.62) + "px 'Liberation Sans', 'DejaVu Sans', Arial, sans-serif";
+      ctx.textAlign = "center";
+      ctx.textBaseline = "middle";
+      ctx.fillText(st.letter, x + s / 2, y + s / 2 + 1);
+      return;
+    }
+    ctx.strokeStyle = st.mark === "ring" ? st.color : "#fff";
+    ctx.fillStyle = st.mark === "ring" ? st.color : "#fff";
+    var m = Math.max(1, Math.floor(s / 4));
+    ctx.beginPath();
+    switch (st.mark) {
+      case "slash": ctx.moveTo(x + m, y + s - m); ctx.lineTo(x + s - m, y + m); ctx.stroke(); break;
+      case "cross": ctx.moveTo(x + m, y + m); ctx.lineTo(x + s - m, y + s - m); ctx.moveTo(x + s - m, y + m); ctx.lineTo(x + m, y + s - m); ctx.stroke(); break;
+      case "half": ctx.fillRect(x + lw, y + Math.ceil(s / 2), s - 2 * lw, Math.floor(s / 2) - lw); break;
+      case "bar": ctx.fillRect(x + m, y + s / 2 - lw / 2, s - 2 * m, lw); break;
+      case "pause": ctx.fillRect(x + m, y + m, lw, s - 2 * m); ctx.fillRect(x + s - m - lw, y + m, lw, s - 2 * m); break;
+      case "dot": case "ring": ctx.fillRect(x + s / 2 - lw, y + s / 2 - lw, 2 * lw, 2 * lw); break;
+    }
+  }
+
+  function glyph(st, s) {
+    var c = document.createElement("canvas");
+    var dpr = window.devicePixelRatio || 1;
+    c.width = s * dpr; c.height = s * dpr;
+    c.style.width = s + "px"; c.style.height = s + "px";
+    c.setAttribute("aria-hidden", "true");
+    var ctx = c.getContext("2d");
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    drawCell(ctx, st, 0, 0, s);
+    return c;
+  }
+
+  function hover(p, e) {
+    var l = p.layout, tip = $("tooltip");
+    if (!l) { return; }
+    var r = p.canvas.getBoundingClientRect();
+    var col = Math.floor((e.clientX - r.left) / (l.size + l.gap));
+    var row = Math.floor((e.clientY - r.top) / (l.size + l.gap));
+    var i = row * l.cols + col;
+    var n = col < l.cols && i >= 0 && i < p.names.length ? nodes.get(p.names[i]) : null;
+    if (!n) { tip.hidden = true; return; }
+    var st = BY_ID[n.s] || BY_ID.unknown;
+    tip.textContent = "";
+    var b = document.createElement("b");
+    b.textContent = n.n;
+    tip.append(b, document.createElement("br"), st.letter + " " + st.label +
+      (n.a ? " — assessment " + n.a : "") + (n.ph ? ", phase " + n.ph : ""));
+    var lines = [];
+    if (n.v) { lines.push("version " + n.v); }
+    if (n.e && n.e !== "-") { lines.push("estimate " + n.e); }
+    if (n.m) { lines.push(n.m); }
+    lines.forEach(function (t) { tip.append(document.createElement("br"), t); });
+    tip.hidden = false;
+    var x = Math.min(e.clientX + 14, window.innerWidth - tip.offsetWidth - 8);
+    var y = e.clientY + 16 + tip.offsetHeight > window.innerHeight ? e.clientY - tip.offsetHeight - 8 : e.clientY + 16;
+    tip.style.left = x + "px";
+    tip.style.top = y + "px";
+  }
+
+  window.addEventListener("resize", function () { pools.forEach(markDirty); });
+
+  // ---- health ----
+  function setHealth(list) {
+    var box = $("health-levels");
+    box.textContent = "";
+    $("health").setAttribute("data-count", String(list.length));
+    $("health-none").hidden = list.length > 0;
+    LEVELS.forEach(function (level) {
+      var items = list.filter(function (h) { return (LEVELS.indexOf(h.level) < 0 ? "Unknown" : h.level) === level; });
+      if (!items.length) { return; }
+      var sec = document.createElement("div");
+      sec.className = "level";
+      sec.setAttribute("data-level", level);
+      var h3 = document.createElement("h3");
+      h3.textContent = level + " (" + items.length + ")";
+      var ul = document.createElement("ul");
+      items.slice(0, 500).forEach(function (h) { ul.appendChild(healthItem(h)); });
+      if (items.length > 500) {
+        var more = document.createElement("li");
+        more.textContent = "… and " + (items.length - 500) + " more";
+        ul.appendChild(more);
+      }
+      sec.append(h3, ul);
+      box.appendChild(sec);
+    });
+  }
+
+  function healthItem(h) {
+    var li = document.createElement("li");
+    li.className = "insight";
+    li.setAttribute("data-level", h.level);
+    li.setAttribute("data-uid", h.uid);
+    var tag = document.createElement("span");
+    tag.className = "tag";
+    tag.textContent = h.level.toUpperCase();
+    var sum = document.createElement("b");
+    sum.textContent = h.summary;
+    var meta = document.createElement("div");
+    meta.className = "meta";
+    var parts = [h.type + " impact", h.scope === "ControlPlane" ? "control plane" : "worker pools"];
+    if (h.startedAt) { parts.push("since " + new Date(h.startedAt).toLocaleString()); }
+    if (h.resources && h.resources.length) { parts.push(h.resources.join(", ")); }
+    meta.textContent = parts.join(" · ");
+    li.append(tag, sum, meta);
+    if (h.reference) {
+      var rem = document.createElement("div");
+      rem.append("Remediation: ");
+      if (h.link) {
+        var a = document.createElement("a");
+        a.href = h.reference;
+        a.textContent = h.reference;
+        a.rel = "noreferrer noopener";
+        a.target = "_blank";
+        rem.appendChild(a);
+      } else {
+        rem.append(h.reference);
+      }
+      li.appendChild(rem);
+    }
+    if (h.description) {
+      var det = document.createElement("details");
+      var s = document.createElement("summary");
+      s.textContent = "Description";
+      var pre = document.createElement("pre");
+      pre.textContent = h.description;
+      det.append(s, pre);
+      li.appendChild(det);
+    }
+    return li;
+  }
+
+  // ---- API errors ----
+  function showErrors(errs) {
+    var box = $("errors");
+    box.setAttribute("data-errors", String(errs.length));
+    box.textContent = "";
+    box.hidden = errs.length === 0;
+    if (!errs.length) { return; }
+    var h = document.createElement("h2");
+    h.textContent = "The cluster API refused or failed a read; what this page shows may be missing or stale:";
+    var ul = document.createElement("ul");
+    errs.forEach(function (e) {
+      var li = document.createElement("li");
+      li.setAttribute("data-reason", e.reason);
+      li.setAttribute("data-resource", e.resource);
+      var b = document.createElement("b");
+      b.textContent = e.reason + " (" + e.resource + "): ";
+      li.append(b, e.message);
+      ul.appendChild(li);
+    });
+    box.append(h, ul);
+  }
+
+  // ---- legend ----
+  STATES.forEach(function (st) {
+    var li = document.createElement("li");
+    li.setAttribute("data-state", st.id);
+    li.append(glyph(st, 16), glyph(st, 8), " " + st.letter + " " + st.label);
+    $("legend").appendChild(li);
+  });
+
+  connect();
+})();

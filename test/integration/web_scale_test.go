@@ -1,0 +1,158 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/generated/clientset/versioned/fake"
+	"github.com/update-status/apiserver/pkg/view"
+	"github.com/update-status/apiserver/pkg/web"
+)
+
+// scaleNode returns the NodeProgressInsight of node i of pool, in phase
+// reason (Pending, Updating, Completed...).
+func scaleNode(pool string, i int, reason v1alpha1.NodeUpdatingReason) *v1alpha1.NodeProgressInsight {
+	name := fmt.Sprintf("%s-%05d", pool, i)
+	n := &v1alpha1.NodeProgressInsight{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	n.Status.Name = name
+	n.Status.PoolResource.Name = pool
+	n.Status.Scope = v1alpha1.WorkerPoolScope
+	if pool == "master" {
+		n.Status.Scope = v1alpha1.ControlPlaneScope
+	}
+	status := metav1.ConditionFalse
+	if reason == v1alpha1.NodeUpdating || reason == v1alpha1.NodeDraining || reason == v1alpha1.NodeRebooting {
+		status = metav1.ConditionTrue
+	}
+	n.Status.Conditions = []metav1.Condition{{Type: string(v1alpha1.NodeStatusInsightUpdating), Status: status, Reason: string(reason)}}
+	return n
+}
+
+// TestWebPageTenThousandNodes serves a fake cluster of 10,000 nodes to the
+// page in a headless Chromium: it must draw them all, then follow 3,000
+// node changes sent as one small watch event each, while staying
+// responsive. It needs no control plane; the numbers are logged.
+func TestWebPageTenThousandNodes(t *testing.T) {
+	if _, err := chromiumBinary(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	pools := []struct {
+		name  string
+		nodes int
+	}{{"master", 3}, {"worker", 7000}, {"infra", 2997}}
+	var objs []runtime.Object
+	for _, p := range pools {
+		for i := 0; i < p.nodes; i++ {
+			objs = append(objs, scaleNode(p.name, i, v1alpha1.NodeUpdatePending))
+		}
+	}
+	client := fake.NewSimpleClientset(objs...)
+	var resources []metav1.APIResource
+	for k := view.InsightKind(0); k < view.NumInsightKinds; k++ {
+		resources = append(resources, metav1.APIResource{Name: k.Resource(), Kind: k.Kind()})
+	}
+	client.Resources = []*metav1.APIResourceList{{GroupVersion: v1alpha1.SchemeGroupVersion.String(), APIResources: resources}}
+	h := web.NewHandler(web.Options{Client: client})
+	runCtx, stop := context.WithCancel(ctx)
+	ran := make(chan struct{})
+	go func() {
+		defer close(ran)
+		_ = h.Run(runCtx)
+	}()
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+		stop()
+		<-ran
+	})
+
+	br := startBrowser(t)
+	begin := time.Now()
+	pg, err := br.open(ctx, srv.URL+"/", 1400, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(state string) func(string) error {
+		return func(dom string) error {
+			v, err := parsePage(dom)
+			if err != nil {
+				return err
+			}
+			total, in := 0, 0
+			for _, p := range v.Pools {
+				total += p.Nodes
+				in += p.Counts[state]
+			}
+			if total != 10000 || (state == web.StateUpdated && in != 3000) || (state == web.StateOutdated && in != 10000) {
+				return fmt.Errorf("%d nodes, %d %s", total, in, state)
+			}
+			return nil
+		}
+	}
+	pg.waitFor(ctx, t, time.Minute, "10,000 outdated nodes", count(web.StateOutdated))
+	// The canvases are drawn in the next animation frame.
+	var drawn bool
+	if err := pg.eval(ctx, `new Promise(r => requestAnimationFrame(() => r(true)))`, &drawn); err != nil {
+		t.Fatal(err)
+	}
+	loaded := time.Since(begin)
+
+	// 3,000 nodes complete, one watch event each. (The fake watch holds 100
+	// events: the writer pauses now and then for the informer.)
+	gvr := v1alpha1.SchemeGroupVersion.WithResource("nodeprogressinsights")
+	begin = time.Now()
+	done := make(chan error, 1)
+	go func() {
+		for i := 0; i < 3000; i++ {
+			if i%50 == 49 {
+				time.Sleep(5 * time.Millisecond)
+			}
+			if err := client.Tracker().Update(gvr, scaleNode("worker", i, v1alpha1.NodeCompleted), ""); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	// The page stays responsive while the changes stream in.
+	var slowest time.Duration
+	for sent := false; !sent; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			sent = true
+		default:
+		}
+		t0 := time.Now()
+		var ok bool
+		if err := pg.eval(ctx, "document.querySelectorAll('[data-pool]').length > 0", &ok); err != nil {
+			t.Fatal(err)
+		}
+		slowest = max(slowest, time.Since(t0))
+		time.Sleep(20 * time.Millisecond)
+	}
+	sentIn := time.Since(begin)
+	pg.waitFor(ctx, t, time.Minute, "3,000 updated nodes", count(web.StateUpdated))
+	followed := time.Since(begin)
+	if slowest > 2*time.Second {
+		t.Errorf("the page did not answer for %v while the changes streamed in", slowest)
+	}
+	if err := pg.screenshot(ctx, filepath.Join(webArtifacts, "web-10000.png")); err != nil {
+		t.Error(err)
+	}
+	t.Logf("10,000 nodes drawn %v after loading the page; 3,000 changes sent in %v and shown after %v; slowest page answer meanwhile %v",
+		loaded.Round(time.Millisecond), sentIn.Round(time.Millisecond), followed.Round(time.Millisecond), slowest.Round(time.Millisecond))
+}

@@ -622,3 +622,28 @@ func TestNodeStates(t *testing.T) {
 		}
 	}
 }
+
+// TestInsightsForbiddenFallsBack: a user who may read updatestatuses but
+// not the per-insight resources gets the page from UpdateStatus.
+func TestInsightsForbiddenFallsBack(t *testing.T) {
+	us, objs := computed(t)
+	client := newFake(true, append(objs, us)...)
+	client.PrependReactor("list", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if a.GetResource().Resource == "updatestatuses" {
+			return false, nil, nil
+		}
+		gr := schema.GroupResource{Group: v1alpha1.GroupName, Resource: a.GetResource().Resource}
+		return true, nil, apierrors.NewForbidden(gr, "", fmt.Errorf("User \"reader\" cannot list resource %q", gr.Resource))
+	})
+	_, srv := started(t, Options{Client: client})
+	s := state(t, srv, "synced from updatestatuses", func(s *Snapshot) bool { return s.Synced && len(s.Nodes) > 0 })
+	if s.Source != SourceUpdateStatus {
+		t.Errorf("source %q, want %q", s.Source, SourceUpdateStatus)
+	}
+	if len(s.Errors) != 0 {
+		t.Errorf("errors shown although updatestatuses is readable: %+v", s.Errors)
+	}
+	if got, want := poolCounts(s), expectedPools(us); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("pools by state:\n got %v\nwant %v", got, want)
+	}
+}

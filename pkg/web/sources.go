@@ -56,7 +56,7 @@ func (h *Handler) watchCluster(ctx context.Context) {
 	source := h.opts.Source
 	for source == "" {
 		var err error
-		source, err = h.discover()
+		source, err = h.discover(ctx)
 		if err != nil {
 			klog.ErrorS(err, "Discovery of update.openshift.io failed; retrying")
 			h.model.setError(discoveryResource, apiError(discoveryResource, err))
@@ -112,8 +112,9 @@ func (h *Handler) watchCluster(ctx context.Context) {
 	h.probe(ctx, source)
 }
 
-// discover says which resources the server serves.
-func (h *Handler) discover() (string, error) {
+// discover says which resources to read: the per-insight resources when
+// the server serves them and the user may read them, else UpdateStatus.
+func (h *Handler) discover(ctx context.Context) (string, error) {
 	list, err := h.opts.Client.Discovery().ServerResourcesForGroupVersion(v1alpha1.SchemeGroupVersion.String())
 	if err != nil {
 		return "", fmt.Errorf("discovering %s: %w", v1alpha1.SchemeGroupVersion, err)
@@ -127,6 +128,14 @@ func (h *Handler) discover() (string, error) {
 			if !served["updatestatuses"] {
 				return "", fmt.Errorf("the server serves neither updatestatuses nor %s", k.Resource())
 			}
+			return SourceUpdateStatus, nil
+		}
+	}
+	// A role may grant updatestatuses and not the per-insight resources:
+	// the page then reads what the user may read.
+	if err := h.read(ctx, view.NodeInsights.Resource()); apierrors.IsForbidden(err) && served["updatestatuses"] {
+		if h.read(ctx, "updatestatuses") == nil {
+			klog.InfoS("The per-insight resources are forbidden to this user; reading updatestatuses", "reason", err.Error())
 			return SourceUpdateStatus, nil
 		}
 	}

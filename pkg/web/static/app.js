@@ -59,7 +59,12 @@
         reconnectTimer = setTimeout(connect, 2000);
       }
     };
-    es.addEventListener("snapshot", function (e) { seen(); applySnapshot(JSON.parse(e.data)); });
+    es.addEventListener("snapshot", function (e) {
+      seen();
+      applySnapshot(JSON.parse(e.data));
+      // The first picture is drawn as it is; later changes are animated.
+      setTimeout(function () { document.body.classList.add("moving"); }, 1000);
+    });
     es.addEventListener("delta", function (e) { seen(); applyDelta(JSON.parse(e.data)); });
     es.addEventListener("apierror", function (e) { seen(); showErrors(JSON.parse(e.data).errors || []); });
     es.addEventListener("ping", function (e) { seen(); serverOffset = Number(e.data) - Date.now(); });
@@ -261,8 +266,13 @@
     p.kind.textContent = s.controlPlane ? "control-plane nodes" : "worker pool";
     p.assess.textContent = s.assessment || "";
     p.assess.setAttribute("data-value", s.assessment || "");
+    // The pool insight's own count, which the completion is computed from:
+    // an updated node that reboots or is unavailable still counts.
     var updated = (s.counts && s.counts.updated) || 0;
-    p.compl.textContent = s.completion + "% (" + updated + "/" + s.nodes + " nodes updated)";
+    if (s.summaries && s.summaries.Total !== undefined && s.summaries.Outdated !== undefined) {
+      updated = s.summaries.Total - s.summaries.Outdated;
+    }
+    p.compl.textContent = s.completion + "% (" + updated + "/" + total + " nodes updated)";
     p.counts.textContent = "";
     var aria = [];
     STATES.forEach(function (st) {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,7 +11,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
@@ -66,30 +63,8 @@ func TestAlertInsights(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
-	cpA, err := localstack.Start(ctx, localstack.Options{Dir: filepath.Join(t.TempDir(), "alerts")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cpA.Stop)
-
-	clk := clocktesting.NewFakeClock(time.Now())
-	sink, err := simulator.NewAPISink(cpA.RESTConfig(&cpA.Users.Admin), simulator.APISinkOptions{QPS: -1, Workers: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := simulator.New(simulator.Options{Nodes: 6, Seed: 11, Sink: sink, Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sim.Create(ctx); err != nil {
-		t.Fatal(err)
-	}
-	metricsSrv := httptest.NewServer(sim.MetricsHandler())
-	t.Cleanup(metricsSrv.Close)
-	prom, err := cpA.StartPrometheus(ctx, strings.TrimPrefix(metricsSrv.URL, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cpA, sim, clk := ownSimulatedCluster(ctx, t, "alerts", simulator.Options{Nodes: 6, Seed: 11})
+	prom := startPrometheusOver(ctx, t, cpA, sim)
 	serverOpts := localstack.ServerOptions{AlertsURL: prom.AlertsURL(), AlertsInterval: alertsInterval, AlertsKeep: alertsKeep}
 	if err := cpA.StartServerWith(ctx, serverOpts); err != nil {
 		t.Fatalf("start the server: %v\n%s", err, cpA.Logs(40))

@@ -3,14 +3,19 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	"github.com/update-status/apiserver/pkg/localstack"
+	"github.com/update-status/apiserver/pkg/simulator"
 )
 
 // statusName is the name of the singleton.
@@ -176,4 +181,44 @@ func conditionStatus(conds []metav1.Condition, typ string) metav1.ConditionStatu
 		}
 	}
 	return ""
+}
+
+// ownSimulatedCluster starts a control plane of its own in a test
+// directory named name, for a test that would disturb the shared one, and
+// creates in it the simulated cluster of opts on a fake clock (opts' Sink
+// and Clock are filled in). The server is not started.
+func ownSimulatedCluster(ctx context.Context, t *testing.T, name string, opts simulator.Options) (*localstack.ControlPlane, *simulator.Simulator, *clocktesting.FakeClock) {
+	t.Helper()
+	own, err := localstack.Start(ctx, localstack.Options{Dir: filepath.Join(t.TempDir(), name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(own.Stop)
+	clk := clocktesting.NewFakeClock(time.Now())
+	if opts.Sink, err = simulator.NewAPISink(own.RESTConfig(&own.Users.Admin), simulator.APISinkOptions{QPS: -1, Workers: 16}); err != nil {
+		t.Fatal(err)
+	}
+	opts.Clock = clk
+	sim, err := simulator.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.Create(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return own, sim, clk
+}
+
+// startPrometheusOver serves the simulator's metrics on loopback and starts
+// own's Prometheus over them (and over own's server, see
+// localstack.ControlPlane.StartPrometheus).
+func startPrometheusOver(ctx context.Context, t *testing.T, own *localstack.ControlPlane, sim *simulator.Simulator) *localstack.Prometheus {
+	t.Helper()
+	metricsSrv := httptest.NewServer(sim.MetricsHandler())
+	t.Cleanup(metricsSrv.Close)
+	prom, err := own.StartPrometheus(ctx, strings.TrimPrefix(metricsSrv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prom
 }

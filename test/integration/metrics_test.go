@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http/httptest"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -40,30 +38,8 @@ func TestUpdateMetrics(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
-	cpM, err := localstack.Start(ctx, localstack.Options{Dir: filepath.Join(t.TempDir(), "metrics")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cpM.Stop)
-
-	clk := clocktesting.NewFakeClock(time.Now())
-	sink, err := simulator.NewAPISink(cpM.RESTConfig(&cpM.Users.Admin), simulator.APISinkOptions{QPS: -1, Workers: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := simulator.New(simulator.Options{Nodes: 6, Seed: 3, Sink: sink, Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sim.Create(ctx); err != nil {
-		t.Fatal(err)
-	}
-	metricsSrv := httptest.NewServer(sim.MetricsHandler())
-	t.Cleanup(metricsSrv.Close)
-	prom, err := cpM.StartPrometheus(ctx, strings.TrimPrefix(metricsSrv.URL, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cpM, sim, clk := ownSimulatedCluster(ctx, t, "metrics", simulator.Options{Nodes: 6, Seed: 3})
+	prom := startPrometheusOver(ctx, t, cpM, sim)
 	if err := cpM.StartServer(ctx); err != nil {
 		t.Fatalf("start the server: %v\n%s", err, cpM.Logs(40))
 	}

@@ -17,7 +17,6 @@ import (
 
 	"golang.org/x/net/html"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/cmd/update-status/app"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
@@ -308,25 +307,9 @@ func TestWebPage(t *testing.T) {
 	begin := time.Now()
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
-	cpW, err := localstack.Start(ctx, localstack.Options{Dir: filepath.Join(t.TempDir(), "web")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cpW.Stop)
-	clk := clocktesting.NewFakeClock(time.Now())
-	sink, err := simulator.NewAPISink(cpW.RESTConfig(&cpW.Users.Admin), simulator.APISinkOptions{QPS: -1, Workers: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
 	three := intstr.FromInt32(3)
-	sim, err := simulator.New(simulator.Options{Nodes: 60, Seed: 17, Sink: sink, Clock: clk, WorkerPools: []simulator.PoolOptions{
+	cpW, sim, clk := ownSimulatedCluster(ctx, t, "web", simulator.Options{Nodes: 60, Seed: 17, WorkerPools: []simulator.PoolOptions{
 		{Name: "worker", Nodes: 30, MaxUnavailable: &three}, {Name: "infra", Nodes: 12}, {Name: "gpu"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sim.Create(ctx); err != nil {
-		t.Fatal(err)
-	}
 	if err := cpW.StartServer(ctx); err != nil {
 		t.Fatalf("start the server: %v\n%s", err, cpW.Logs(40))
 	}

@@ -156,8 +156,8 @@ func (r *renderer) controlPlane() {
 	var duration, estimate time.Duration
 	multiArch := false
 	if cv != nil {
-		target = versionText(&cv.Versions)
-		multiArch = hasMetadata(cv.Versions.Target.Metadata, v1alpha1.ArchitectureMetadata)
+		target = encoding.VersionText(&cv.Versions)
+		multiArch = encoding.HasMetadata(cv.Versions.Target.Metadata, v1alpha1.ArchitectureMetadata)
 		duration = r.reference().Sub(cv.StartedAt.Time)
 		if cv.EstimatedCompletedAt != nil {
 			estimate = encoding.Remaining(cv.EstimatedCompletedAt.Time, r.reference())
@@ -233,28 +233,6 @@ func (r *renderer) controlPlane() {
 		}
 		_ = tw.Flush()
 	}
-}
-
-// versionText is oc's "Target Version" text.
-func versionText(v *v1alpha1.ControlPlaneUpdateVersions) string {
-	switch {
-	case hasMetadata(v.Previous.Metadata, v1alpha1.InstallationMetadata):
-		return v.Target.Version + " (a new install)"
-	case hasMetadata(v.Previous.Metadata, v1alpha1.PartialMetadata):
-		return v.Target.Version + " (from incomplete " + v.Previous.Version + ")"
-	case hasMetadata(v.Target.Metadata, v1alpha1.ArchitectureMetadata):
-		return v.Target.Version + " to Multi-Architecture"
-	}
-	return v.Target.Version + " (from " + v.Previous.Version + ")"
-}
-
-func hasMetadata(md []v1alpha1.VersionMetadata, key v1alpha1.VersionMetadataKey) bool {
-	for _, m := range md {
-		if m.Key == key {
-			return true
-		}
-	}
-	return false
 }
 
 // ellipsis cuts s to maxLen runes, the last three being "...".

@@ -612,7 +612,7 @@ func (m *model) controlPlaneLocked(now time.Time) *ControlPlane {
 	cp.Assessment, cp.Display = string(cv.Assessment), string(cv.Assessment)
 	cp.Completion = cv.Completion
 	cp.Target, cp.Previous = cv.Versions.Target.Version, cv.Versions.Previous.Version
-	cp.Edge = edgeText(&cv.Versions)
+	cp.Edge = encoding.VersionText(&cv.Versions)
 	ts := func(t *metav1.Time) *time.Time {
 		if t == nil || t.IsZero() || encoding.IsUnknownTime(t.Time) {
 			return nil
@@ -633,26 +633,6 @@ func (m *model) controlPlaneLocked(now time.Time) *ControlPlane {
 		}
 	}
 	return cp
-}
-
-func edgeText(v *v1alpha1.ControlPlaneUpdateVersions) string {
-	has := func(md []v1alpha1.VersionMetadata, key v1alpha1.VersionMetadataKey) bool {
-		for _, x := range md {
-			if x.Key == key {
-				return true
-			}
-		}
-		return false
-	}
-	switch {
-	case has(v.Previous.Metadata, v1alpha1.InstallationMetadata):
-		return v.Target.Version + " (a new install)"
-	case has(v.Previous.Metadata, v1alpha1.PartialMetadata):
-		return v.Target.Version + " (from incomplete " + v.Previous.Version + ")"
-	case has(v.Target.Metadata, v1alpha1.ArchitectureMetadata):
-		return v.Target.Version + " to Multi-Architecture"
-	}
-	return v.Target.Version + " (from " + v.Previous.Version + ")"
 }
 
 func findCondition(conds []metav1.Condition, typ string) *metav1.Condition {

@@ -234,3 +234,27 @@ func LevelRank(level v1alpha1.InsightImpactLevel) int {
 	}
 	return 0
 }
+
+// VersionText is oc's "Target Version" text of an update's versions: the
+// target, and where it comes from.
+func VersionText(v *v1alpha1.ControlPlaneUpdateVersions) string {
+	switch {
+	case HasMetadata(v.Previous.Metadata, v1alpha1.InstallationMetadata):
+		return v.Target.Version + " (a new install)"
+	case HasMetadata(v.Previous.Metadata, v1alpha1.PartialMetadata):
+		return v.Target.Version + " (from incomplete " + v.Previous.Version + ")"
+	case HasMetadata(v.Target.Metadata, v1alpha1.ArchitectureMetadata):
+		return v.Target.Version + " to Multi-Architecture"
+	}
+	return v.Target.Version + " (from " + v.Previous.Version + ")"
+}
+
+// HasMetadata reports whether md has an entry with key.
+func HasMetadata(md []v1alpha1.VersionMetadata, key v1alpha1.VersionMetadataKey) bool {
+	for _, m := range md {
+		if m.Key == key {
+			return true
+		}
+	}
+	return false
+}

@@ -10,6 +10,7 @@ import (
 	"go/token"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -266,6 +267,9 @@ func TestCompactManagedFields(t *testing.T) {
 func fresh(s string) string { return string([]byte(s)) }
 
 func TestTransformNodeSharesRepeatedStrings(t *testing.T) {
+	// Interned strings are shared within a garbage-collection cycle (see
+	// intern): no collection may run between the transforms compared.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	node := func(name, config string) *corev1.Node {
 		return &corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{Name: name,

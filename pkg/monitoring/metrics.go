@@ -32,13 +32,13 @@ const (
 // current one and 0 for the others, so that a change shows as two samples
 // and not as a series that goes stale.
 var (
-	controlPlaneAssessments = []v1alpha1.ControlPlaneAssessment{
-		v1alpha1.ControlPlaneAssessmentUnknown, v1alpha1.ControlPlaneAssessmentProgressing,
-		v1alpha1.ControlPlaneAssessmentCompleted, v1alpha1.ControlPlaneAssessmentDegraded,
+	controlPlaneAssessments = []string{
+		string(v1alpha1.ControlPlaneAssessmentUnknown), string(v1alpha1.ControlPlaneAssessmentProgressing),
+		string(v1alpha1.ControlPlaneAssessmentCompleted), string(v1alpha1.ControlPlaneAssessmentDegraded),
 	}
-	poolAssessments = []v1alpha1.PoolAssessment{
-		v1alpha1.PoolPending, v1alpha1.PoolProgressing, v1alpha1.PoolCompleted,
-		v1alpha1.PoolDegraded, v1alpha1.PoolExcluded,
+	poolAssessments = []string{
+		string(v1alpha1.PoolPending), string(v1alpha1.PoolProgressing), string(v1alpha1.PoolCompleted),
+		string(v1alpha1.PoolDegraded), string(v1alpha1.PoolExcluded),
 	}
 	nodeStates = []v1alpha1.NodeSummaryType{
 		v1alpha1.NodesTotal, v1alpha1.NodesAvailable, v1alpha1.NodesProgressing, v1alpha1.NodesOutdated,
@@ -79,6 +79,12 @@ var (
 	allDescs = []*metrics.Desc{completionDesc, assessmentDesc, poolNodesDesc, poolCompletionDesc, poolAssessmentDesc,
 		startedDesc, estimatedDesc, healthDesc, infoDesc, availableDesc}
 )
+
+// Names lists the names of the update metrics.
+func Names() []string {
+	return []string{MetricCompletion, MetricAssessment, MetricPoolNodes, MetricPoolCompletion, MetricPoolAssessment,
+		MetricStarted, MetricEstimatedCompletion, MetricHealthInsights, MetricInfo, MetricAvailable}
+}
 
 // Collector exposes the update metrics of the UpdateStatus its source
 // returns. Everything is computed from that one object when /metrics is
@@ -133,12 +139,12 @@ func Collect(obj *update.UpdateStatus, emit func(metrics.Metric)) {
 		}
 	}
 
-	var health [5]int
+	health := map[v1alpha1.InsightImpactLevel]int{}
 	visit := func(cv *update.ClusterVersionStatusInsight, pool *update.MachineConfigPoolStatusInsight, h *update.HealthStatusInsight) {
 		switch {
 		case cv != nil:
 			gauge(completionDesc, float64(cv.Completion)/100)
-			oneOf(assessmentDesc, string(cv.Assessment), strs(controlPlaneAssessments))
+			oneOf(assessmentDesc, string(cv.Assessment), controlPlaneAssessments)
 			gauge(startedDesc, unixSeconds(cv.StartedAt.Time.UnixNano()))
 			if cv.EstimatedCompletedAt != nil {
 				gauge(estimatedDesc, unixSeconds(cv.EstimatedCompletedAt.Time.UnixNano()))
@@ -146,16 +152,12 @@ func Collect(obj *update.UpdateStatus, emit func(metrics.Metric)) {
 			gauge(infoDesc, 1, cv.Versions.Target.Version, cv.Versions.Previous.Version)
 		case pool != nil:
 			gauge(poolCompletionDesc, float64(pool.Completion)/100, pool.Name)
-			oneOf(poolAssessmentDesc, string(pool.Assessment), strs(poolAssessments), pool.Name)
+			oneOf(poolAssessmentDesc, string(pool.Assessment), poolAssessments, pool.Name)
 			for _, state := range nodeStates {
 				gauge(poolNodesDesc, float64(count(pool.Summaries, state)), pool.Name, strings.ToLower(string(state)))
 			}
 		case h != nil:
-			for i, l := range impactLevels {
-				if h.Impact.Level == update.InsightImpactLevel(l) {
-					health[i]++
-				}
-			}
+			health[v1alpha1.InsightImpactLevel(h.Impact.Level)]++
 		}
 	}
 	if cp := obj.Status.ControlPlane; cp != nil {
@@ -174,8 +176,8 @@ func Collect(obj *update.UpdateStatus, emit func(metrics.Metric)) {
 			}
 		}
 	}
-	for i, l := range impactLevels {
-		gauge(healthDesc, float64(health[i]), string(l))
+	for _, l := range impactLevels {
+		gauge(healthDesc, float64(health[l]), string(l))
 	}
 }
 
@@ -186,14 +188,6 @@ func count(summaries []update.NodeSummary, t v1alpha1.NodeSummaryType) int32 {
 		}
 	}
 	return 0
-}
-
-func strs[T ~string](values []T) []string {
-	out := make([]string, len(values))
-	for i, v := range values {
-		out[i] = string(v)
-	}
-	return out
 }
 
 func boolValue(b bool) float64 {

@@ -1,11 +1,13 @@
 package monitoring
 
 import (
+	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/testutil"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
@@ -189,5 +191,36 @@ update_status_control_plane_completion_ratio 1
 func TestCollectorWithoutSource(t *testing.T) {
 	if err := testutil.CustomCollectAndCompare(NewCollector(), strings.NewReader(""), MetricCompletion); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNames: Names, which clients filter /metrics by, lists exactly the
+// metrics the collector reports for an updating cluster.
+func TestNames(t *testing.T) {
+	started := time.Unix(1700000000, 0)
+	obj := &update.UpdateStatus{Status: update.UpdateStatusStatus{
+		Conditions: []metav1.Condition{{Type: "Available", Status: metav1.ConditionTrue, Reason: "AsExpected"}},
+		ControlPlane: &update.ControlPlane{Informers: []update.ControlPlaneInformer{{Name: "cvo", Insights: []update.ControlPlaneInsight{
+			cvInsight(10, "Progressing", started, &started),
+			{UID: "mp", Insight: update.ControlPlaneInsightUnion{MachineConfigPoolStatusInsight: poolInsight("master", "Pending", 0, nil)}},
+		}}}},
+	}}
+	c := NewCollector()
+	c.SetSource(func() *update.UpdateStatus { return obj })
+	reg := metrics.NewKubeRegistry()
+	reg.CustomMustRegister(c)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range families {
+		got = append(got, f.GetName())
+	}
+	want := Names()
+	sort.Strings(got)
+	sort.Strings(want)
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("reported %v, Names %v", got, want)
 	}
 }

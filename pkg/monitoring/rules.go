@@ -126,12 +126,13 @@ func Rules(o RuleOptions) (RuleGroups, error) {
 	forDur := PromDuration(o.For)
 	// Reads of the alerts are judged over a window of several polls.
 	readWindow := PromDuration(max(3*o.For, time.Minute))
-	rule := func(alert, severity, expr, summary, description string) Rule {
+	// Every alert is a warning: none of them is an outage of the cluster.
+	rule := func(alert, holdFor, expr, summary, description string) Rule {
 		return Rule{
 			Alert:  alert,
 			Expr:   strings.TrimSpace(expr) + "\n",
-			For:    forDur,
-			Labels: map[string]string{"severity": severity},
+			For:    holdFor,
+			Labels: map[string]string{"severity": "warning"},
 			Annotations: map[string]string{
 				"summary":     summary,
 				"description": description,
@@ -149,45 +150,40 @@ func Rules(o RuleOptions) (RuleGroups, error) {
 	// before that, however short For is.
 	downFor := PromDuration(max(o.For, time.Minute))
 	rules := []Rule{
-		rule(AlertControlPlaneStalled, "warning", fmt.Sprintf(`
+		rule(AlertControlPlaneStalled, forDur, fmt.Sprintf(`
 max(max_over_time(%[1]s{%[2]s,assessment=~"Completed|Unknown"}[%[3]s])) == 0
 unless on() max(changes(%[4]s{%[2]s}[%[3]s])) > 0
 and on() max(%[4]s{%[2]s} offset %[3]s) >= 0`, MetricAssessment, job, stall, MetricCompletion),
 			"The control plane update is not progressing.",
 			fmt.Sprintf("The control plane has been updating for more than %s without any change of its completion "+
 				"({{ with query \"max(%s)\" }}{{ . | first | value | humanizePercentage }}{{ end }}).", stall, MetricCompletion)),
-		rule(AlertPoolStalled, "warning", fmt.Sprintf(`
+		rule(AlertPoolStalled, forDur, fmt.Sprintf(`
 max by (pool) (max_over_time(%[1]s{%[2]s,assessment=~"Completed|Pending|Excluded"}[%[3]s])) == 0
 unless on(pool) max by (pool) (changes(%[4]s{%[2]s}[%[3]s])) > 0
 and on(pool) max by (pool) (%[4]s{%[2]s} offset %[3]s) >= 0`, MetricPoolAssessment, job, stall, MetricPoolCompletion),
 			"The update of pool {{ $labels.pool }} is not progressing.",
 			fmt.Sprintf("Pool {{ $labels.pool }} has been updating for more than %s without a node completing its update.", stall)),
-		rule(AlertControlPlaneDegraded, "warning", fmt.Sprintf(`
+		rule(AlertControlPlaneDegraded, forDur, fmt.Sprintf(`
 max(%s{%s,assessment="Degraded"}) == 1`, MetricAssessment, job),
 			"The control plane update is behind its estimate.",
 			"The control plane update is assessed Degraded: it runs past its estimated completion (oc adm upgrade status says Progressing - Slow, or Stalled ten minutes past it)."),
-		rule(AlertPoolDegraded, "warning", fmt.Sprintf(`
+		rule(AlertPoolDegraded, forDur, fmt.Sprintf(`
 max by (pool) (%s{%s,assessment="Degraded"}) == 1`, MetricPoolAssessment, job),
 			"The update of pool {{ $labels.pool }} is degraded.",
 			"The update of pool {{ $labels.pool }} is assessed Degraded: at least one of its nodes is in a problem state."),
-		rule(AlertServerDown, "warning", fmt.Sprintf(`
+		rule(AlertServerDown, downFor, fmt.Sprintf(`
 absent(up{%s} == 1)`, job),
 			"No UpdateStatus server can be scraped.",
 			fmt.Sprintf("No target of job %s has been up for %s: `kubectl get updatestatus` and the update metrics and alerts are unavailable.", o.Job, downFor)),
-		rule(AlertUnavailable, "warning", fmt.Sprintf(`
+		rule(AlertUnavailable, forDur, fmt.Sprintf(`
 count by (reason) (%s{%s} == 0) > 0`, MetricAvailable, job),
 			"The UpdateStatus server cannot read its sources.",
 			"The UpdateStatus's Available condition is not True (reason {{ $labels.reason }}): the status is missing or incomplete."),
-		rule(AlertAlertsUnreadable, "warning", fmt.Sprintf(`
+		rule(AlertAlertsUnreadable, forDur, fmt.Sprintf(`
 max(increase(update_status_alert_reads_total{%[1]s,result="failure"}[%[2]s])) > 0
 unless on() max(increase(update_status_alert_reads_total{%[1]s,result="success"}[%[2]s])) > 0`, job, readWindow),
 			"The UpdateStatus server cannot read the firing alerts.",
 			fmt.Sprintf("Every read of the alerts endpoint (--alerts-url) in the last %s failed: alerts that affect the update are missing from the health insights.", readWindow)),
-	}
-	for i := range rules {
-		if rules[i].Alert == AlertServerDown {
-			rules[i].For = downFor
-		}
 	}
 	g := RuleGroup{Name: GroupName, Rules: rules}
 	if o.Interval > 0 {

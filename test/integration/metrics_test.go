@@ -226,8 +226,9 @@ func updateSeries(body []byte) (map[string]float64, error) {
 		return nil, fmt.Errorf("parse /metrics: %w", err)
 	}
 	out := map[string]float64{}
-	for name, f := range families {
-		if f.GetType() != dto.MetricType_GAUGE || !isUpdateMetric(name) {
+	for _, name := range monitoring.Names() {
+		f := families[name]
+		if f.GetType() != dto.MetricType_GAUGE {
 			continue
 		}
 		for _, m := range f.GetMetric() {
@@ -239,16 +240,6 @@ func updateSeries(body []byte) (map[string]float64, error) {
 		}
 	}
 	return out, nil
-}
-
-func isUpdateMetric(name string) bool {
-	switch name {
-	case monitoring.MetricCompletion, monitoring.MetricAssessment, monitoring.MetricPoolNodes, monitoring.MetricPoolCompletion,
-		monitoring.MetricPoolAssessment, monitoring.MetricStarted, monitoring.MetricEstimatedCompletion,
-		monitoring.MetricHealthInsights, monitoring.MetricInfo, monitoring.MetricAvailable:
-		return true
-	}
-	return false
 }
 
 func seriesKey(name string, labels ...string) string {

@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/update-status/apiserver/cmd/update-status/app"
+	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/localstack"
 	"github.com/update-status/apiserver/pkg/simulator"
@@ -34,24 +33,7 @@ type webCommand struct {
 	url    string
 	cancel context.CancelFunc
 	done   chan int
-	out    *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	out    *testio.SyncBuffer
 }
 
 var servingLine = regexp.MustCompile(`Serving the update status on (http://\S+/)`)
@@ -61,7 +43,7 @@ var servingLine = regexp.MustCompile(`Serving the update status on (http://\S+/)
 func startWeb(ctx context.Context, t *testing.T, kubeconfig, listen string) *webCommand {
 	t.Helper()
 	ctx, cancel := context.WithCancel(ctx)
-	w := &webCommand{cancel: cancel, done: make(chan int, 1), out: &syncBuffer{}}
+	w := &webCommand{cancel: cancel, done: make(chan int, 1), out: &testio.SyncBuffer{}}
 	go func() {
 		w.done <- app.Run(ctx, app.Deps{Out: w.out, ErrOut: w.out}, []string{"web", "--kubeconfig", kubeconfig, "--listen", listen})
 	}()

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/update-status/apiserver/internal/fixtures"
+	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
@@ -160,27 +161,9 @@ func TestReportFromCluster(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for one writer and one reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestReportWatch(t *testing.T) {
 	client, obj, now := servedScenario(t, "4.14.1-degraded")
-	var out, errOut syncBuffer
+	var out, errOut testio.SyncBuffer
 	deps := Deps{
 		Out: &out, ErrOut: &errOut,
 		Clock:     clocktesting.NewFakePassiveClock(now),

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -221,4 +222,23 @@ func startPrometheusOver(ctx context.Context, t *testing.T, own *localstack.Cont
 		t.Fatal(err)
 	}
 	return prom
+}
+
+// startKubectl starts kubectl as the admin with args (a watch, which runs
+// until ctx is cancelled) and returns its standard output and error; the
+// test's cleanup calls cancel and waits for it.
+func startKubectl(ctx context.Context, t *testing.T, cancel context.CancelFunc, args ...string) (io.Reader, *strings.Builder) {
+	t.Helper()
+	cmd := cp.KubectlCommand(ctx, localstack.AdminUser, args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &strings.Builder{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	return stdout, stderr
 }

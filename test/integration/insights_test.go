@@ -153,17 +153,7 @@ func TestKubectlWatchNodeInsights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := cp.KubectlCommand(ctx, localstack.AdminUser, "get", "npi", "-w", "-o", "json", "--output-watch-events")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	stdout, stderr := startKubectl(ctx, t, cancel, "get", "npi", "-w", "-o", "json", "--output-watch-events")
 	events := decodeEvents(stdout)
 	// wait returns the events up to the first that pred accepts.
 	wait := func(what string, timeout time.Duration, pred func(watchEvent) bool) []watchEvent {

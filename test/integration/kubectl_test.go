@@ -211,17 +211,7 @@ func TestKubectlWatchSeesChanges(t *testing.T) {
 	ensureUpdating(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	cmd := cp.KubectlCommand(ctx, localstack.AdminUser, "get", "updatestatus", statusName, "-w", "-o", "json")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	stdout, stderr := startKubectl(ctx, t, cancel, "get", "updatestatus", statusName, "-w", "-o", "json")
 	events := decodeStream(stdout)
 	next := func(what string, timeout time.Duration, pred func(*v1alpha1.UpdateStatus) bool) time.Duration {
 		t.Helper()

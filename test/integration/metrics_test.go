@@ -121,10 +121,15 @@ func TestUpdateMetrics(t *testing.T) {
 	if err := sim.RunVirtual(ctx, clk, 0); err != nil {
 		t.Fatalf("RunVirtual after the drain was released: %v", err)
 	}
-	us = checkUpdateMetrics(ctx, t, client, scrape, "update completed")
-	if cv := cvInsight(us); cv == nil || cv.Assessment != v1alpha1.ControlPlaneAssessmentCompleted {
-		t.Errorf("after the update the control plane is not Completed:\n%s", dump(cvInsight(us)))
+	// The server serves the last step within its fold delay.
+	completed := func(us *v1alpha1.UpdateStatus) bool {
+		cv := cvInsight(us)
+		return cv != nil && cv.Assessment == v1alpha1.ControlPlaneAssessmentCompleted
 	}
+	if servedWithin(ctx, client, 30*time.Second, completed) == nil {
+		t.Fatalf("30s after the update completed the control plane is not served as Completed")
+	}
+	checkUpdateMetrics(ctx, t, client, scrape, "update completed")
 	waitPrometheusWithin(ctx, t, prom, "the stall alerts resolved", stalledBound, func(a []localstack.Alert) bool {
 		return alertState(a, monitoring.AlertPoolStalled, nil) == "" && alertState(a, monitoring.AlertControlPlaneStalled, nil) == ""
 	})
@@ -137,16 +142,8 @@ func stepUntil(ctx context.Context, t *testing.T, sim *simulator.Simulator, clk 
 	t.Helper()
 	for step := 0; step < 400; step++ {
 		// Give the server its fold delay to serve the last step.
-		deadline := time.Now().Add(2 * time.Second)
-		for {
-			us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
-			if err == nil && cond(us) {
-				return us
-			}
-			if time.Now().After(deadline) {
-				break
-			}
-			time.Sleep(200 * time.Millisecond)
+		if us := servedWithin(ctx, client, 2*time.Second, cond); us != nil {
+			return us
 		}
 		if err := sim.RunVirtual(ctx, clk, 1); err != nil && !errors.Is(err, simulator.ErrStepLimit) {
 			t.Fatalf("waiting for %s: RunVirtual: %v", what, err)
@@ -154,6 +151,20 @@ func stepUntil(ctx context.Context, t *testing.T, sim *simulator.Simulator, clk 
 	}
 	t.Fatalf("400 steps and not %s", what)
 	return nil
+}
+
+// servedWithin polls the served UpdateStatus for up to bound and returns
+// the first that meets cond, or nil.
+func servedWithin(ctx context.Context, client versioned.Interface, bound time.Duration, cond func(*v1alpha1.UpdateStatus) bool) *v1alpha1.UpdateStatus {
+	for deadline := time.Now().Add(bound); ; time.Sleep(200 * time.Millisecond) {
+		us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
+		if err == nil && cond(us) {
+			return us
+		}
+		if time.Now().After(deadline) {
+			return nil
+		}
+	}
 }
 
 // waitPrometheusWithin is waitPrometheus with a bound.

@@ -130,6 +130,9 @@ func NewREST(stores Stores, typer runtime.ObjectTyper, codec runtime.Codec, cloc
 			New:        kinds[k].new,
 			NewList:    kinds[k].newList,
 			Table:      tableConvertor{table: kinds[k].table, clock: clock},
+			// Insight objects are small: let the watch server write
+			// several per flush when a client is behind.
+			WatchBuffer: 64,
 		})
 		if err != nil {
 			for _, built := range out[:k] {

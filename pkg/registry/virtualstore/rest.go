@@ -43,15 +43,19 @@ type RESTConfig struct {
 	Attrs storage.AttrFunc
 	// Table renders objects for kubectl.
 	Table rest.TableConvertor
+	// WatchBuffer is how many events may wait for a client's watch stream
+	// past coalescing (see coalescingWatch): 0 for large objects.
+	WatchBuffer int
 }
 
 // REST is the read-only REST storage of one resource: a genericregistry.Store
 // whose storage is the watch cache in front of a Store, reduced to GET, LIST
 // and WATCH, so that no write route is installed.
 type REST struct {
-	store      *genericregistry.Store
-	singular   string
-	shortNames []string
+	store       *genericregistry.Store
+	singular    string
+	shortNames  []string
+	watchBuffer int
 }
 
 var (
@@ -87,7 +91,7 @@ func NewREST(cfg RESTConfig) (*REST, error) {
 	}); err != nil {
 		return nil, err
 	}
-	return &REST{store: store, singular: cfg.Singular, shortNames: cfg.ShortNames}, nil
+	return &REST{store: store, singular: cfg.Singular, shortNames: cfg.ShortNames, watchBuffer: cfg.WatchBuffer}, nil
 }
 
 // New implements rest.Storage.
@@ -130,7 +134,11 @@ func (r *REST) Watch(ctx context.Context, opts *metainternalversion.ListOptions)
 			return nil, err
 		}
 	}
-	return r.store.Watch(ctx, opts)
+	w, err := r.store.Watch(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return newCoalescingWatch(w, r.watchBuffer), nil
 }
 
 // checkResourceVersion turns a malformed resourceVersion into 400: the watch

@@ -504,6 +504,6 @@ func (s *sizeResult) largestWatch() *watchResult {
 }
 
 // watchNote says how to read the watch rows.
-const watchNote = "Watchers are served by the apiserver's watch cache (docs/watch.md): every event is delivered to every watcher in order, and a watcher whose buffer stays full is closed; the benchmark's watchers then watch again from the last resourceVersion they received, as a reflector does (*streams reopened*). " +
-	"Every event carries the whole object (about 850 KiB here), so one revision is about 850 MB for 1,000 watchers: the column *delivered to all watchers* is the TLS throughput the watchers and the server reached together on this machine, and with many watchers it, not the server's fan-out, bounds events per watcher and the lag. " +
+const watchNote = "Watchers are served by the apiserver's watch cache through the coalescing watch (docs/watch.md): a watcher that keeps up gets every event in order; one that falls behind gets the newest state of each object it has not taken yet. A stream that ends anyway (the cache closes a watcher whose buffer stays full) is watched again from the last resourceVersion received, as a reflector does (*streams reopened*). " +
+	"An event of updatestatuses carries the whole object (about 850 KiB here), so one revision is about 850 MB for 1,000 watchers: the column *delivered to all watchers* is the TLS throughput the watchers and the server reached together on this machine, and with many watchers it, not the server's fan-out, bounds events per watcher and the lag. " +
 	"Writes never delivered counts (write, watcher) pairs with no event covering the write before the end of the window."

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,19 +16,22 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update"
 )
 
-// deadlineConn is an http.ResponseWriter with write deadlines on a fake
-// clock, like a connection that stops being read: once blocked, a write
-// returns os.ErrDeadlineExceeded when the clock reaches the deadline, and
-// never before.
+// deadlineConn is an http.ResponseWriter that records the write deadlines
+// set on it, like a connection whose client stops reading once blocked: a
+// write then blocks until a deadline is set, and fails with
+// os.ErrDeadlineExceeded.
 type deadlineConn struct {
-	clk *clocktesting.FakeClock
-
 	mu        sync.Mutex
 	header    http.Header
-	deadline  time.Time
 	deadlines []time.Time // every deadline set, in order
 	blocked   bool
+	writing   chan struct{} // closed when a blocked write starts
+	expired   chan struct{} // closed when a deadline is set
 	written   int
+}
+
+func newDeadlineConn() *deadlineConn {
+	return &deadlineConn{header: http.Header{}, writing: make(chan struct{}), expired: make(chan struct{})}
 }
 
 func (c *deadlineConn) Header() http.Header { return c.header }
@@ -39,8 +43,10 @@ func (c *deadlineConn) CloseNotify() <-chan bool {
 func (c *deadlineConn) SetWriteDeadline(d time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.deadline = d
 	c.deadlines = append(c.deadlines, d)
+	if !d.IsZero() && len(c.deadlines) == 1 {
+		close(c.expired)
+	}
 	return nil
 }
 
@@ -52,7 +58,7 @@ func (c *deadlineConn) block() {
 
 func (c *deadlineConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
-	blocked, deadline := c.blocked, c.deadline
+	blocked := c.blocked
 	if !blocked {
 		c.written += len(p)
 	}
@@ -60,11 +66,13 @@ func (c *deadlineConn) Write(p []byte) (int, error) {
 	if !blocked {
 		return len(p), nil
 	}
-	if deadline.IsZero() {
-		panic("a write blocks without a deadline: it would block forever")
+	close(c.writing)
+	select {
+	case <-c.expired:
+		return 0, os.ErrDeadlineExceeded
+	case <-time.After(30 * time.Second):
+		return 0, errors.New("the blocked write was never ended")
 	}
-	<-c.clk.After(deadline.Sub(c.clk.Now()))
-	return 0, os.ErrDeadlineExceeded
 }
 
 func (c *deadlineConn) Flush() {}
@@ -82,20 +90,29 @@ func watchRequest(verb string) *http.Request {
 	}))
 }
 
-// TestStallDeadlineBoundsEachWriteNotTheIdleTime drives the stall filter on a
-// fake clock: each write and flush runs under now+timeout and the deadline is
-// cleared between writes, so a watch idle for far longer than the timeout
-// lives on; a write that blocks fails exactly when the clock reaches its
-// deadline, and the filter counts the stalled watcher.
-func TestStallDeadlineBoundsEachWriteNotTheIdleTime(t *testing.T) {
+// TestStallTimeoutEndsABlockedWriteNotAnIdleStream drives the stall filter
+// on a fake clock: writes set no deadline, a watch idle for far longer than
+// the timeout lives on, and a write that blocks is ended exactly when it has
+// been blocked for the timeout, even when a look at the stream comes in the
+// middle of it; the filter counts the stalled watcher.
+func TestStallTimeoutEndsABlockedWriteNotAnIdleStream(t *testing.T) {
 	registerMetrics()
 	const timeout = 30 * time.Second
-	t0 := time.Date(2025, 3, 12, 10, 0, 0, 0, time.UTC)
-	clk := clocktesting.NewFakeClock(t0)
-	conn := &deadlineConn{clk: clk, header: http.Header{}}
+	clk := clocktesting.NewFakeClock(time.Date(2025, 3, 12, 10, 0, 0, 0, time.UTC))
+	conn := newDeadlineConn()
 	before, err := testutil.GetCounterMetricValue(stalledWatchersClosed)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// rearmed waits until the filter's look at the stream, started by a
+	// step of the clock, has armed the next one.
+	rearmed := func() {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); clk.Waiters() == 0; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the filter did not look at the stream again")
+			}
+		}
 	}
 
 	wrote := make(chan struct{})
@@ -118,44 +135,48 @@ func TestStallDeadlineBoundsEachWriteNotTheIdleTime(t *testing.T) {
 	}()
 
 	<-wrote
-	want := []time.Time{t0.Add(timeout), {}, t0.Add(timeout), {}} // write, then flush
-	if got := conn.history(); !equalTimes(got, want) {
-		t.Fatalf("deadlines around the first write and flush %v, want %v", got, want)
+	// Idle for ten timeouts, a look at the stream every timeout.
+	for range 10 {
+		clk.Step(timeout)
+		rearmed()
 	}
-
-	// Idle for ten timeouts; then the client stops reading.
-	clk.Step(10 * timeout)
-	idleEnd := clk.Now()
+	if got := conn.history(); len(got) != 0 {
+		t.Fatalf("deadlines %v set on a stream that writes or idles, want none", got)
+	}
+	// Half a timeout later the client stops reading and a write blocks;
+	// the next look comes half-way through it.
+	clk.Step(timeout / 2)
 	conn.block()
 	close(writeAgain)
-	// The blocked write waits on the clock: that is when it has armed.
-	for clk.Waiters() == 0 {
-		select {
-		case err := <-writeErr:
-			t.Fatalf("the write after an idle time failed at once: %v", err)
-		default:
-		}
-		time.Sleep(time.Millisecond)
+	<-conn.writing
+	clk.Step(timeout / 2)
+	rearmed()
+	clk.Step(timeout/2 - time.Nanosecond)
+	rearmed()
+	select {
+	case err := <-writeErr:
+		t.Fatalf("the write ended before it was blocked for the timeout: %v", err)
+	default:
 	}
-	if got := conn.history(); !got[len(got)-1].Equal(idleEnd.Add(timeout)) {
-		t.Fatalf("deadline of the blocked write %v, want %v", got[len(got)-1], idleEnd.Add(timeout))
-	}
-	// One nanosecond before the deadline the write still blocks: the step
-	// fires no waiter (a fake clock fires its waiters within Step).
-	clk.Step(timeout - time.Nanosecond)
-	if clk.Waiters() != 1 {
-		t.Fatal("the blocked write was released before its deadline")
+	if got := conn.history(); len(got) != 0 {
+		t.Fatalf("deadlines %v set before the write was blocked for the timeout", got)
 	}
 	clk.Step(time.Nanosecond)
 	select {
 	case err := <-writeErr:
-		if err == nil {
-			t.Fatal("the blocked write succeeded")
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("the blocked write ended with %v, want the deadline", err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("the write still blocks after its deadline")
+		t.Fatal("the write still blocks after the timeout")
+	}
+	if got := conn.history(); len(got) != 1 || !got[0].Before(clk.Now()) {
+		t.Errorf("deadlines %v, want one in the past", got)
 	}
 	<-served
+	if clk.Waiters() != 0 {
+		t.Error("the filter still looks at a stream whose handler returned")
+	}
 	after, err := testutil.GetCounterMetricValue(stalledWatchersClosed)
 	if err != nil {
 		t.Fatal(err)
@@ -165,25 +186,36 @@ func TestStallDeadlineBoundsEachWriteNotTheIdleTime(t *testing.T) {
 	}
 }
 
-// TestStallDeadlineOnlyOnUpdateStatusWatches checks that other requests write
-// without a deadline: a long GET or a watch of another group is not cut.
+// TestStallDeadlineOnlyOnUpdateStatusWatches checks that only watches of
+// this group are looked at: a long GET or a watch of another group is never
+// cut, and the look stops with the handler.
 func TestStallDeadlineOnlyOnUpdateStatusWatches(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Date(2025, 3, 12, 10, 0, 0, 0, time.UTC))
 	other := watchRequest("watch")
 	other = other.WithContext(request.WithRequestInfo(other.Context(), &request.RequestInfo{
 		IsResourceRequest: true, Verb: "watch", APIGroup: "config.openshift.io", Resource: "clusterversions",
 	}))
-	for name, req := range map[string]*http.Request{
-		"get":                    watchRequest("get"),
-		"list":                   watchRequest("list"),
-		"watch of another group": other,
-		"no request info":        httptest.NewRequest(http.MethodGet, "/healthz", nil),
+	for name, tc := range map[string]struct {
+		req     *http.Request
+		watched bool
+	}{
+		"get":                    {req: watchRequest("get")},
+		"list":                   {req: watchRequest("list")},
+		"watch of another group": {req: other},
+		"no request info":        {req: httptest.NewRequest(http.MethodGet, "/healthz", nil)},
+		"watch of this group":    {req: watchRequest("watch"), watched: true},
 	} {
 		t.Run(name, func(t *testing.T) {
-			conn := &deadlineConn{clk: clk, header: http.Header{}}
+			conn := newDeadlineConn()
 			withWatchStallTimeout(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				if watched := clk.Waiters() != 0; watched != tc.watched {
+					t.Errorf("stream looked at: %v, want %v", watched, tc.watched)
+				}
 				_, _ = w.Write([]byte("{}"))
-			}), 30*time.Second, clk).ServeHTTP(conn, req)
+			}), 30*time.Second, clk).ServeHTTP(conn, tc.req)
+			if clk.Waiters() != 0 {
+				t.Error("a look at the stream is left after its handler returned")
+			}
 			if got := conn.history(); len(got) != 0 {
 				t.Errorf("deadlines %v, want none", got)
 			}
@@ -192,23 +224,4 @@ func TestStallDeadlineOnlyOnUpdateStatusWatches(t *testing.T) {
 			}
 		})
 	}
-	conn := &deadlineConn{clk: clk, header: http.Header{}}
-	withWatchStallTimeout(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		_, _ = w.Write([]byte("{}"))
-	}), 30*time.Second, clk).ServeHTTP(conn, watchRequest("watch"))
-	if got := conn.history(); len(got) == 0 {
-		t.Error("an UpdateStatus watch wrote without a deadline")
-	}
-}
-
-func equalTimes(a, b []time.Time) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !a[i].Equal(b[i]) {
-			return false
-		}
-	}
-	return true
 }

@@ -49,7 +49,7 @@ func withWatchStallTimeout(handler http.Handler, timeout time.Duration, clk cloc
 			return
 		}
 		sw := &stallWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: timeout, clock: clk}
-		sw.watch(timeout)
+		sw.start()
 		handler.ServeHTTP(responsewriter.WrapForHTTP1Or2(sw), req)
 		if sw.finish() {
 			stalledWatchersClosed.Inc()
@@ -98,9 +98,16 @@ func (s *stallWriter) Flush() {
 	_ = s.rc.Flush()
 }
 
-// watch looks at the stream after d. The clock's callback only starts the
-// look, so that it never runs inside the clock (a fake clock calls it
-// with its lock held).
+// start looks at the stream every timeout from now on.
+func (s *stallWriter) start() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.watch(s.timeout)
+}
+
+// watch looks at the stream after d; called with s.mu held. The clock's
+// callback only starts the look, so that it never runs inside the clock (a
+// fake clock calls it with its lock held).
 func (s *stallWriter) watch(d time.Duration) {
 	s.timer = s.clock.AfterFunc(d, func() { go s.check() })
 }

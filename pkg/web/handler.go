@@ -31,6 +31,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -129,7 +130,7 @@ func NewHandler(opts Options) *Handler {
 
 // ServeHTTP serves /, /app.js, /app.css, /events and /state.json.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if len(h.opts.AllowedHosts) > 0 && !h.hostAllowed(r.Host) {
+	if len(h.opts.AllowedHosts) > 0 && !slices.Contains(h.opts.AllowedHosts, r.Host) {
 		http.Error(w, "unexpected Host header", http.StatusMisdirectedRequest)
 		return
 	}
@@ -139,15 +140,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr.Set("X-Frame-Options", "DENY")
 	hdr.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
 	h.mux.ServeHTTP(w, r)
-}
-
-func (h *Handler) hostAllowed(host string) bool {
-	for _, a := range h.opts.AllowedHosts {
-		if host == a {
-			return true
-		}
-	}
-	return false
 }
 
 // LoopbackHosts returns the Host headers a browser sends to a loopback
@@ -173,12 +165,7 @@ func (h *Handler) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-refresh.C():
-			// The control plane's Slow and Stalled depend on the time.
-			h.model.mu.Lock()
-			if h.model.cv != nil && h.model.cv.CompletedAt == nil {
-				h.model.cpDirty = true
-			}
-			h.model.mu.Unlock()
+			h.model.timePassed()
 		case <-flush.C():
 			h.flush()
 		}

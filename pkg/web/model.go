@@ -1,8 +1,9 @@
 package web
 
 import (
-	"encoding/json"
+	"reflect"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -253,6 +254,16 @@ func (m *model) setSource(s string) {
 	}
 }
 
+// timePassed marks the control plane changed while an update runs: its
+// Slow and Stalled depend on the time.
+func (m *model) timePassed() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cv != nil && m.cv.CompletedAt == nil {
+		m.cpDirty = true
+	}
+}
+
 func (m *model) setSynced() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -386,7 +397,7 @@ func healthOf(uid string, h *v1alpha1.HealthStatusInsight) Health {
 	}
 	ref := h.Remediation.Reference
 	out.Reference = encoding.ReferenceText(ref)
-	out.Link = out.Reference == ref && (len(ref) > 7 && (ref[:7] == "http://" || (len(ref) > 8 && ref[:8] == "https://")))
+	out.Link = out.Reference == ref && (strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://"))
 	for _, r := range h.Scope.Resources {
 		s := r.Resource
 		if r.Group != "" {
@@ -411,17 +422,11 @@ func (m *model) setHealthLocked(uid string, h *v1alpha1.HealthStatusInsight) {
 		return
 	}
 	n := healthOf(uid, h)
-	if had && equalHealth(old, n) {
+	if had && reflect.DeepEqual(old, n) {
 		return
 	}
 	m.health[uid] = n
 	m.healthDirty = true
-}
-
-func equalHealth(a, b Health) bool {
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	return string(ja) == string(jb)
 }
 
 func (m *model) setHealth(uid string, h *v1alpha1.HealthStatusInsight) {

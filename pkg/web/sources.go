@@ -85,7 +85,6 @@ func (h *Handler) watchCluster(ctx context.Context) {
 		watched["updatestatuses"] = informers.UpdateStatuses().Informer()
 	}
 	for resource, inf := range watched {
-		resource := resource
 		if err := inf.SetWatchErrorHandler(func(_ *cache.Reflector, err error) {
 			if errors.Is(err, context.Canceled) {
 				return
@@ -109,7 +108,7 @@ func (h *Handler) watchCluster(ctx context.Context) {
 		}
 		h.model.setSynced()
 	}()
-	h.probe(ctx, source)
+	h.probe(ctx)
 }
 
 // discover says which resources to read: the per-insight resources when
@@ -207,7 +206,7 @@ func (h *Handler) eventHandler(resource string) cache.ResourceEventHandler {
 // probe retries, every ProbeInterval, a small read of each resource whose
 // informer reported an error, and clears the error once the read works: a
 // relist that succeeds without changing anything produces no event.
-func (h *Handler) probe(ctx context.Context, source string) {
+func (h *Handler) probe(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():

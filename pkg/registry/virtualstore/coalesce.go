@@ -60,7 +60,6 @@ func (w *coalescingWatch) Stop() {
 func (w *coalescingWatch) run() {
 	defer close(w.out)
 	q := eventQueue{byKey: map[string]*list.Element{}}
-	q.items.Init()
 	in := w.in.ResultChan()
 	for in != nil || q.items.Len() > 0 {
 		var out chan watch.Event
@@ -73,6 +72,15 @@ func (w *coalescingWatch) run() {
 			if !ok {
 				in = nil // deliver what waits, then close
 				continue
+			}
+			if q.items.Len() == 0 {
+				// A client that keeps up takes the event at once,
+				// without a trip through the queue.
+				select {
+				case w.out <- ev:
+					continue
+				default:
+				}
 			}
 			q.push(ev)
 		case out <- next:

@@ -43,6 +43,7 @@ type config struct {
 	artifacts      string
 	serverBin      string
 	baselineBin    string
+	baselineRounds int
 	formats        []string
 	routes         []string
 	watchResources []string
@@ -65,6 +66,7 @@ func main() {
 	flag.StringVar(&c.artifacts, "artifacts", "_output/bench", "where profiles and raw results go")
 	flag.StringVar(&c.serverBin, "server-binary", "", "prebuilt update-status-apiserver (default: build ./cmd/apiserver)")
 	flag.StringVar(&c.baselineBin, "baseline-binary", "", "an earlier update-status-apiserver to measure first at each size, in JSON only, for a before/after comparison in the same run")
+	flag.IntVar(&c.baselineRounds, "baseline-rounds", 2, "with -baseline-binary: how many times each binary is measured at each size, alternating before and after, for section 0 (the first round of the tree's binary measures everything, later rounds what the baseline measures)")
 	formats := flag.String("formats", "json,protobuf", "media types of the GET and watch cells, comma-separated (json, protobuf)")
 	routes := flag.String("routes", "straight,aggregated", "routes of the GET and watch cells, comma-separated: straight to the server, or through the kube-apiserver's aggregation layer")
 	watchResources := flag.String("watch-resources", resourceUpdateStatuses+","+resourceNodeInsights, "resources the watch cells watch, comma-separated: updatestatuses (the object cluster), nodeprogressinsights (the collection, from now on)")
@@ -105,6 +107,9 @@ func main() {
 	}
 	if err == nil && *listResources != "" {
 		c.listResources, err = words(*listResources, servedResources[1:]...)
+	}
+	if err == nil && c.baselineRounds < 1 {
+		err = fmt.Errorf("-baseline-rounds=%d: at least 1", c.baselineRounds)
 	}
 	if err != nil {
 		klog.ErrorS(err, "Bad flag")
@@ -166,49 +171,68 @@ func run(ctx context.Context, c config) error {
 	if c.serverBin, err = filepath.Abs(c.serverBin); err != nil {
 		return err
 	}
-	type binary struct{ label, path string }
-	binaries := []binary{{"after", c.serverBin}}
-	if c.baselineBin != "" {
+	// A round measures each binary once; with a baseline, the binaries
+	// alternate (before, after, before, after, ...) so that a drift of the
+	// machine during the run weighs on both alike.
+	type binary struct {
+		label, path string
+		round       int
+	}
+	var order []binary
+	if c.baselineBin == "" {
+		order = []binary{{"after", c.serverBin, 1}}
+	} else {
 		if c.baselineBin, err = filepath.Abs(c.baselineBin); err != nil {
 			return err
 		}
-		binaries = []binary{{"before", c.baselineBin}, binaries[0]}
+		for round := 1; round <= c.baselineRounds; round++ {
+			order = append(order, binary{"before", c.baselineBin, round}, binary{"after", c.serverBin, round})
+		}
 	}
 	rep := &report{machine: describeMachine(), config: c, started: begin}
 sizes:
 	for _, n := range c.sizes {
-		for _, b := range binaries {
+		for _, b := range order {
 			// localstack.StartServer uses this binary instead of building
 			// its own.
 			if err := os.Setenv(localstack.EnvServerBinary, b.path); err != nil {
 				return err
 			}
 			bc := c
-			if b.label == "before" {
-				// The baseline may predate the per-insight resources.
+			if b.label == "before" || b.round > 1 {
+				// The baseline may predate the per-insight resources; a
+				// later round of the tree's binary measures what the
+				// baseline measures, for section 0.
 				bc.formats = []string{formatJSON}
 				bc.watchResources = []string{resourceUpdateStatuses}
 				bc.listResources = nil
 			}
-			r, err := benchSize(ctx, bc, n, b.label)
+			label := b.label
+			if b.round > 1 {
+				label = fmt.Sprintf("%s-%d", b.label, b.round)
+			}
+			r, err := benchSize(ctx, bc, n, label)
 			if r != nil {
-				if b.label == "before" {
+				switch {
+				case b.label == "before":
 					rep.baseline = append(rep.baseline, r)
-				} else {
+				case b.round > 1:
+					rep.repeats = append(rep.repeats, r)
+				default:
 					rep.sizes = append(rep.sizes, r)
 				}
 			}
 			if err != nil {
-				rep.failures = append(rep.failures, fmt.Sprintf("%d nodes (%s): %v", n, b.label, err))
-				klog.ErrorS(err, "Size failed", "nodes", n, "binary", b.label)
+				rep.failures = append(rep.failures, fmt.Sprintf("%d nodes (%s): %v", n, label, err))
+				klog.ErrorS(err, "Size failed", "nodes", n, "binary", label)
 				if errors.Is(err, context.Canceled) {
 					break sizes
 				}
 			}
-		}
-		rep.wall = time.Since(begin)
-		if err := rep.write(c.out); err != nil {
-			return err
+			rep.wall = time.Since(begin)
+			if err := rep.write(c.out); err != nil {
+				return err
+			}
 		}
 	}
 	if ctx.Err() == nil {

@@ -17,7 +17,8 @@ type report struct {
 	started  time.Time
 	wall     time.Duration
 	sizes    []*sizeResult
-	baseline []*sizeResult // -baseline-binary, same sizes
+	baseline []*sizeResult // -baseline-binary, same sizes, one per round
+	repeats  []*sizeResult // the tree's binary in rounds after the first
 	failures []string
 	// nodeChange are the CPU microseconds per node change of each run of
 	// the Go benchmark nodeChangeBench.
@@ -106,7 +107,7 @@ func flagsLine(c config) string {
 		strings.Join(s, ","), strings.Join(k, ","), c.getDuration, c.encodeDuration, c.clientRuns, strings.Join(w, ","), c.watchDuration, c.churnRate,
 		strings.Join(c.formats, ","), strings.Join(c.routes, ","), strings.Join(c.watchResources, ","), strings.Join(c.listResources, ","))
 	if c.baselineBin != "" {
-		line += " -baseline-binary=<before>"
+		line += fmt.Sprintf(" -baseline-binary=<before> -baseline-rounds=%d", c.baselineRounds)
 	}
 	return line
 }
@@ -135,14 +136,28 @@ func met(ok bool) string {
 	return "**missed**"
 }
 
-// baselineOf returns the baseline measurement of s's size, or nil.
-func (r *report) baselineOf(s *sizeResult) *sizeResult {
+// baselinesOf returns the baseline's measurements of s's size, one per
+// round.
+func (r *report) baselinesOf(s *sizeResult) []*sizeResult {
+	var out []*sizeResult
 	for _, b := range r.baseline {
 		if b.Nodes == s.Nodes {
-			return b
+			out = append(out, b)
 		}
 	}
-	return nil
+	return out
+}
+
+// aftersOf returns the tree's binary's measurements of s's size, one per
+// round: s, then the repeats.
+func (r *report) aftersOf(s *sizeResult) []*sizeResult {
+	out := []*sizeResult{s}
+	for _, a := range r.repeats {
+		if a.Nodes == s.Nodes {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func (r *report) goals(p func(string, ...any)) {
@@ -176,8 +191,8 @@ func (r *report) goals(p func(string, ...any)) {
 	if w := s.largestWatch(); w != nil {
 		p("| server CPU under one core with %d watchers of updatestatuses (%s, %s) | %.1f CPU-s per minute (%.2f cores) | %s |\n", w.Connected, w.Route, w.Format, w.CPUPerMinute, w.CPUPerMinute/60, met(w.CPUPerMinute < 60))
 	}
-	if b := r.baselineOf(s); b != nil {
-		worse, total := r.compareCount(b, s)
+	if bs := r.baselinesOf(s); len(bs) > 0 {
+		worse, total := r.compareCount(bs, r.aftersOf(s))
 		p("| no GET or watch figure more than 10%% worse than before (section 0) | %d of %d figures more than 10%% worse | %s |\n", worse, total, met(worse == 0))
 	}
 	r.watchBound(p, s)
@@ -272,48 +287,99 @@ func (r *report) largestWatchers() int {
 	return n
 }
 
-// comparison is one figure measured before and after; lower is better.
+// comparison is one figure measured before and after, once per round;
+// lower is better.
 type comparison struct {
 	what          string
-	before, after float64
+	before, after []float64
 	format        func(float64) string
 }
 
+func mean(v []float64) float64 {
+	sum := 0.0
+	for _, x := range v {
+		sum += x
+	}
+	return sum / float64(len(v))
+}
+
+// worse says whether the figure got more than 10% worse, mean to mean.
+func (c comparison) worse() bool { return mean(c.after) > 1.1*mean(c.before) }
+
+// cell renders the mean of a side and, with several rounds, each round.
+func (c comparison) cell(v []float64) string {
+	s := c.format(mean(v))
+	if len(v) > 1 {
+		each := make([]string, len(v))
+		for i, x := range v {
+			each[i] = c.format(x)
+		}
+		s += " (" + strings.Join(each, ", ") + ")"
+	}
+	return s
+}
+
 // comparisons lists the GET and watch figures that both binaries measured
-// (JSON: the baseline speaks nothing else).
-func (r *report) comparisons(b, s *sizeResult) []comparison {
+// (JSON: the baseline speaks nothing else) in every round.
+func (r *report) comparisons(bs, as []*sizeResult) []comparison {
 	msf := func(v float64) string { return ms(time.Duration(v * float64(time.Second))) }
 	cores := func(v float64) string { return fmt.Sprintf("%.2f cores", v/60) }
 	var out []comparison
+	add := func(what string, format func(float64) string, of func(*sizeResult) (float64, bool)) {
+		c := comparison{what: what, format: format}
+		for _, side := range []struct {
+			results []*sizeResult
+			values  *[]float64
+		}{{bs, &c.before}, {as, &c.after}} {
+			for _, s := range side.results {
+				v, ok := of(s)
+				if !ok {
+					return
+				}
+				*side.values = append(*side.values, v)
+			}
+		}
+		if len(c.before) > 0 && len(c.after) > 0 {
+			out = append(out, c)
+		}
+	}
 	for _, k := range r.config.getClients {
 		for _, route := range r.config.routes {
-			gb, ga := b.get(route, formatJSON, k), s.get(route, formatJSON, k)
-			if gb == nil || ga == nil {
-				continue
+			get := func(pick func(*getCell) float64) func(*sizeResult) (float64, bool) {
+				return func(s *sizeResult) (float64, bool) {
+					if g := s.get(route, formatJSON, k); g != nil {
+						return pick(g), true
+					}
+					return 0, false
+				}
 			}
-			out = append(out, comparison{fmt.Sprintf("GET p50, %s, JSON, %d client(s)", route, k), sec(gb.Latency.P50), sec(ga.Latency.P50), msf},
-				comparison{fmt.Sprintf("GET p99, %s, JSON, %d client(s)", route, k), sec(gb.Latency.P99), sec(ga.Latency.P99), msf})
+			add(fmt.Sprintf("GET p50, %s, JSON, %d client(s)", route, k), msf, get(func(g *getCell) float64 { return sec(g.Latency.P50) }))
+			add(fmt.Sprintf("GET p99, %s, JSON, %d client(s)", route, k), msf, get(func(g *getCell) float64 { return sec(g.Latency.P99) }))
 		}
 	}
 	for _, k := range r.config.watchers {
 		for _, route := range r.config.routes {
-			wb, wa := b.watch(route, formatJSON, k), s.watch(route, formatJSON, k)
-			if wb == nil || wa == nil {
-				continue
+			watch := func(pick func(*watchResult) float64) func(*sizeResult) (float64, bool) {
+				return func(s *sizeResult) (float64, bool) {
+					if w := s.watch(route, formatJSON, k); w != nil {
+						return pick(w), true
+					}
+					return 0, false
+				}
 			}
-			out = append(out, comparison{fmt.Sprintf("watch lag p50, %s, JSON, %d watchers", route, k), sec(wb.Lag.P50), sec(wa.Lag.P50), msf},
-				comparison{fmt.Sprintf("watch lag p99, %s, JSON, %d watchers", route, k), sec(wb.Lag.P99), sec(wa.Lag.P99), msf},
-				comparison{fmt.Sprintf("server CPU, %s, JSON, %d watchers", route, k), wb.CPUPerMinute, wa.CPUPerMinute, cores})
+			add(fmt.Sprintf("watch lag p50, %s, JSON, %d watchers", route, k), msf, watch(func(w *watchResult) float64 { return sec(w.Lag.P50) }))
+			add(fmt.Sprintf("watch lag p99, %s, JSON, %d watchers", route, k), msf, watch(func(w *watchResult) float64 { return sec(w.Lag.P99) }))
+			add(fmt.Sprintf("server CPU, %s, JSON, %d watchers", route, k), cores, watch(func(w *watchResult) float64 { return w.CPUPerMinute }))
 		}
 	}
 	return out
 }
 
 // compareCount returns how many comparisons got more than 10% worse.
-func (r *report) compareCount(b, s *sizeResult) (worse, total int) {
-	for _, c := range r.comparisons(b, s) {
+func (r *report) compareCount(bs, as []*sizeResult) (worse, total int) {
+	for _, c := range r.comparisons(bs, as) {
 		total++
-		if c.after > 1.1*c.before {
+		if c.worse() {
 			worse++
 		}
 	}
@@ -324,25 +390,30 @@ func (r *report) before(p func(string, ...any)) {
 	if len(r.baseline) == 0 {
 		return
 	}
-	p("## 0. Before and after, in this run\n\nThe baseline binary (-baseline-binary) was measured first at each size, on the same control plane and cluster and with the same clients, then the tree's binary. The baseline is measured in JSON only. Lower is better; *after / before* above 1.10 is more than 10%% worse.\n\n")
+	p("## 0. Before and after, in this run\n\n")
+	p("The baseline binary (-baseline-binary) and the tree's binary were measured %d time(s) each at each size, alternating (before, after, before, ...), ", r.config.baselineRounds)
+	p("each time on a fresh control plane and cluster, with the same clients, so that a drift of the machine during the run weighs on both alike. ")
+	p("The baseline is measured in JSON only, and so are the tree's binary's later rounds. Each figure is the mean of its rounds (each round in brackets). ")
+	p("Lower is better; *after / before* above 1.10 is more than 10%% worse.\n\n")
 	p("| nodes | figure | before | after | after / before |\n|---|---|---|---|---|\n")
 	for _, s := range r.sizes {
-		b := r.baselineOf(s)
-		if b == nil {
+		bs := r.baselinesOf(s)
+		if len(bs) == 0 {
 			continue
 		}
-		for _, c := range r.comparisons(b, s) {
+		for _, c := range r.comparisons(bs, r.aftersOf(s)) {
 			rat := "?"
-			if c.before > 0 {
-				rat = fmt.Sprintf("%.2f", c.after/c.before)
-				if c.after > 1.1*c.before {
+			if b := mean(c.before); b > 0 {
+				rat = fmt.Sprintf("%.2f", mean(c.after)/b)
+				if c.worse() {
 					rat = "**" + rat + "**"
 				}
 			}
-			p("| %d | %s | %s | %s | %s |\n", s.Nodes, c.what, c.format(c.before), c.format(c.after), rat)
+			p("| %d | %s | %s | %s | %s |\n", s.Nodes, c.what, c.cell(c.before), c.cell(c.after), rat)
 		}
-		p("| %d | heap in use / RSS (idle) | %s / %s | %s / %s | |\n", s.Nodes, bytesIEC(b.Mem.HeapInuse), bytesIEC(b.Mem.RSS), bytesIEC(s.Mem.HeapInuse), bytesIEC(s.Mem.RSS))
-		p("| %d | start-up | %s | %s | |\n", s.Nodes, ms(b.Startup), ms(s.Startup))
+		b := bs[0]
+		p("| %d | heap in use / RSS (idle, first round) | %s / %s | %s / %s | |\n", s.Nodes, bytesIEC(b.Mem.HeapInuse), bytesIEC(b.Mem.RSS), bytesIEC(s.Mem.HeapInuse), bytesIEC(s.Mem.RSS))
+		p("| %d | start-up (first round) | %s | %s | |\n", s.Nodes, ms(b.Startup), ms(s.Startup))
 	}
 	p("\n")
 }

@@ -67,3 +67,45 @@ func TestInsightGoals(t *testing.T) {
 		t.Errorf("heap row with no node objects served:\n%s", b.String())
 	}
 }
+
+// TestBeforeAfterRounds checks section 0 with two rounds per binary: each
+// figure is the mean of its rounds, judged mean to mean, and a figure that
+// a round did not measure is left out.
+func TestBeforeAfterRounds(t *testing.T) {
+	size := func(p99 ...time.Duration) *sizeResult {
+		s := &sizeResult{Nodes: 5000}
+		for i, d := range p99 {
+			s.Gets = append(s.Gets, &getCell{Route: routeAggregated, Format: formatJSON,
+				loadResult: loadResult{Clients: i + 1, Latency: summary{N: 100, P50: d / 2, P99: d}}})
+		}
+		return s
+	}
+	after := size(10*time.Millisecond, 30*time.Millisecond)
+	r := &report{
+		config: config{getClients: []int{1, 2, 3}, routes: []string{routeAggregated}, baselineRounds: 2},
+		sizes:  []*sizeResult{after},
+		// 1 client: before 8 and 12 ms (mean 10), after 10 and 11 (mean
+		// 10.5): 1.05, not worse. 2 clients: before 20 and 20, after 30
+		// and 20 (mean 25): 1.25, worse. 3 clients: measured by the
+		// baseline only.
+		baseline: []*sizeResult{size(8*time.Millisecond, 20*time.Millisecond, time.Millisecond), size(12*time.Millisecond, 20*time.Millisecond, time.Millisecond)},
+		repeats:  []*sizeResult{size(11*time.Millisecond, 20*time.Millisecond)},
+	}
+	var b strings.Builder
+	r.before(func(f string, a ...any) { fmt.Fprintf(&b, f, a...) })
+	out := b.String()
+	for _, want := range []string{
+		"| 5000 | GET p99, aggregated, JSON, 1 client(s) | 10.0 ms (8.000 ms, 12.0 ms) | 10.5 ms (10.0 ms, 11.0 ms) | 1.05 |",
+		"| 5000 | GET p99, aggregated, JSON, 2 client(s) | 20.0 ms (20.0 ms, 20.0 ms) | 25.0 ms (30.0 ms, 20.0 ms) | **1.25** |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("section 0 lacks\n%s\nin\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "3 client(s)") {
+		t.Errorf("a figure the tree's binary did not measure is compared:\n%s", out)
+	}
+	if worse, total := r.compareCount(r.baselinesOf(after), r.aftersOf(after)); worse != 2 || total != 4 {
+		t.Errorf("compareCount = %d of %d, want 2 of 4 (p50 and p99 with 2 clients)", worse, total)
+	}
+}

@@ -345,34 +345,30 @@ func (r *report) comparisons(bs, as []*sizeResult) []comparison {
 	}
 	for _, k := range r.config.getClients {
 		for _, route := range r.config.routes {
-			get := func(pick func(*getCell) float64) func(*sizeResult) (float64, bool) {
-				return func(s *sizeResult) (float64, bool) {
-					if g := s.get(route, formatJSON, k); g != nil {
-						return pick(g), true
-					}
-					return 0, false
-				}
-			}
-			add(fmt.Sprintf("GET p50, %s, JSON, %d client(s)", route, k), msf, get(func(g *getCell) float64 { return sec(g.Latency.P50) }))
-			add(fmt.Sprintf("GET p99, %s, JSON, %d client(s)", route, k), msf, get(func(g *getCell) float64 { return sec(g.Latency.P99) }))
+			get := func(s *sizeResult) *getCell { return s.get(route, formatJSON, k) }
+			add(fmt.Sprintf("GET p50, %s, JSON, %d client(s)", route, k), msf, measured(get, func(g *getCell) float64 { return sec(g.Latency.P50) }))
+			add(fmt.Sprintf("GET p99, %s, JSON, %d client(s)", route, k), msf, measured(get, func(g *getCell) float64 { return sec(g.Latency.P99) }))
 		}
 	}
 	for _, k := range r.config.watchers {
 		for _, route := range r.config.routes {
-			watch := func(pick func(*watchResult) float64) func(*sizeResult) (float64, bool) {
-				return func(s *sizeResult) (float64, bool) {
-					if w := s.watch(route, formatJSON, k); w != nil {
-						return pick(w), true
-					}
-					return 0, false
-				}
-			}
-			add(fmt.Sprintf("watch lag p50, %s, JSON, %d watchers", route, k), msf, watch(func(w *watchResult) float64 { return sec(w.Lag.P50) }))
-			add(fmt.Sprintf("watch lag p99, %s, JSON, %d watchers", route, k), msf, watch(func(w *watchResult) float64 { return sec(w.Lag.P99) }))
-			add(fmt.Sprintf("server CPU, %s, JSON, %d watchers", route, k), cores, watch(func(w *watchResult) float64 { return w.CPUPerMinute }))
+			watch := func(s *sizeResult) *watchResult { return s.watch(route, formatJSON, k) }
+			add(fmt.Sprintf("watch lag p50, %s, JSON, %d watchers", route, k), msf, measured(watch, func(w *watchResult) float64 { return sec(w.Lag.P50) }))
+			add(fmt.Sprintf("watch lag p99, %s, JSON, %d watchers", route, k), msf, measured(watch, func(w *watchResult) float64 { return sec(w.Lag.P99) }))
+			add(fmt.Sprintf("server CPU, %s, JSON, %d watchers", route, k), cores, measured(watch, func(w *watchResult) float64 { return w.CPUPerMinute }))
 		}
 	}
 	return out
+}
+
+// measured reads one figure of a size's cell, when the size has the cell.
+func measured[C any](cell func(*sizeResult) *C, pick func(*C) float64) func(*sizeResult) (float64, bool) {
+	return func(s *sizeResult) (float64, bool) {
+		if c := cell(s); c != nil {
+			return pick(c), true
+		}
+		return 0, false
+	}
 }
 
 // compareCount returns how many comparisons got more than 10% worse.

@@ -326,21 +326,10 @@ func (r *report) comparisons(bs, as []*sizeResult) []comparison {
 	cores := func(v float64) string { return fmt.Sprintf("%.2f cores", v/60) }
 	var out []comparison
 	add := func(what string, format func(float64) string, of func(*sizeResult) (float64, bool)) {
-		c := comparison{what: what, format: format}
-		for _, side := range []struct {
-			results []*sizeResult
-			values  *[]float64
-		}{{bs, &c.before}, {as, &c.after}} {
-			for _, s := range side.results {
-				v, ok := of(s)
-				if !ok {
-					return
-				}
-				*side.values = append(*side.values, v)
-			}
-		}
-		if len(c.before) > 0 && len(c.after) > 0 {
-			out = append(out, c)
+		before, okBefore := everyRound(bs, of)
+		after, okAfter := everyRound(as, of)
+		if okBefore && okAfter {
+			out = append(out, comparison{what: what, before: before, after: after, format: format})
 		}
 	}
 	for _, k := range r.config.getClients {
@@ -359,6 +348,20 @@ func (r *report) comparisons(bs, as []*sizeResult) []comparison {
 		}
 	}
 	return out
+}
+
+// everyRound reads a figure of each round's result; false when a round did
+// not measure it, or there is no round.
+func everyRound(rounds []*sizeResult, of func(*sizeResult) (float64, bool)) ([]float64, bool) {
+	values := make([]float64, 0, len(rounds))
+	for _, s := range rounds {
+		v, ok := of(s)
+		if !ok {
+			return nil, false
+		}
+		values = append(values, v)
+	}
+	return values, len(values) > 0
 }
 
 // measured reads one figure of a size's cell, when the size has the cell.

@@ -55,7 +55,7 @@ type ExtraConfig struct {
 	// FoldDelay is the view's fold delay (view.Config.FoldDelay).
 	FoldDelay time.Duration
 	// WatchStallTimeout bounds the write of one watch event to a client
-	// (withWatchStallTimeout); DefaultWatchStallTimeout when 0.
+	// (withWatchWriter); DefaultWatchStallTimeout when 0.
 	WatchStallTimeout time.Duration
 }
 
@@ -101,7 +101,7 @@ func (c *Config) Complete() CompletedConfig {
 		// Innermost, after authentication, authorization, audit and the
 		// timeout: each filter applies to update.openshift.io requests only.
 		inner := withGetCache(withReadOnly(apiHandler, serializer), cache)
-		return build(withWatchStallTimeout(inner, stall, clock.RealClock{}), gc)
+		return build(withWatchWriter(inner, stall, clock.RealClock{}), gc)
 	}
 	return CompletedConfig{&completedConfig{
 		GenericConfig: c.GenericConfig.Complete(nil),

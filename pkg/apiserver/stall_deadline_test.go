@@ -125,13 +125,17 @@ func TestStallTimeoutEndsABlockedWriteNotAnIdleStream(t *testing.T) {
 		w.(http.Flusher).Flush()
 		close(wrote)
 		<-writeAgain
-		_, err := w.Write([]byte(`{"type":"MODIFIED"}`))
+		// The event waits in the batch; the flush writes it down and
+		// blocks, and once it failed every write fails.
+		_, _ = w.Write([]byte(`{"type":"MODIFIED"}`))
+		w.(http.Flusher).Flush()
+		_, err := w.Write([]byte(`{"type":"DELETED"}`))
 		writeErr <- err
 	})
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
-		withWatchStallTimeout(handler, timeout, clk).ServeHTTP(conn, watchRequest("watch"))
+		withWatchWriter(handler, timeout, clk).ServeHTTP(conn, watchRequest("watch"))
 	}()
 
 	<-wrote
@@ -207,7 +211,7 @@ func TestStallDeadlineOnlyOnUpdateStatusWatches(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			conn := newDeadlineConn()
-			withWatchStallTimeout(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			withWatchWriter(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 				if watched := clk.Waiters() != 0; watched != tc.watched {
 					t.Errorf("stream looked at: %v, want %v", watched, tc.watched)
 				}

@@ -1,0 +1,95 @@
+package apiserver
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
+)
+
+// writeRecorder is an http.ResponseWriter that keeps each write it gets.
+type writeRecorder struct {
+	header  http.Header
+	writes  [][]byte
+	flushes int
+}
+
+func (r *writeRecorder) Header() http.Header { return r.header }
+func (r *writeRecorder) WriteHeader(int)     {}
+func (r *writeRecorder) Write(p []byte) (int, error) {
+	r.writes = append(r.writes, append([]byte(nil), p...))
+	return len(p), nil
+}
+func (r *writeRecorder) Flush() { r.flushes++ }
+
+// sizes returns the length of each write.
+func (r *writeRecorder) sizes() []int {
+	var out []int
+	for _, w := range r.writes {
+		out = append(out, len(w))
+	}
+	return out
+}
+
+// TestWatchWriterBatchesWritesBetweenFlushes checks what reaches the
+// connection: the writes between two flushes as one write of at most
+// batchSize, a write of batchSize or more on its own after what waited
+// before it, what the handler wrote after its last flush when it returns,
+// and every byte in order.
+func TestWatchWriterBatchesWritesBetweenFlushes(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Date(2025, 3, 12, 10, 0, 0, 0, time.UTC))
+	event := func(i int) []byte { return []byte(fmt.Sprintf("%099d\n", i)) } // 100 bytes
+	var sent bytes.Buffer
+	write := func(w http.ResponseWriter, p []byte) {
+		t.Helper()
+		if n, err := w.Write(p); err != nil || n != len(p) {
+			t.Fatalf("write: %d, %v", n, err)
+		}
+		sent.Write(p)
+	}
+	rec := &writeRecorder{header: http.Header{}}
+	var steps []string
+	step := func(name string, want ...int) {
+		t.Helper()
+		if got := rec.sizes(); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: writes of %v bytes, want %v", name, got, want)
+		}
+		steps = append(steps, name)
+	}
+	withWatchWriter(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		for i := range 10 {
+			write(w, event(i))
+		}
+		step("ten events, no flush")
+		w.(http.Flusher).Flush()
+		step("flushed", 1000)
+		// A client behind: 200 events with no flush between them.
+		for i := range 200 {
+			write(w, event(i))
+		}
+		step("a backlog", 1000, full())
+		w.(http.Flusher).Flush()
+		step("backlog flushed", 1000, full(), 20000-full())
+		// A large object after a small event: the event goes first.
+		write(w, event(1))
+		write(w, bytes.Repeat([]byte("u"), batchSize+1))
+		step("a large object", 1000, full(), 20000-full(), 100, batchSize+1)
+		write(w, event(2))
+	}), 30*time.Second, clk).ServeHTTP(rec, watchRequest("watch"))
+	step("returned", 1000, full(), 20000-full(), 100, batchSize+1, 100)
+	if got := bytes.Join(rec.writes, nil); !bytes.Equal(got, sent.Bytes()) {
+		t.Errorf("the connection got %d bytes, not the %d written in order", len(got), sent.Len())
+	}
+	if rec.flushes != 2 {
+		t.Errorf("%d flushes reached the connection, want the handler's 2", rec.flushes)
+	}
+	if len(steps) != 6 {
+		t.Errorf("the handler ran %d steps, want 6", len(steps))
+	}
+}
+
+// full is the size of a batch of 100-byte events.
+func full() int { return batchSize / 100 * 100 }

@@ -147,9 +147,13 @@ type nodeEntry struct {
 	rank                                       int
 	changed                                    int64 // Unix seconds
 
-	name      string
-	uid       types.UID
-	facts     *nodeFacts
+	name  string
+	uid   types.UID
+	facts *nodeFacts
+	// flat is the node's entry of Result.Insights for pool flatPool, built
+	// from facts when first needed; nil whenever facts change.
+	flat      *Insight
+	flatPool  string
 	collected uint64 // the evaluation that last listed it among its pool's members
 	// pos is the entry's index in its pool's sorted list, -1 when unlisted.
 	pos int
@@ -460,7 +464,7 @@ func (e *Engine) evaluateNodes(nodes []*corev1.Node, ps *poolSet, cvf *cvFacts) 
 				if p := ps.assign(n.Labels); p != nil {
 					ent.state = e.pools[p.name]
 				}
-				ent.rv, ent.rvEmpty, ent.selGen, ent.facts = n.ResourceVersion, n.ResourceVersion == "", e.selGen, nil
+				ent.rv, ent.rvEmpty, ent.selGen, ent.facts, ent.flat = n.ResourceVersion, n.ResourceVersion == "", e.selGen, nil, nil
 			}
 		}
 		st := ent.state
@@ -469,7 +473,7 @@ func (e *Engine) evaluateNodes(nodes []*corev1.Node, ps *poolSet, cvf *cvFacts) 
 		}
 		if ent.facts == nil || ent.poolGen != st.gen || ent.sharedGen != e.sharedGen {
 			f := evaluateNode(n, ps.byName[st.name], &in)
-			ent.facts = f
+			ent.facts, ent.flat = f, nil
 			ent.poolGen, ent.sharedGen = st.gen, e.sharedGen
 			ent.phase, ent.rank, ent.changed = f.phase, f.rank, f.acquiredAt.Unix()
 			ent.unavailable, ent.degraded, ent.updating = f.isUnavailable, f.isDegraded, f.isUpdating

@@ -76,18 +76,19 @@ func (a *assembly) flatInsights() []*Insight {
 				Informer: encoding.InformerNodes, MachineConfigPool: p.insight})
 		}
 		for _, ent := range p.nodes {
-			f := ent.facts
-			if f == nil || f.insight == nil {
-				continue
-			}
 			// Nodes are most of the list: each keeps its entry while its
-			// facts and pool stay, so an unchanged node costs a pointer.
-			if f.flat == nil || f.flatPool != p.info.name {
-				f.flat = &Insight{UID: f.uid, AcquiredAt: f.acquiredAt, Scope: f.insight.Scope, Pool: p.info.name,
+			// facts and pool stay, so an unchanged node costs a pointer
+			// read from its memory, not from its facts.
+			if ent.flat == nil || ent.flatPool != p.info.name {
+				f := ent.facts
+				if f == nil || f.insight == nil {
+					continue
+				}
+				ent.flat = &Insight{UID: f.uid, AcquiredAt: f.acquiredAt, Scope: f.insight.Scope, Pool: p.info.name,
 					Informer: encoding.InformerNodes, Node: f.insight}
-				f.flatPool = p.info.name
+				ent.flatPool = p.info.name
 			}
-			out = append(out, f.flat)
+			out = append(out, ent.flat)
 		}
 		for _, h := range p.health {
 			if h.pool == "" {

@@ -95,11 +95,6 @@ type nodeFacts struct {
 	degraded *healthItem
 	// unrepresentable explains why insight is nil.
 	unrepresentable *healthItem
-
-	// flat is the node's entry of Result.Insights for pool flatPool,
-	// built when first needed.
-	flat     *Insight
-	flatPool string
 }
 
 // poolInfo is a MachineConfigPool as the node rules see it.

@@ -35,7 +35,7 @@ var stalledWatchersClosed = metrics.NewCounter(&metrics.CounterOpts{
 // The watch writer keeps the events written between two flushes, up to
 // batchSize bytes, and passes them down as one write: a watcher that keeps
 // up still gets each event at once, one behind gets its backlog in frames
-// of up to batchSize (docs/watch.md, "Writes").
+// of up to batchSize (docs/watch.md, "Slow and stalled watchers").
 //
 // It bounds how long writing one batch may block. Nothing in the library
 // does: a write blocks while the client, or the kube-apiserver proxying for

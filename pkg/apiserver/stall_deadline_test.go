@@ -125,8 +125,8 @@ func TestStallTimeoutEndsABlockedWriteNotAnIdleStream(t *testing.T) {
 		w.(http.Flusher).Flush()
 		close(wrote)
 		<-writeAgain
-		// The event waits in the batch; the flush writes it down and
-		// blocks, and once it failed every write fails.
+		// An UpdateStatus watch is not batched: the write blocks, and
+		// once it failed the flush and every write fail.
 		_, _ = w.Write([]byte(`{"type":"MODIFIED"}`))
 		w.(http.Flusher).Flush()
 		_, err := w.Write([]byte(`{"type":"DELETED"}`))

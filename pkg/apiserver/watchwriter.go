@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/registry/updatestatus"
 )
 
 // DefaultWatchStallTimeout is the default of ExtraConfig.WatchStallTimeout.
@@ -28,14 +29,16 @@ var stalledWatchersClosed = metrics.NewCounter(&metrics.CounterOpts{
 // withWatchWriter puts a watchWriter under every update.openshift.io watch
 // stream. It does two things the library's watch handler does not.
 //
-// It batches. The handler writes each event and flushes when no other event
-// waits; on HTTP/2 every write that reaches the connection is a message to
-// the connection's goroutine, a DATA frame, a TLS record and a syscall, and
-// through the aggregation layer the kube-apiserver copies each frame again.
-// The watch writer keeps the events written between two flushes, up to
-// batchSize bytes, and passes them down as one write: a watcher that keeps
-// up still gets each event at once, one behind gets its backlog in frames
-// of up to batchSize (docs/watch.md, "Slow and stalled watchers").
+// It batches, on watches of the per-insight kinds. The handler writes each
+// event and flushes when no other event waits; on HTTP/2 every write that
+// reaches the connection is a message to the connection's goroutine, a
+// DATA frame, a TLS record and a syscall, and through the aggregation layer
+// the kube-apiserver copies each frame again. The watch writer keeps the
+// events written between two flushes, up to batchSize bytes, and passes
+// them down as one write: a watcher that keeps up still gets each event at
+// once, one behind gets its backlog in frames of up to batchSize
+// (docs/watch.md, "Slow and stalled watchers"). UpdateStatus events are
+// larger than a batch; their writes go down as they come.
 //
 // It bounds how long writing one batch may block. Nothing in the library
 // does: a write blocks while the client, or the kube-apiserver proxying for
@@ -59,7 +62,8 @@ func withWatchWriter(handler http.Handler, timeout time.Duration, clk clock.With
 			handler.ServeHTTP(w, req)
 			return
 		}
-		sw := &watchWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: timeout, clock: clk}
+		sw := &watchWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: timeout, clock: clk,
+			batching: info.Resource != updatestatus.Resource}
 		sw.start()
 		handler.ServeHTTP(responsewriter.WrapForHTTP1Or2(sw), req)
 		// What the handler wrote after its last flush still goes out, as
@@ -103,6 +107,9 @@ type watchWriter struct {
 	// fails with it.
 	batch *[]byte
 	err   error
+	// batching is off for UpdateStatus watches: their events are larger
+	// than a batch, and their writes reach the connection as before.
+	batching bool
 
 	mu      sync.Mutex
 	timer   clock.Timer
@@ -121,6 +128,9 @@ func (s *watchWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 func (s *watchWriter) Write(p []byte) (int, error) {
 	if s.err != nil {
 		return 0, s.err
+	}
+	if !s.batching {
+		return s.writeDown(p)
 	}
 	if s.batch != nil && len(*s.batch)+len(p) > batchSize {
 		if err := s.writeBatch(); err != nil {

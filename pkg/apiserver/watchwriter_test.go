@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
+	"k8s.io/apiserver/pkg/endpoints/request"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/update-status/apiserver/pkg/apis/update"
 )
 
 // writeRecorder is an http.ResponseWriter that keeps each write it gets.
@@ -78,7 +82,7 @@ func TestWatchWriterBatchesWritesBetweenFlushes(t *testing.T) {
 		write(w, bytes.Repeat([]byte("u"), batchSize+1))
 		step("a large object", 1000, full(), 20000-full(), 100, batchSize+1)
 		write(w, event(2))
-	}), 30*time.Second, clk).ServeHTTP(rec, watchRequest("watch"))
+	}), 30*time.Second, clk).ServeHTTP(rec, insightWatchRequest())
 	step("returned", 1000, full(), 20000-full(), 100, batchSize+1, 100)
 	if got := bytes.Join(rec.writes, nil); !bytes.Equal(got, sent.Bytes()) {
 		t.Errorf("the connection got %d bytes, not the %d written in order", len(got), sent.Len())
@@ -89,6 +93,33 @@ func TestWatchWriterBatchesWritesBetweenFlushes(t *testing.T) {
 	if len(steps) != 6 {
 		t.Errorf("the handler ran %d steps, want 6", len(steps))
 	}
+}
+
+// TestWatchWriterLeavesUpdateStatusWritesAlone checks that the writes of an
+// UpdateStatus watch reach the connection one by one, as the handler makes
+// them.
+func TestWatchWriterLeavesUpdateStatusWritesAlone(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Date(2025, 3, 12, 10, 0, 0, 0, time.UTC))
+	rec := &writeRecorder{header: http.Header{}}
+	withWatchWriter(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		for _, size := range []int{100, 200, 300} {
+			if _, err := w.Write(bytes.Repeat([]byte("u"), size)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.(http.Flusher).Flush()
+	}), 30*time.Second, clk).ServeHTTP(rec, watchRequest("watch"))
+	if got := fmt.Sprint(rec.sizes()); got != "[100 200 300]" || rec.flushes != 1 {
+		t.Errorf("writes of %s bytes and %d flushes, want [100 200 300] and 1", got, rec.flushes)
+	}
+}
+
+// insightWatchRequest is a watch of nodeprogressinsights.
+func insightWatchRequest() *http.Request {
+	req := httptest.NewRequest(http.MethodGet, "/apis/"+update.GroupName+"/v1alpha1/nodeprogressinsights?watch=1", nil)
+	return req.WithContext(request.WithRequestInfo(req.Context(), &request.RequestInfo{
+		IsResourceRequest: true, Verb: "watch", APIGroup: update.GroupName, Resource: "nodeprogressinsights",
+	}))
 }
 
 // full is the size of a batch of 100-byte events.

@@ -54,7 +54,7 @@ type ExtraConfig struct {
 	Clock clock.WithTicker
 	// FoldDelay is the view's fold delay (view.Config.FoldDelay).
 	FoldDelay time.Duration
-	// WatchStallTimeout bounds the write of one watch event to a client
+	// WatchStallTimeout bounds one write of a watch stream to a client
 	// (withWatchWriter); DefaultWatchStallTimeout when 0.
 	WatchStallTimeout time.Duration
 }

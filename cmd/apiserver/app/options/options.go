@@ -108,7 +108,7 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.DurationVar(&o.DiscoveryInterval, "source-discovery-interval", o.DiscoveryInterval,
 		"How often to look for source APIs that are not served (e.g. MachineConfigPool) or stopped being served.")
 	fs.DurationVar(&o.WatchStallTimeout, "watch-stall-timeout", o.WatchStallTimeout,
-		"How long writing one watch event to a client may take before the stream is closed. A client that reads slowly gets fewer, newer states; one that stops reading is disconnected.")
+		"How long one write of a watch stream to a client (an event, or a batch of per-insight events) may take before the stream is closed. A client that reads slowly gets fewer, newer states; one that stops reading is disconnected.")
 	utilfeature.DefaultMutableFeatureGate.AddFlag(fs)
 
 	as := fss.FlagSet("alerts")

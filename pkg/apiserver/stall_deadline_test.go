@@ -83,10 +83,15 @@ func (c *deadlineConn) history() []time.Time {
 	return append([]time.Time(nil), c.deadlines...)
 }
 
-func watchRequest(verb string) *http.Request {
-	req := httptest.NewRequest(http.MethodGet, "/apis/"+update.GroupName+"/v1alpha1/updatestatuses?watch=1", nil)
+// watchRequest is a request of verb on updatestatuses.
+func watchRequest(verb string) *http.Request { return resourceRequest(verb, "updatestatuses") }
+
+// resourceRequest is a request of verb on resource of this group, as the
+// apiserver's request-info filter describes it.
+func resourceRequest(verb, resource string) *http.Request {
+	req := httptest.NewRequest(http.MethodGet, "/apis/"+update.GroupName+"/v1alpha1/"+resource+"?watch=1", nil)
 	return req.WithContext(request.WithRequestInfo(req.Context(), &request.RequestInfo{
-		IsResourceRequest: true, Verb: verb, APIGroup: update.GroupName, Resource: "updatestatuses",
+		IsResourceRequest: true, Verb: verb, APIGroup: update.GroupName, Resource: resource,
 	}))
 }
 

@@ -22,7 +22,7 @@ const DefaultWatchStallTimeout = 30 * time.Second
 var stalledWatchersClosed = metrics.NewCounter(&metrics.CounterOpts{
 	Namespace:      "update_status",
 	Name:           "stalled_watchers_closed_total",
-	Help:           "UpdateStatus watch streams closed because writing one event took longer than --watch-stall-timeout.",
+	Help:           "update.openshift.io watch streams closed because one write took longer than --watch-stall-timeout.",
 	StabilityLevel: metrics.ALPHA,
 })
 

@@ -236,7 +236,7 @@ func Node(i int, pool string, s State, now time.Time) *corev1.Node {
 
 // Changed returns a copy of n with a new resourceVersion whose daemon moved
 // one step (pending -> working -> done).
-func Changed(n *corev1.Node, rv int) *corev1.Node {
+func Changed(n *insights.Node, rv int) *insights.Node {
 	c := n.DeepCopy()
 	c.ResourceVersion = strconv.Itoa(rv)
 	ann := c.Annotations

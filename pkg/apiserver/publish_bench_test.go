@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -92,8 +91,8 @@ func BenchmarkNodeChangeToWatchCache(b *testing.B) {
 	// benchmark measures the server's work on each event. The view is done
 	// with a snapshot once it has published, so the next snapshot may reuse
 	// its node slice.
-	changed := make([]*corev1.Node, b.N)
-	latest := map[int]*corev1.Node{}
+	changed := make([]*insights.Node, b.N)
+	latest := map[int]*insights.Node{}
 	for i := range changed {
 		k := nodes[i%len(nodes)]
 		prev, ok := latest[k]

@@ -19,9 +19,12 @@ type SourcesBuilder struct {
 
 // Add adds obj when it is an object the engine reads and reports whether it
 // did. It takes *configv1.ClusterVersion, *configv1.ClusterOperator,
-// *mcfgv1.MachineConfigPool, *mcfgv1.MachineConfig, *corev1.Node and
+// *mcfgv1.MachineConfigPool, *mcfgv1.MachineConfig, *Node, *corev1.Node and
 // *appsv1.Deployment; anything else (nil, another kind, a deletion
-// tombstone) is ignored. Objects are kept by reference, not copied.
+// tombstone) is ignored. Objects are kept by reference, not copied, except
+// that of a *corev1.Node the engine keeps its NodeOf: a caller that adds the
+// same Nodes again and again (an informer cache) adds their NodeOf instead,
+// so that the engine knows an unchanged node by its pointer.
 //
 // The ClusterVersion kept is the one named ClusterVersionName, or the first
 // one added when none has that name (object dumps may hold another). The only
@@ -51,11 +54,16 @@ func (b *SourcesBuilder) Add(obj any) bool {
 			return false
 		}
 		b.AddMachineConfig(o.Name, o.Annotations)
-	case *corev1.Node:
+	case *Node:
 		if o == nil {
 			return false
 		}
 		b.src.Nodes = append(b.src.Nodes, o)
+	case *corev1.Node:
+		if o == nil {
+			return false
+		}
+		b.src.Nodes = append(b.src.Nodes, NodeOf(o, nil))
 	case *appsv1.Deployment:
 		if o == nil || o.Namespace != MCONamespace || o.Name != MCODeploymentName {
 			return false

@@ -15,6 +15,7 @@ func TestSourcesBuilder(t *testing.T) {
 	other := &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: "other"}}
 	cv := &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: ClusterVersionName}}
 	mco := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: MCONamespace, Name: MCODeploymentName}}
+	kept := &Node{Name: "cached"}
 	adds := []struct {
 		obj  any
 		kept bool
@@ -27,8 +28,10 @@ func TestSourcesBuilder(t *testing.T) {
 		{&mcfgv1.MachineConfigPool{}, true},
 		{&mcfgv1.MachineConfig{ObjectMeta: metav1.ObjectMeta{Name: "mc-1", Annotations: map[string]string{ReleaseImageVersionAnnotation: "4.19.1", "other": "x"}}}, true},
 		{&mcfgv1.MachineConfig{ObjectMeta: metav1.ObjectMeta{Name: "mc-2"}}, true},
-		{&corev1.Node{}, true},
+		{&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "from-api"}}, true},
 		{(*corev1.Node)(nil), false},
+		{kept, true},
+		{(*Node)(nil), false},
 		{&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: MCONamespace, Name: "machine-config-controller"}}, false},
 		{mco, true},
 		{&corev1.Pod{}, false},
@@ -46,8 +49,11 @@ func TestSourcesBuilder(t *testing.T) {
 	if src.MCODeployment != mco {
 		t.Errorf("MCODeployment %v", src.MCODeployment)
 	}
-	if len(src.ClusterOperators) != 1 || len(src.MachineConfigPools) != 1 || len(src.Nodes) != 1 {
+	if len(src.ClusterOperators) != 1 || len(src.MachineConfigPools) != 1 || len(src.Nodes) != 2 {
 		t.Errorf("counts: %d operators, %d pools, %d nodes", len(src.ClusterOperators), len(src.MachineConfigPools), len(src.Nodes))
+	}
+	if len(src.Nodes) == 2 && (src.Nodes[0].Name != "from-api" || src.Nodes[1] != kept) {
+		t.Errorf("nodes %+v, want the corev1.Node's NodeOf, then the Node itself", src.Nodes)
 	}
 	if v, ok := src.MachineConfigVersions["mc-2"]; len(src.MachineConfigVersions) != 2 || src.MachineConfigVersions["mc-1"] != "4.19.1" || !ok || v != "" {
 		t.Errorf("MachineConfigVersions %v", src.MachineConfigVersions)

@@ -17,7 +17,6 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -43,7 +42,7 @@ type Sources struct {
 	// matters).
 	MachineConfigVersions map[string]string
 	// Nodes are all Nodes.
-	Nodes []*corev1.Node
+	Nodes []*Node
 	// MCODeployment is the Deployment MCONamespace/MCODeploymentName; nil
 	// when absent.
 	MCODeployment *appsv1.Deployment
@@ -131,7 +130,7 @@ type Engine struct {
 // long as the shared inputs they were derived from are unchanged too.
 type nodeEntry struct {
 	// The fields read for every node in every evaluation come first.
-	object    *corev1.Node
+	object    *Node
 	seen      uint64
 	rv        string
 	rvEmpty   bool // the object has no resourceVersion: never trust the memory
@@ -434,7 +433,7 @@ func sameVersions(a, b map[string]string) bool {
 // caches do not) costs one table lookup and a few comparisons, and writes
 // no pointer; another object of a known node costs a lookup by name and a
 // resourceVersion comparison.
-func (e *Engine) evaluateNodes(nodes []*corev1.Node, ps *poolSet, cvf *cvFacts) {
+func (e *Engine) evaluateNodes(nodes []*Node, ps *poolSet, cvf *cvFacts) {
 	if k := (sharedInputs{mcGen: e.mcGen, latest: cvf.latest, multiArch: cvf.multiArchInProgress}); k != e.sharedKey || e.sharedGen == 0 {
 		e.sharedKey = k
 		e.sharedGen++
@@ -525,7 +524,7 @@ func (e *Engine) evaluateNodes(nodes []*corev1.Node, ps *poolSet, cvf *cvFacts) 
 // entry finds or creates the memory of node n by name and files it under
 // n. The memory of another object of the same name and UID is kept (its
 // resourceVersion decides whether it still holds); a new UID starts afresh.
-func (e *Engine) entry(n *corev1.Node) *nodeEntry {
+func (e *Engine) entry(n *Node) *nodeEntry {
 	ent := e.nodes[n.Name]
 	if ent == nil {
 		ent = &nodeEntry{pos: -1}

@@ -40,7 +40,7 @@ func bigCluster(n int) *Sources {
 func shuffled(src *Sources, seed int64) *Sources {
 	rng := rand.New(rand.NewSource(seed))
 	out := *src
-	out.Nodes = append([]*corev1.Node(nil), src.Nodes...)
+	out.Nodes = append([]*Node(nil), src.Nodes...)
 	out.ClusterOperators = append([]*configv1.ClusterOperator(nil), src.ClusterOperators...)
 	out.MachineConfigPools = append([]*mcfgv1.MachineConfigPool(nil), src.MachineConfigPools...)
 	rng.Shuffle(len(out.Nodes), func(i, j int) { out.Nodes[i], out.Nodes[j] = out.Nodes[j], out.Nodes[i] })
@@ -400,8 +400,8 @@ func TestMalformedInputs(t *testing.T) {
 		}, wantKind: encoding.HealthCVBadHistory},
 		{name: "thousands of conditions", edit: func(s *Sources) *Sources {
 			for i := 0; i < 5000; i++ {
-				s.Nodes[3].Status.Conditions = append(s.Nodes[3].Status.Conditions,
-					corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionFalse, LastTransitionTime: mt(t0)})
+				s.Nodes[3].Conditions = append(s.Nodes[3].Conditions,
+					NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionFalse, LastTransitionTime: t0})
 				s.ClusterOperators[0].Status.Conditions = append(s.ClusterOperators[0].Status.Conditions,
 					ccond(configv1.OperatorAvailable, configv1.ConditionFalse, "X", "x", t0))
 			}
@@ -435,7 +435,7 @@ func TestMalformedInputs(t *testing.T) {
 				}
 			}
 			for _, n := range s.Nodes {
-				n.Status.Conditions = nil
+				n.Conditions, n.Changed = nil, time.Time{}
 			}
 			return s
 		}},

@@ -27,9 +27,9 @@ type mutator struct {
 	// touched are the objects edited in place; like the API server, the
 	// mutator gives each a new resourceVersion (the engine's memory is
 	// keyed by it).
-	touchedNodes []*corev1.Node
+	touchedNodes []*insights.Node
 	touchedCOs   []*configv1.ClusterOperator
-	clearedRV    map[*corev1.Node]bool
+	clearedRV    map[*insights.Node]bool
 }
 
 func (m *mutator) next() int {
@@ -61,7 +61,7 @@ func (m *mutator) apply() {
 		op := m.next()
 		i := m.next()
 		cv := s.ClusterVersion
-		var node *corev1.Node
+		var node *insights.Node
 		if len(s.Nodes) > 0 {
 			node = s.Nodes[i%len(s.Nodes)]
 		}
@@ -172,10 +172,10 @@ func (m *mutator) apply() {
 				node.Labels = map[string]string{m.str(): m.str()}
 			}
 		case 19:
-			if node != nil && len(node.Status.Conditions) > 0 {
-				c := &node.Status.Conditions[m.next()%len(node.Status.Conditions)]
+			if node != nil && len(node.Conditions) > 0 {
+				c := &node.Conditions[m.next()%len(node.Conditions)]
 				c.Status, c.Message = corev1.ConditionStatus(m.str()), m.str()
-				c.LastTransitionTime = metav1.NewTime(synth.DefaultNow.Add(-time.Duration(m.next()) * time.Second))
+				c.LastTransitionTime = synth.DefaultNow.Add(-time.Duration(m.next()) * time.Second)
 			}
 		case 20:
 			if node != nil {
@@ -199,7 +199,7 @@ func (m *mutator) apply() {
 			})
 		case 24:
 			if node != nil {
-				node.Spec.Unschedulable = !node.Spec.Unschedulable
+				node.Unschedulable = !node.Unschedulable
 			}
 		case 25:
 			if co != nil {
@@ -235,7 +235,7 @@ func (m *mutator) apply() {
 		case 29:
 			if node != nil {
 				if m.clearedRV == nil {
-					m.clearedRV = map[*corev1.Node]bool{}
+					m.clearedRV = map[*insights.Node]bool{}
 				}
 				m.clearedRV[node] = true
 			}

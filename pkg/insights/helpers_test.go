@@ -102,9 +102,9 @@ func newPool(name string) *mcfgv1.MachineConfigPool {
 }
 
 // newNode is a ready node of pool that runs the old rendered config.
-func newNode(name, pool string) *corev1.Node {
+func newNode(name, pool string) *Node {
 	old := "rendered-" + pool + "-old"
-	return &corev1.Node{
+	return NodeOf(&corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, UID: types.UID("uid-" + name), ResourceVersion: "1",
 			Labels: map[string]string{"node-role.kubernetes.io/" + pool: ""},
@@ -117,7 +117,7 @@ func newNode(name, pool string) *corev1.Node {
 			{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastTransitionTime: mt(t0.Add(-time.Hour))},
 			{Type: corev1.NodeDiskPressure, Status: corev1.ConditionFalse, LastTransitionTime: mt(t0.Add(-time.Hour))},
 		}},
-	}
+	}, nil)
 }
 
 // mcVersions knows the old and new rendered configs of the usual pools.
@@ -140,7 +140,7 @@ func cluster() *Sources {
 		ClusterOperators:      []*configv1.ClusterOperator{newCO("etcd", toV), newCO("kube-apiserver", toV), mco},
 		MachineConfigPools:    []*mcfgv1.MachineConfigPool{newPool("master"), newPool("worker")},
 		MachineConfigVersions: mcVersions(),
-		Nodes: []*corev1.Node{
+		Nodes: []*Node{
 			newNode("master-0", "master"), newNode("master-1", "master"), newNode("master-2", "master"),
 			newNode("worker-0", "worker"), newNode("worker-1", "worker"),
 		},
@@ -277,19 +277,24 @@ func summary(m *v1alpha1.MachineConfigPoolStatusInsight, typ v1alpha1.NodeSummar
 	return -1
 }
 
-// setNodeCondition replaces or adds a node condition.
-func setNodeCondition(n *corev1.Node, c corev1.NodeCondition) {
-	for i := range n.Status.Conditions {
-		if n.Status.Conditions[i].Type == c.Type {
-			n.Status.Conditions[i] = c
+// setNodeCondition replaces or adds a node condition, and moves the node's
+// change time to its transition when that is later (as NodeOf would).
+func setNodeCondition(n *Node, c corev1.NodeCondition) {
+	if c.LastTransitionTime.After(n.Changed) {
+		n.Changed = c.LastTransitionTime.Time
+	}
+	nc := NodeCondition{Type: c.Type, Status: c.Status, Message: c.Message, LastTransitionTime: c.LastTransitionTime.Time}
+	for i := range n.Conditions {
+		if n.Conditions[i].Type == c.Type {
+			n.Conditions[i] = nc
 			return
 		}
 	}
-	n.Status.Conditions = append(n.Status.Conditions, c)
+	n.Conditions = append(n.Conditions, nc)
 }
 
 // updating makes a node updating to the new config in the given daemon state.
-func updating(n *corev1.Node, state string) *corev1.Node {
+func updating(n *Node, state string) *Node {
 	pool := strings.TrimPrefix(strings.TrimSuffix(n.Annotations[CurrentConfigAnnotation], "-old"), "rendered-")
 	n.Annotations[DesiredConfigAnnotation] = "rendered-" + pool + "-new"
 	n.Annotations[MCDStateAnnotation] = state
@@ -297,7 +302,7 @@ func updating(n *corev1.Node, state string) *corev1.Node {
 }
 
 // updated makes a node run the new config.
-func updated(n *corev1.Node) *corev1.Node {
+func updated(n *Node) *Node {
 	pool := strings.TrimPrefix(strings.TrimSuffix(n.Annotations[CurrentConfigAnnotation], "-old"), "rendered-")
 	n.Annotations[CurrentConfigAnnotation] = "rendered-" + pool + "-new"
 	n.Annotations[DesiredConfigAnnotation] = "rendered-" + pool + "-new"

@@ -122,10 +122,10 @@ type nodeInputs struct {
 }
 
 // evaluateNode applies docs/insights.md#node-rules to one node of pool.
-func evaluateNode(n *corev1.Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
+func evaluateNode(n *Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
 	mcVersions, latestVersion, multiArchInProgress := in.mcVersions, in.latest, in.multiArch
 	ann := n.Annotations
-	f := &nodeFacts{name: n.Name, changed: nodeChangeTime(n)}
+	f := &nodeFacts{name: n.Name, changed: n.Changed}
 	f.acquiredAt = wire(f.changed)
 	f.uid = encoding.UID("node", "", "nodes", "", n.Name)
 
@@ -282,13 +282,13 @@ func evaluateNode(n *corev1.Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
 
 // availableCondition carries the MCO's notion of availability. Its message
 // is oc's reason list, the text of the node table.
-func availableCondition(n *corev1.Node, f *nodeFacts) metav1.Condition {
+func availableCondition(n *Node, f *nodeFacts) metav1.Condition {
 	typ := string(v1alpha1.NodeStatusInsightAvailable)
 	if !f.isUnavailable {
 		at := f.changed
-		for i := range n.Status.Conditions {
-			if c := &n.Status.Conditions[i]; c.Type == corev1.NodeReady && !c.LastTransitionTime.IsZero() {
-				at = c.LastTransitionTime.Time
+		for i := range n.Conditions {
+			if c := &n.Conditions[i]; c.Type == corev1.NodeReady && !c.LastTransitionTime.IsZero() {
+				at = c.LastTransitionTime
 			}
 		}
 		return condition(typ, metav1.ConditionTrue, v1alpha1.NodeAvailableReasonAsExpected, "The node is available", at)
@@ -321,17 +321,6 @@ func degradedCondition(f *nodeFacts, mcReason string) metav1.Condition {
 	return condition(typ, metav1.ConditionFalse, v1alpha1.NodeDegradedReasonAsExpected, "The node is not degraded", f.changed)
 }
 
-// nodeChangeTime is the latest change a node records outside its heartbeats.
-func nodeChangeTime(n *corev1.Node) time.Time {
-	t := metaChangeTime(&n.ObjectMeta)
-	for i := range n.Status.Conditions {
-		if lt := n.Status.Conditions[i].LastTransitionTime.Time; lt.After(t) {
-			t = lt
-		}
-	}
-	return t
-}
-
 // mcVersion is the release version of a rendered MachineConfig
 // (docs/insights.md#node-versions).
 func mcVersion(versions map[string]string, name string) (string, bool) {
@@ -359,11 +348,11 @@ func isDraining(ann map[string]string, isUpdating bool) bool {
 
 // unavailability applies docs/insights.md#node-availability: the reasons a node
 // is unavailable and whether it is.
-func unavailability(n *corev1.Node, pool *poolInfo) ([]badCondition, bool) {
+func unavailability(n *Node, pool *poolInfo) ([]badCondition, bool) {
 	var bad []badCondition
-	for i := range n.Status.Conditions {
-		c := &n.Status.Conditions[i]
-		b := badCondition{message: c.Message, since: c.LastTransitionTime.Time}
+	for i := range n.Conditions {
+		c := &n.Conditions[i]
+		b := badCondition{message: c.Message, since: c.LastTransitionTime}
 		switch {
 		case c.Type == corev1.NodeReady && c.Status != corev1.ConditionTrue:
 			b.reason = reasonNotReady
@@ -376,7 +365,7 @@ func unavailability(n *corev1.Node, pool *poolInfo) ([]badCondition, bool) {
 		}
 		bad = append(bad, b)
 	}
-	if n.Spec.Unschedulable {
+	if n.Unschedulable {
 		bad = append(bad, badCondition{reason: reasonUnschedulable})
 	}
 	ann := n.Annotations

@@ -90,7 +90,7 @@ func TestNodeRules(t *testing.T) {
 			setNodeCondition(s.Nodes[3], corev1.NodeCondition{Type: corev1.NodeNetworkUnavailable, Status: corev1.ConditionTrue, LastTransitionTime: mt(now.Add(-2 * time.Minute))})
 		}, want: nodeWant{phase: v1alpha1.NodeUpdatePending, available: NodeAvailableReasonNetworkUnavailable, est: "?", version: fromV,
 			health: []encoding.HealthKind{encoding.HealthNodeUnavailable}}},
-		{name: "unschedulable is never serious", edit: func(s *Sources) { s.Nodes[3].Spec.Unschedulable = true },
+		{name: "unschedulable is never serious", edit: func(s *Sources) { s.Nodes[3].Unschedulable = true },
 			want: nodeWant{phase: v1alpha1.NodeUpdatePending, available: v1alpha1.NodeAvailableReasonUnschedulable, est: "?", version: fromV}},
 		{name: "degraded", edit: func(s *Sources) {
 			s.Nodes[3].Annotations[MCDStateAnnotation] = MCDStateDegraded
@@ -183,7 +183,7 @@ func TestNodeTexts(t *testing.T) {
 	src := cluster()
 	n := src.Nodes[3]
 	setNodeCondition(n, corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Message: `kubelet "stopped"`, LastTransitionTime: mt(t0)})
-	n.Spec.Unschedulable = true
+	n.Unschedulable = true
 	res := Compute(src, now)
 	mustValid(t, res)
 	ni := nodeOf(res, "worker-0")

@@ -2,8 +2,6 @@ package insights
 
 import (
 	"unsafe"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 // objectTable maps Node objects, by pointer, to their memory: an
@@ -12,18 +10,18 @@ import (
 // nothing, which is cheaper than a Go map lookup and keeps the garbage
 // collector's write barriers out of the hot loop.
 type objectTable struct {
-	keys []*corev1.Node
+	keys []*Node
 	vals []*nodeEntry
 	n    int
 }
 
-func (t *objectTable) slot(n *corev1.Node) int {
+func (t *objectTable) slot(n *Node) int {
 	h := uint64(uintptr(unsafe.Pointer(n))) * 0x9E3779B97F4A7C15
 	return int(h>>32) & (len(t.keys) - 1)
 }
 
 // get returns the entry stored for n, or nil.
-func (t *objectTable) get(n *corev1.Node) *nodeEntry {
+func (t *objectTable) get(n *Node) *nodeEntry {
 	if len(t.keys) == 0 {
 		return nil
 	}
@@ -39,7 +37,7 @@ func (t *objectTable) get(n *corev1.Node) *nodeEntry {
 }
 
 // put stores ent for n.
-func (t *objectTable) put(n *corev1.Node, ent *nodeEntry) {
+func (t *objectTable) put(n *Node, ent *nodeEntry) {
 	if 2*(t.n+1) > len(t.keys) {
 		t.grow()
 	}
@@ -59,7 +57,7 @@ func (t *objectTable) put(n *corev1.Node, ent *nodeEntry) {
 
 // del removes n, shifting later entries of its probe run back so that no
 // lookup stops early.
-func (t *objectTable) del(n *corev1.Node) {
+func (t *objectTable) del(n *Node) {
 	if len(t.keys) == 0 {
 		return
 	}
@@ -86,7 +84,7 @@ func (t *objectTable) del(n *corev1.Node) {
 func (t *objectTable) grow() {
 	keys, vals := t.keys, t.vals
 	size := max(16, 2*len(keys))
-	t.keys, t.vals, t.n = make([]*corev1.Node, size), make([]*nodeEntry, size), 0
+	t.keys, t.vals, t.n = make([]*Node, size), make([]*nodeEntry, size), 0
 	for i, k := range keys {
 		if k != nil {
 			t.put(k, vals[i])

@@ -3,19 +3,17 @@ package insights
 import (
 	"math/rand"
 	"testing"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 // TestObjectTable checks the table against a Go map over random operations.
 func TestObjectTable(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	objects := make([]*corev1.Node, 300)
+	objects := make([]*Node, 300)
 	for i := range objects {
-		objects[i] = &corev1.Node{}
+		objects[i] = &Node{}
 	}
 	var table objectTable
-	want := map[*corev1.Node]*nodeEntry{}
+	want := map[*Node]*nodeEntry{}
 	for step := 0; step < 20000; step++ {
 		n := objects[rng.Intn(len(objects))]
 		switch rng.Intn(3) {

@@ -201,50 +201,20 @@ func (c *annotationSets) get(ann map[string]string) map[string]string {
 	return m
 }
 
-// transformNode rebuilds a Node from what the engine reads: name, UID,
-// resourceVersion, creation time, the compacted managedFields, every label
-// (pool node selectors may select on any of them), the
-// insights.NodeAnnotations (in a map shared by the Nodes that have the same
-// ones), spec.unschedulable and the status conditions without their heartbeat
-// times. Everything else goes: other annotations, images, volumes,
-// addresses, capacity, daemon endpoints, node info. The result is a fresh
-// object with maps and slices of exactly its size and repeated strings
-// interned, so that the decoded object, its maps' spare room and its
-// per-object copies of common strings are garbage at once; a rebuilt Node
-// costs a fraction of an object trimmed in place.
+// transformNode turns a Node into the engine's insights.Node: what the
+// engine reads of it and nothing else (no images, volumes, addresses,
+// capacity, node info, heartbeat times, other annotations or conditions).
+// Its repeated strings are interned and its insights.NodeAnnotations are a
+// map shared by the Nodes that have the same ones, so that what a cache
+// keeps per node is a small struct, its labels and its few conditions; the
+// decoded Node is garbage at once.
 func transformNode(obj interface{}) (interface{}, error) {
 	node, ok := obj.(*corev1.Node)
 	if !ok {
 		return obj, nil
 	}
-	out := &corev1.Node{TypeMeta: metav1.TypeMeta{Kind: intern(node.Kind), APIVersion: intern(node.APIVersion)}}
-	out.Name = node.Name
-	out.Namespace = node.Namespace
-	out.UID = node.UID
-	out.ResourceVersion = node.ResourceVersion
-	out.CreationTimestamp = node.CreationTimestamp
-	out.ManagedFields = compactedManagedFields(node.ManagedFields)
-	if len(node.Labels) > 0 {
-		out.Labels = make(map[string]string, len(node.Labels))
-		for k, v := range node.Labels {
-			out.Labels[intern(k)] = intern(v)
-		}
-	}
+	out := insights.NodeOf(node, intern)
 	out.Annotations = nodeAnnotationSets.get(node.Annotations)
-	out.Spec.Unschedulable = node.Spec.Unschedulable
-	if len(node.Status.Conditions) > 0 {
-		out.Status.Conditions = make([]corev1.NodeCondition, len(node.Status.Conditions))
-		for i := range node.Status.Conditions {
-			c := &node.Status.Conditions[i]
-			out.Status.Conditions[i] = corev1.NodeCondition{
-				Type:               corev1.NodeConditionType(intern(string(c.Type))),
-				Status:             corev1.ConditionStatus(intern(string(c.Status))),
-				LastTransitionTime: c.LastTransitionTime,
-				Reason:             intern(c.Reason),
-				Message:            intern(c.Message),
-			}
-		}
-	}
 	return out, nil
 }
 

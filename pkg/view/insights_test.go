@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -81,9 +80,9 @@ func newEngineView(t testing.TB, nodes int) *engineView {
 }
 
 // setNode replaces node i by n, at a new input resourceVersion.
-func (ev *engineView) setNode(i int, n *corev1.Node) {
+func (ev *engineView) setNode(i int, n *insights.Node) {
 	ev.maxRV++
-	nodes := append([]*corev1.Node(nil), ev.src.Nodes...)
+	nodes := append([]*insights.Node(nil), ev.src.Nodes...)
 	if n == nil {
 		nodes = append(nodes[:i], nodes[i+1:]...)
 	} else {

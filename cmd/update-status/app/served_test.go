@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -165,7 +164,7 @@ func TestCompleteOffline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var worker *corev1.Node
+	var worker *insights.Node
 	for _, n := range src.Nodes {
 		if _, ok := n.Labels["node-role.kubernetes.io/worker"]; ok {
 			worker = n

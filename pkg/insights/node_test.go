@@ -1,0 +1,151 @@
+package insights
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+)
+
+func TestNodeOf(t *testing.T) {
+	at := func(m int) metav1.Time { return mt(t0.Add(time.Duration(m) * time.Minute)) }
+	full := func() *corev1.Node {
+		later := at(30)
+		return &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{
+				Name: "worker-0", UID: "uid-0", ResourceVersion: "42", CreationTimestamp: at(-600),
+				Labels: map[string]string{"node-role.kubernetes.io/worker": "", "kubernetes.io/hostname": "worker-0"},
+				Annotations: map[string]string{
+					CurrentConfigAnnotation: "rendered-worker-old", MCDStateAnnotation: MCDStateDone,
+					"machineconfiguration.openshift.io/unread": "x", "volumes.kubernetes.io/controller-managed-attach-detach": "true",
+				},
+				ManagedFields: []metav1.ManagedFieldsEntry{
+					{Manager: "kubelet", Subresource: "status", Time: &later},
+					{Manager: "machine-config-daemon", Time: ptrTime(at(5))},
+				},
+			},
+			Spec: corev1.NodeSpec{Unschedulable: true, ProviderID: "aws:///i-0"},
+			Status: corev1.NodeStatus{
+				Conditions: []corev1.NodeCondition{
+					{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionFalse, Message: "enough memory", LastTransitionTime: at(10), LastHeartbeatTime: at(60)},
+					{Type: corev1.NodeNetworkUnavailable, Status: corev1.ConditionFalse, Message: "routes", LastTransitionTime: at(-5)},
+					{Type: corev1.NodeDiskPressure, Status: corev1.ConditionTrue, Reason: "KubeletHasDiskPressure", Message: "disk", LastTransitionTime: at(2)},
+					{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Message: "ready", LastTransitionTime: at(1), LastHeartbeatTime: at(60)},
+				},
+				Images: []corev1.ContainerImage{{Names: []string{"quay.io/x"}, SizeBytes: 1}},
+			},
+		}
+	}
+	tests := []struct {
+		name string
+		in   *corev1.Node
+		want *Node
+	}{
+		{name: "nil", in: nil, want: nil},
+		{name: "empty", in: &corev1.Node{}, want: &Node{}},
+		{
+			name: "what the engine reads",
+			in:   full(),
+			want: &Node{
+				Name: "worker-0", UID: "uid-0", ResourceVersion: "42",
+				Labels:        map[string]string{"node-role.kubernetes.io/worker": "", "kubernetes.io/hostname": "worker-0"},
+				Annotations:   map[string]string{CurrentConfigAnnotation: "rendered-worker-old", MCDStateAnnotation: MCDStateDone},
+				Unschedulable: true,
+				// The memory-pressure transition (not kept) is the latest
+				// change; the status subresource's managedFields time
+				// (a heartbeat) is not a change.
+				Changed: at(10).Time,
+				Conditions: []NodeCondition{
+					{Type: corev1.NodeNetworkUnavailable, Status: corev1.ConditionFalse, Message: "routes", LastTransitionTime: at(-5).Time},
+					{Type: corev1.NodeDiskPressure, Status: corev1.ConditionTrue, Message: "disk", LastTransitionTime: at(2).Time},
+					{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Message: "ready", LastTransitionTime: at(1).Time},
+				},
+			},
+		},
+		{
+			name: "the main resource's managedFields time is the latest change",
+			in: func() *corev1.Node {
+				n := full()
+				n.ManagedFields[1].Time = ptrTime(at(45))
+				return n
+			}(),
+			want: func() *Node {
+				n := NodeOf(full(), nil)
+				n.Changed = at(45).Time
+				return n
+			}(),
+		},
+		{
+			name: "creation is the latest change",
+			in:   &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "new", CreationTimestamp: at(90)}},
+			want: &Node{Name: "new", Changed: at(90).Time},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var before *corev1.Node
+			if tc.in != nil {
+				before = tc.in.DeepCopy()
+			}
+			got := NodeOf(tc.in, nil)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("NodeOf =\n%+v\nwant\n%+v", got, tc.want)
+			}
+			if tc.in != nil && !reflect.DeepEqual(tc.in, before) {
+				t.Errorf("NodeOf changed its input")
+			}
+		})
+	}
+}
+
+// TestNodeOfInterns checks that every string kept but the node's identity
+// goes through the interner.
+func TestNodeOfInterns(t *testing.T) {
+	seen := map[string]bool{}
+	intern := func(s string) string { seen[s] = true; return s }
+	n := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: "n", Labels: map[string]string{"role": "worker"},
+			Annotations: map[string]string{MCDStateAnnotation: MCDStateDone},
+		},
+		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Message: "ready"}}},
+	}
+	NodeOf(n, intern)
+	for _, s := range []string{"role", "worker", MCDStateDone, string(corev1.NodeReady), string(corev1.ConditionTrue), "ready"} {
+		if !seen[s] {
+			t.Errorf("%q was not interned (interned: %v)", s, seen)
+		}
+	}
+}
+
+// TestNodeInCache checks that client-go's caches key a Node and read its
+// metadata as they do an API object's, and that DeepCopy shares nothing.
+func TestNodeInCache(t *testing.T) {
+	n := NodeOf(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-0", UID: "u", ResourceVersion: "7", Labels: map[string]string{"a": "b"}},
+		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady}}}}, nil)
+	if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(n); err != nil || key != "worker-0" {
+		t.Errorf("key = %q, %v", key, err)
+	}
+	m, err := meta.Accessor(n)
+	if err != nil || m.GetName() != "worker-0" || m.GetUID() != "u" || m.GetResourceVersion() != "7" {
+		t.Fatalf("meta.Accessor = %v, %v", m, err)
+	}
+	store := cache.NewStore(cache.DeletionHandlingMetaNamespaceKeyFunc)
+	if err := store.Add(n); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, _ := store.GetByKey("worker-0"); !ok || got != n {
+		t.Errorf("store holds %v, want the Node", got)
+	}
+	c := n.DeepCopy()
+	c.Labels["a"], c.Conditions[0].Status = "changed", corev1.ConditionFalse
+	if n.Labels["a"] != "b" || n.Conditions[0].Status != "" || !reflect.DeepEqual(NodeOf(nil, nil).DeepCopy(), (*Node)(nil)) {
+		t.Errorf("DeepCopy shares memory with its original: %+v", n)
+	}
+}
+
+func ptrTime(t metav1.Time) *metav1.Time { return &t }

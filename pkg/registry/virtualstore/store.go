@@ -290,15 +290,7 @@ func (s *Store) Get(_ context.Context, key string, opts storage.GetOptions, objP
 // for that revision for up to cacheListWait: the cache then fills as soon as
 // there is something to serve instead of a retry period later.
 func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOptions, listObj runtime.Object) error {
-	if _, isRequest := genericapirequest.RequestInfoFrom(ctx); !isRequest {
-		t := time.NewTimer(cacheListWait)
-		select {
-		case <-s.readyCh:
-		case <-t.C:
-		case <-ctx.Done():
-		}
-		t.Stop()
-	}
+	s.waitReadyForCache(ctx)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if !s.ready {
@@ -333,6 +325,23 @@ func (s *Store) GetList(ctx context.Context, key string, opts storage.ListOption
 		return err
 	}
 	return s.versioner.UpdateList(listObj, s.rv, "", nil)
+}
+
+// waitReadyForCache waits up to cacheListWait for the first synced revision
+// when the caller is the watch cache filling itself (a call outside any
+// request), so that it fills as soon as there is something to serve instead
+// of a retry period later. A request does not wait.
+func (s *Store) waitReadyForCache(ctx context.Context) {
+	if _, isRequest := genericapirequest.RequestInfoFrom(ctx); isRequest {
+		return
+	}
+	t := time.NewTimer(cacheListWait)
+	defer t.Stop()
+	select {
+	case <-s.readyCh:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // checkFresh refuses a resourceVersion newer than the current revision.
@@ -424,10 +433,6 @@ func (s *Store) CompactRevision() int64 {
 	defer s.mu.RUnlock()
 	return int64(s.oldest)
 }
-
-// IsWatchListSemanticsUnSupported tells the watch cache's reflector to list,
-// then watch: this store has no streaming list of its own.
-func (s *Store) IsWatchListSemanticsUnSupported() bool { return true }
 
 func shallowCopy(src, dst runtime.Object) error {
 	sv, dv := reflect.ValueOf(src), reflect.ValueOf(dst)

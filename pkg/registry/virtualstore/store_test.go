@@ -7,6 +7,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -338,5 +339,90 @@ func TestStoppedWatcherIsForgotten(t *testing.T) {
 func TestNewRESTRefusesAnIncompleteConfig(t *testing.T) {
 	if _, err := NewREST(RESTConfig{}); err == nil {
 		t.Fatal("an empty RESTConfig was accepted")
+	}
+}
+
+// TestWatchList checks the streaming list the watch cache's reflector asks
+// for: the current objects (the published ones, not copies) whatever the
+// requested revision, a bookmark marking the end of the initial events, then
+// the changes; and a watch with SendInitialEvents false from 0 starts from
+// now.
+func TestWatchList(t *testing.T) {
+	s := newStore(t, 0)
+	a2, b1 := obj("a", 2), obj("b", 1)
+	publish(t, s, 1, obj("a", 1), b1)
+	publish(t, s, 2, a2, b1)
+	yes, no := true, false
+	opts := func(rv string, initial *bool) storage.ListOptions {
+		p := storage.Everything
+		p.AllowWatchBookmarks = true
+		return storage.ListOptions{ResourceVersion: rv, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
+			SendInitialEvents: initial, Predicate: p, Recursive: true}
+	}
+
+	w, err := s.Watch(context.Background(), "/updatestatuses", opts("1", &yes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	var got []watch.Event
+	for len(got) < 3 {
+		got = append(got, <-w.ResultChan())
+	}
+	if got[0].Object != a2 || got[1].Object != b1 {
+		t.Errorf("the initial events carry copies, not the published objects")
+	}
+	equal(t, []ev{describe(got[0]), describe(got[1]), describe(got[2])}, []ev{{watch.Added, "a", "2"}, {watch.Added, "b", "1"}, {watch.Bookmark, "", "2"}})
+	if m, _ := meta.Accessor(got[2].Object); m.GetAnnotations()[metav1.InitialEventsAnnotationKey] != "true" {
+		t.Errorf("the bookmark after the initial events has annotations %v", m.GetAnnotations())
+	}
+	publish(t, s, 3, a2, b1, obj("c", 3))
+	equal(t, receive(t, w, 1), []ev{{watch.Added, "c", "3"}})
+
+	if _, err := s.Watch(context.Background(), "/updatestatuses", opts("4", &yes)); !storage.IsTooLargeResourceVersion(err) {
+		t.Errorf("watch-list from a future revision: %v, want too large", err)
+	}
+
+	fromNow, err := s.Watch(request(), "/updatestatuses", opts("0", &no))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fromNow.Stop()
+	publish(t, s, 4, obj("a", 4), b1, obj("c", 3))
+	equal(t, receive(t, fromNow, 1), []ev{{watch.Modified, "a", "4"}})
+}
+
+// TestCacheWatchListWaitsForSync checks that the watch cache's watch-list
+// (no request in the context) waits for the first synced revision, as its
+// list does, instead of failing and being retried later.
+func TestCacheWatchListWaitsForSync(t *testing.T) {
+	s := newStore(t, 0)
+	yes := true
+	opts := storage.ListOptions{SendInitialEvents: &yes, Predicate: storage.Everything, Recursive: true}
+	type result struct {
+		w   watch.Interface
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		w, err := s.Watch(context.Background(), "/updatestatuses", opts)
+		done <- result{w, err}
+	}()
+	select {
+	case r := <-done:
+		t.Fatalf("the cache's watch-list returned before sync: %v", r.err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	publish(t, s, 7, obj("a", 7))
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	defer r.w.Stop()
+	equal(t, receive(t, r.w, 1), []ev{{watch.Added, "a", "7"}})
+	if w, err := s.Watch(request(), "/updatestatuses", opts); err != nil {
+		t.Errorf("a request's watch-list once synced: %v", err)
+	} else {
+		w.Stop()
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/apiserver/pkg/storage"
@@ -19,13 +20,21 @@ const maxPending = 1 << 16
 
 // Watch implements storage.Interface. A watch from revision 0 starts with an
 // ADDED event per current object; from revision R it gets every change after
-// R (410 Expired when R is older than the history). Events pass opts'
+// R (410 Expired when R is older than the history). With SendInitialEvents
+// (a watch-list, as the watch cache's reflector asks for) it starts with an
+// ADDED event per current object whatever R (a state at least as new as R),
+// then a bookmark marking the end of the initial events; with
+// SendInitialEvents false and R 0 it starts from now. Events pass opts'
 // predicate by their new object. With ProgressNotify, RequestWatchProgress
 // and revisions that change nothing under key send bookmarks.
 func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions) (watch.Interface, error) {
 	rv, err := s.versioner.ParseResourceVersion(opts.ResourceVersion)
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	streaming := opts.SendInitialEvents != nil && *opts.SendInitialEvents
+	if streaming {
+		s.waitReadyForCache(ctx)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -34,14 +43,16 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions)
 	}
 	var initial []event
 	switch {
-	case rv == 0:
+	case rv > s.rv:
+		return nil, storage.NewTooLargeResourceVersionError(rv, s.rv, 1)
+	case streaming || (rv == 0 && opts.SendInitialEvents == nil):
 		for _, k := range s.keys {
 			initial = append(initial, event{typ: watch.Added, key: k, obj: s.objects[k], rv: s.rv})
 		}
+	case rv == 0:
+		// SendInitialEvents false: from now.
 	case rv < s.oldest:
 		return nil, apierrors.NewResourceExpired(fmt.Sprintf("resourceVersion %d is older than the oldest retained revision %d", rv, s.oldest))
-	case rv > s.rv:
-		return nil, storage.NewTooLargeResourceVersionError(rv, s.rv, 1)
 	default:
 		for _, ev := range s.history {
 			if ev.rv > rv {
@@ -60,6 +71,9 @@ func (s *Store) Watch(ctx context.Context, key string, opts storage.ListOptions)
 	}
 	s.watchers[w] = struct{}{}
 	w.send(initial, s.rv)
+	if streaming && opts.Predicate.AllowWatchBookmarks {
+		w.endInitialEvents(s.rv)
+	}
 	go w.run(ctx)
 	return w, nil
 }
@@ -117,6 +131,25 @@ func (w *watcher) send(events []event, rv uint64) {
 		case w.wake <- struct{}{}:
 		default:
 		}
+	}
+}
+
+// endInitialEvents queues the bookmark that ends a watch-list's initial
+// events, at rv. Called with the store's lock, after send.
+func (w *watcher) endInitialEvents(rv uint64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.failed {
+		return
+	}
+	b := w.bookmark(rv)
+	if m, err := meta.Accessor(b); err == nil {
+		m.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
+	}
+	w.pending = append(w.pending, watch.Event{Type: watch.Bookmark, Object: b})
+	select {
+	case w.wake <- struct{}{}:
+	default:
 	}
 }
 

@@ -189,12 +189,8 @@ func (s *Set) recordDeletion(obj interface{}) {
 	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tombstone.Obj
 	}
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return
-	}
-	rv, err := strconv.ParseUint(m.GetResourceVersion(), 10, 64)
-	if err != nil {
+	rv, ok := resourceVersionOf(obj)
+	if !ok {
 		return
 	}
 	for {
@@ -203,6 +199,22 @@ func (s *Set) recordDeletion(obj interface{}) {
 			return
 		}
 	}
+}
+
+// resourceVersionOf returns the etcd resourceVersion of a cached object. The
+// engine's Nodes are read directly: their metadata accessor builds an
+// ObjectMeta, which every snapshot would otherwise allocate for every node.
+func resourceVersionOf(obj interface{}) (uint64, bool) {
+	var s string
+	if n, ok := obj.(*insights.Node); ok {
+		s = n.ResourceVersion
+	} else if m, err := meta.Accessor(obj); err == nil {
+		s = m.GetResourceVersion()
+	} else {
+		return 0, false
+	}
+	rv, err := strconv.ParseUint(s, 10, 64)
+	return rv, err == nil
 }
 
 // Run starts the informers of the served APIs and polls discovery for the
@@ -306,10 +318,8 @@ func (s *Set) Snapshot() Snapshot {
 			if !b.Add(item) {
 				continue
 			}
-			if m, err := meta.Accessor(item); err == nil {
-				if rv, err := strconv.ParseUint(m.GetResourceVersion(), 10, 64); err == nil && rv > maxRV {
-					maxRV = rv
-				}
+			if rv, ok := resourceVersionOf(item); ok && rv > maxRV {
+				maxRV = rv
 			}
 		}
 	}

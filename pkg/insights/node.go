@@ -13,9 +13,10 @@ import (
 // identity, every label (pool node selectors may select on any), the
 // NodeAnnotations, spec.unschedulable, the conditions the availability rules
 // read and the time of its latest change. It is the engine's input instead
-// of corev1.Node because the Node informer cache keeps one per node: at a
-// fifth of the size of the trimmed corev1.Node, it is most of the server's
-// memory per node that this saves. Build one with NodeOf.
+// of corev1.Node because the Node informer cache keeps one per node, the
+// largest share of the server's memory per node: a Node costs about half of
+// a corev1.Node trimmed to the same fields (docs/insights.md#inputs). Build
+// one with NodeOf.
 //
 // A Node is read-only once built, like an object of an informer cache.
 type Node struct {

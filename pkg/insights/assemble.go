@@ -1,8 +1,10 @@
 package insights
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -130,12 +132,11 @@ func (a *assembly) fit(items []item, limit int, where string, scope v1alpha1.Sco
 }
 
 func sortItems(items []item) {
-	sort.SliceStable(items, func(i, j int) bool {
-		x, y := &items[i], &items[j]
-		if tx, ty := encoding.TypeOrder(x.typ), encoding.TypeOrder(y.typ); tx != ty {
-			return tx < ty
+	slices.SortStableFunc(items, func(x, y item) int {
+		if c := cmp.Compare(encoding.TypeOrder(x.typ), encoding.TypeOrder(y.typ)); c != 0 {
+			return c
 		}
-		return x.uid < y.uid
+		return strings.Compare(x.uid, y.uid)
 	})
 }
 

@@ -3,6 +3,7 @@ package insights
 import (
 	"fmt"
 	"math/rand"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -278,6 +279,41 @@ func TestRelistRecomputesNothing(t *testing.T) {
 	}
 	if mustJSON(t, first.Status) != mustJSON(t, again.Status) {
 		t.Error("the result changed")
+	}
+}
+
+// TestUnchangedInsightsKeepTheirEntries: in a recomputation where one node
+// changed, the entries of Result.Insights of every other node and of every
+// health insight (most of the list) are the same Insights as before, which
+// the view recognises by pointer; the changed node's is a new one.
+func TestUnchangedInsightsKeepTheirEntries(t *testing.T) {
+	src := bigCluster(200)
+	e := NewEngine()
+	first := e.Compute(src, now)
+	before := map[string]*Insight{}
+	health := 0
+	for _, in := range first.Insights {
+		before[in.UID] = in
+		if in.Health != nil {
+			health++
+		}
+	}
+	if health == 0 {
+		t.Fatal("the cluster has no health insight to check")
+	}
+	n := src.Nodes[20].DeepCopy()
+	n.ResourceVersion = "2"
+	updated(n)
+	src.Nodes[20] = n
+	again := e.Compute(src, now)
+	var renewed []string
+	for _, in := range again.Insights {
+		if (in.Node != nil || in.Health != nil) && before[in.UID] != in {
+			renewed = append(renewed, in.UID)
+		}
+	}
+	if want := []string{"node-" + strings.ReplaceAll(n.Name, ".", "-")}; !reflect.DeepEqual(renewed, want) {
+		t.Errorf("renewed node and health entries %v, want %v", renewed, want)
 	}
 }
 

@@ -46,8 +46,7 @@ func (a *assembly) flatInsights() []*Insight {
 	}
 	out := make([]*Insight, 0, n)
 	health := func(h *healthItem, informer string) {
-		out = append(out, &Insight{UID: h.uid, AcquiredAt: wire(h.acquired), Scope: h.insight.Scope.Type, Pool: h.pool,
-			Informer: informer, Health: h.insight})
+		out = append(out, h.flatInsight(informer, h.pool))
 	}
 	if in := a.cv.insight; in != nil {
 		out = append(out, &Insight{UID: cvUID(in.Resource.Name), AcquiredAt: wire(a.cv.acquired), Scope: v1alpha1.ControlPlaneScope,
@@ -91,13 +90,11 @@ func (a *assembly) flatInsights() []*Insight {
 			out = append(out, ent.flat)
 		}
 		for _, h := range p.health {
-			if h.pool == "" {
-				h := *h
-				h.pool = p.info.name
-				health(&h, encoding.InformerNodes)
-				continue
+			pool := h.pool
+			if pool == "" {
+				pool = p.info.name
 			}
-			health(h, encoding.InformerNodes)
+			out = append(out, h.flatInsight(encoding.InformerNodes, pool))
 		}
 	}
 	return out

@@ -63,6 +63,21 @@ type healthItem struct {
 	insight  *v1alpha1.HealthStatusInsight
 	// pool is the MachineConfigPool a pool-level insight belongs to.
 	pool string
+	// flat is the item's last entry of Result.Insights (see flatInsight).
+	flat *Insight
+}
+
+// flatInsight returns h's entry of Result.Insights under informer and pool.
+// The entry stays in h, so an unchanged health insight is the same Insight in
+// every Result while it is listed in the same place (the view then knows it
+// by its pointer) and costs no allocation.
+func (h *healthItem) flatInsight(informer, pool string) *Insight {
+	if f := h.flat; f != nil && f.Informer == informer && f.Pool == pool {
+		return f
+	}
+	h.flat = &Insight{UID: h.uid, AcquiredAt: wire(h.acquired), Scope: h.insight.Scope.Type, Pool: pool,
+		Informer: informer, Health: h.insight}
+	return h.flat
 }
 
 // newHealth builds a Health insight. It returns nil when oc would drop the

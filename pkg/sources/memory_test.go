@@ -170,7 +170,7 @@ func transformNodeRebuilt(obj interface{}) (interface{}, error) {
 	for k, v := range node.Labels {
 		out.Labels[intern(k)] = intern(v)
 	}
-	out.Annotations = nodeAnnotationSets.get(node.Annotations)
+	out.Annotations = nodeAnnotationSets.share(insights.NodeOf(node, intern).Annotations)
 	out.Spec.Unschedulable = node.Spec.Unschedulable
 	out.Status.Conditions = make([]corev1.NodeCondition, len(node.Status.Conditions))
 	for i := range node.Status.Conditions {

@@ -156,16 +156,12 @@ type annotationSets struct {
 
 var nodeAnnotationSets = &annotationSets{}
 
-// get returns the insights.NodeAnnotations of ann, as a map shared with
-// other Nodes when possible; nil when ann has none of them.
-func (c *annotationSets) get(ann map[string]string) map[string]string {
-	kept := 0
-	for _, k := range insights.NodeAnnotations {
-		if _, ok := ann[k]; ok {
-			kept++
-		}
-	}
-	if kept == 0 {
+// share returns a map equal to kept, a Node's insights.NodeAnnotations as
+// insights.NodeOf keeps them, shared with the other Nodes that have the same
+// ones when possible: kept itself the first time, the map seen first later.
+// It is nil when kept is empty.
+func (c *annotationSets) share(kept map[string]string) map[string]string {
+	if len(kept) == 0 {
 		return nil
 	}
 	c.mu.Lock()
@@ -175,7 +171,7 @@ func (c *annotationSets) get(ann map[string]string) map[string]string {
 	// never share a key.
 	c.buf = c.buf[:0]
 	for i, k := range insights.NodeAnnotations {
-		if v, ok := ann[k]; ok {
+		if v, ok := kept[k]; ok {
 			c.buf = strconv.AppendInt(c.buf, int64(i), 10)
 			c.buf = append(c.buf, ':')
 			c.buf = strconv.AppendInt(c.buf, int64(len(v)), 10)
@@ -186,19 +182,13 @@ func (c *annotationSets) get(ann map[string]string) map[string]string {
 	if m, ok := c.sets[string(c.buf)]; ok {
 		return m
 	}
-	m := make(map[string]string, kept)
-	for _, k := range insights.NodeAnnotations {
-		if v, ok := ann[k]; ok {
-			m[k] = intern(v)
-		}
-	}
 	if len(c.buf) <= maxAnnotationSetKey {
 		if c.sets == nil || len(c.sets) >= maxAnnotationSets {
 			c.sets = make(map[string]map[string]string)
 		}
-		c.sets[string(c.buf)] = m
+		c.sets[string(c.buf)] = kept
 	}
-	return m
+	return kept
 }
 
 // transformNode turns a Node into the engine's insights.Node: what the
@@ -214,7 +204,7 @@ func transformNode(obj interface{}) (interface{}, error) {
 		return obj, nil
 	}
 	out := insights.NodeOf(node, intern)
-	out.Annotations = nodeAnnotationSets.get(node.Annotations)
+	out.Annotations = nodeAnnotationSets.share(out.Annotations)
 	return out, nil
 }
 

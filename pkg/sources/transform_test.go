@@ -330,10 +330,14 @@ func TestAnnotationSets(t *testing.T) {
 			want: map[string]string{k0: strings.Repeat("r", maxAnnotationSetKey)}},
 	}
 	c := &annotationSets{}
+	// What transformNode does: the annotations NodeOf keeps, shared.
+	get := func(ann map[string]string) map[string]string {
+		return c.share(insights.NodeOf(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Annotations: ann}}, intern).Annotations)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for pass := 0; pass < 2; pass++ { // the second pass reads the cache
-				if got := c.get(tt.in); !reflect.DeepEqual(got, tt.want) {
+				if got := get(tt.in); !reflect.DeepEqual(got, tt.want) {
 					t.Fatalf("pass %d: got %q, want %q", pass, got, tt.want)
 				}
 			}
@@ -342,7 +346,7 @@ func TestAnnotationSets(t *testing.T) {
 	// The cache stays bounded and right when it overflows.
 	for i := 0; i < 3*maxAnnotationSets; i++ {
 		v := fmt.Sprint("rendered-", i)
-		if got := c.get(map[string]string{k0: v}); len(got) != 1 || got[k0] != v {
+		if got := get(map[string]string{k0: v}); len(got) != 1 || got[k0] != v {
 			t.Fatalf("set %d: got %q", i, got)
 		}
 		if len(c.sets) > maxAnnotationSets {

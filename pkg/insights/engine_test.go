@@ -179,7 +179,7 @@ func TestIncrementalMatchesFresh(t *testing.T) {
 		{"a node moves to another pool", func(s *Sources) {
 			n := s.Nodes[15].DeepCopy()
 			n.ResourceVersion = "3"
-			n.Labels = map[string]string{"node-role.kubernetes.io/infra": ""}
+			n.Labels = NodeLabelsOf(map[string]string{"node-role.kubernetes.io/infra": ""}, nil)
 			s.Nodes[15] = n
 			s.MachineConfigPools = append(s.MachineConfigPools, newPool("infra"))
 		}},

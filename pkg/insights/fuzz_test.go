@@ -169,7 +169,7 @@ func (m *mutator) apply() {
 			}
 		case 18:
 			if node != nil {
-				node.Labels = map[string]string{m.str(): m.str()}
+				node.Labels = insights.NodeLabelsOf(map[string]string{m.str(): m.str()}, nil)
 			}
 		case 19:
 			if node != nil && len(node.Conditions) > 0 {

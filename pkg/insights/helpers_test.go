@@ -120,6 +120,16 @@ func newNode(name, pool string) *Node {
 	}, nil)
 }
 
+// withLabel returns l with the label key="" added.
+func withLabel(l NodeLabels, key string) NodeLabels {
+	m := l.Map()
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[key] = ""
+	return NodeLabelsOf(m, nil)
+}
+
 // mcVersions knows the old and new rendered configs of the usual pools.
 func mcVersions() map[string]string {
 	m := map[string]string{}

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -52,7 +53,8 @@ func TestNodeOf(t *testing.T) {
 			in:   full(),
 			want: &Node{
 				Name: "worker-0", UID: "uid-0", ResourceVersion: "42",
-				Labels:        map[string]string{"node-role.kubernetes.io/worker": "", "kubernetes.io/hostname": "worker-0"},
+				// Sorted by key.
+				Labels:        NodeLabels{{"kubernetes.io/hostname", "worker-0"}, {"node-role.kubernetes.io/worker", ""}},
 				Annotations:   map[string]string{CurrentConfigAnnotation: "rendered-worker-old", MCDStateAnnotation: MCDStateDone},
 				Unschedulable: true,
 				// The memory-pressure transition (not kept) is the latest
@@ -142,10 +144,39 @@ func TestNodeInCache(t *testing.T) {
 		t.Errorf("store holds %v, want the Node", got)
 	}
 	c := n.DeepCopy()
-	c.Labels["a"], c.Conditions[0].Status = "changed", corev1.ConditionFalse
-	if n.Labels["a"] != "b" || n.Conditions[0].Status != "" || !reflect.DeepEqual(NodeOf(nil, nil).DeepCopy(), (*Node)(nil)) {
+	c.Labels[0].Value, c.Conditions[0].Status = "changed", corev1.ConditionFalse
+	if n.Labels.Get("a") != "b" || n.Conditions[0].Status != "" || !reflect.DeepEqual(NodeOf(nil, nil).DeepCopy(), (*Node)(nil)) {
 		t.Errorf("DeepCopy shares memory with its original: %+v", n)
 	}
 }
 
 func ptrTime(t metav1.Time) *metav1.Time { return &t }
+
+// TestNodeLabels checks that NodeLabels answer as labels.Set does, for label
+// selectors, and keep every label.
+func TestNodeLabels(t *testing.T) {
+	set := labels.Set{"node-role.kubernetes.io/worker": "", "kubernetes.io/hostname": "worker-0", "a": "1", "zone": "z"}
+	l := NodeLabelsOf(set, nil)
+	if !reflect.DeepEqual(l.Map(), map[string]string(set)) {
+		t.Errorf("Map() = %v, want %v", l.Map(), set)
+	}
+	for _, key := range []string{"node-role.kubernetes.io/worker", "kubernetes.io/hostname", "a", "zone", "", "b", "zzz", "kubernetes.io"} {
+		v, ok := l.Lookup(key)
+		wv, wok := set.Lookup(key)
+		if v != wv || ok != wok || l.Has(key) != set.Has(key) || l.Get(key) != set.Get(key) {
+			t.Errorf("%q: Lookup = %q, %v; labels.Set has %q, %v", key, v, ok, wv, wok)
+		}
+	}
+	for _, s := range []string{"node-role.kubernetes.io/worker", "node-role.kubernetes.io/master", "a in (1,2),zone", "!zone", "a notin (1)", ""} {
+		sel, err := labels.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := sel.Matches(l), sel.Matches(set); got != want {
+			t.Errorf("selector %q matches: %v, want %v", s, got, want)
+		}
+	}
+	if NodeLabelsOf(nil, nil) != nil || NodeLabelsOf(map[string]string{}, nil) != nil || NodeLabels(nil).Map() != nil || NodeLabels(nil).Has("a") {
+		t.Error("no labels must be nil and have nothing")
+	}
+}

@@ -296,9 +296,9 @@ func TestPoolAssignment(t *testing.T) {
 	src := cluster()
 	src.MachineConfigPools = append(src.MachineConfigPools, newPool("infra"))
 	both := newNode("worker-infra", "worker")
-	both.Labels["node-role.kubernetes.io/infra"] = ""
+	both.Labels = withLabel(both.Labels, "node-role.kubernetes.io/infra")
 	compact := newNode("master-worker", "master")
-	compact.Labels["node-role.kubernetes.io/worker"] = ""
+	compact.Labels = withLabel(compact.Labels, "node-role.kubernetes.io/worker")
 	stray := newNode("stray", "nothing")
 	src.Nodes = append(src.Nodes, both, compact, stray)
 	res := Compute(src, now)
@@ -322,7 +322,7 @@ func TestCompactCluster(t *testing.T) {
 	src := cluster()
 	src.Nodes = src.Nodes[:3]
 	for _, n := range src.Nodes {
-		n.Labels["node-role.kubernetes.io/worker"] = ""
+		n.Labels = withLabel(n.Labels, "node-role.kubernetes.io/worker")
 	}
 	res := Compute(src, now)
 	mustValid(t, res)
@@ -338,7 +338,7 @@ func TestCompactCluster(t *testing.T) {
 func TestSingleNode(t *testing.T) {
 	src := cluster()
 	src.Nodes = src.Nodes[:1]
-	src.Nodes[0].Labels["node-role.kubernetes.io/worker"] = ""
+	src.Nodes[0].Labels = withLabel(src.Nodes[0].Labels, "node-role.kubernetes.io/worker")
 	src.MachineConfigPools = src.MachineConfigPools[:1]
 	res := Compute(src, now)
 	mustValid(t, res)

@@ -126,10 +126,9 @@ func newPoolSet(mcps []*mcfgv1.MachineConfigPool) *poolSet {
 }
 
 // assign returns the pool a node with these labels belongs to, or nil.
-func (ps *poolSet) assign(nodeLabels map[string]string) *poolInfo {
-	set := labels.Set(nodeLabels)
+func (ps *poolSet) assign(nodeLabels labels.Labels) *poolInfo {
 	for _, p := range ps.order {
-		if p.selector != nil && p.selector.Matches(set) {
+		if p.selector != nil && p.selector.Matches(nodeLabels) {
 			return p
 		}
 	}

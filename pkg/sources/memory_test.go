@@ -214,7 +214,7 @@ func cacheBytesPerNode(b *testing.B, encoded [][]byte, transform cache.Transform
 	case *corev1.Node:
 		ok = len(n.Status.Conditions) == 4 && n.Labels["kubernetes.io/os"] == "linux"
 	case *insights.Node:
-		ok = len(n.Conditions) == 2 && n.Labels["kubernetes.io/os"] == "linux"
+		ok = len(n.Conditions) == 2 && n.Labels.Get("kubernetes.io/os") == "linux"
 	}
 	if !ok {
 		b.Fatalf("unexpected cached node %#v", kept[len(kept)-1])

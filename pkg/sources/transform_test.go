@@ -73,7 +73,7 @@ func TestTransforms(t *testing.T) {
 			},
 			want: &insights.Node{
 				Name: "n1", UID: "u1", ResourceVersion: "7",
-				Labels: map[string]string{"node-role.kubernetes.io/worker": ""},
+				Labels: insights.NodeLabels{{Key: "node-role.kubernetes.io/worker"}},
 				Annotations: map[string]string{
 					"machineconfiguration.openshift.io/currentConfig": "rendered-worker-1",
 					"machineconfiguration.openshift.io/state":         "Done",
@@ -296,8 +296,8 @@ func TestTransformNodeSharesRepeatedStrings(t *testing.T) {
 		name string
 		ok   bool
 	}{
-		{"label values are equal and shared", same(a.Labels["kubernetes.io/os"], b.Labels["kubernetes.io/os"]) && a.Labels["kubernetes.io/os"] == "linux"},
-		{"unique label values stay", a.Labels["kubernetes.io/hostname"] == "a" && b.Labels["kubernetes.io/hostname"] == "b"},
+		{"label values are equal and shared", same(a.Labels.Get("kubernetes.io/os"), b.Labels.Get("kubernetes.io/os")) && a.Labels.Get("kubernetes.io/os") == "linux"},
+		{"unique label values stay", a.Labels.Get("kubernetes.io/hostname") == "a" && b.Labels.Get("kubernetes.io/hostname") == "b"},
 		{"condition texts are equal and shared", same(a.Conditions[0].Message, b.Conditions[0].Message) &&
 			same(string(a.Conditions[0].Type), string(b.Conditions[0].Type)) &&
 			same(string(a.Conditions[0].Status), string(b.Conditions[0].Status))},

@@ -166,7 +166,7 @@ func TestCompleteOffline(t *testing.T) {
 	}
 	var worker *insights.Node
 	for _, n := range src.Nodes {
-		if _, ok := n.Labels["node-role.kubernetes.io/worker"]; ok {
+		if n.Labels.Has("node-role.kubernetes.io/worker") {
 			worker = n
 		}
 	}

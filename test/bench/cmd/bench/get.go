@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -41,9 +42,18 @@ type loadResult struct {
 // runLoad runs clients goroutines that each call op back to back for d and
 // records every latency.
 func runLoad(ctx context.Context, clients int, d time.Duration, op func(context.Context) error) loadResult {
+	res, _ := runAlternating(ctx, clients, d, op, nil)
+	return res
+}
+
+// runAlternating is runLoad where each client, after each successful op,
+// also calls also (when not nil) and records its latency apart: op and also
+// are measured in the same window, under the same load.
+func runAlternating(ctx context.Context, clients int, d time.Duration, op func(context.Context) error, also func() error) (loadResult, []time.Duration) {
 	var (
 		mu     sync.Mutex
 		all    []time.Duration
+		alsos  []time.Duration
 		errs   int
 		wg     sync.WaitGroup
 		begin  = time.Now()
@@ -54,7 +64,7 @@ func runLoad(ctx context.Context, clients int, d time.Duration, op func(context.
 	defer cancel()
 	for range clients {
 		wg.Go(func() {
-			var mine []time.Duration
+			var mine, myAlsos []time.Duration
 			nerr := 0
 			for cctx.Err() == nil {
 				t := time.Now()
@@ -63,16 +73,25 @@ func runLoad(ctx context.Context, clients int, d time.Duration, op func(context.
 					continue
 				}
 				mine = append(mine, time.Since(t))
+				if also != nil {
+					t = time.Now()
+					if err := also(); err != nil {
+						nerr++
+						continue
+					}
+					myAlsos = append(myAlsos, time.Since(t))
+				}
 			}
 			mu.Lock()
 			all = append(all, mine...)
+			alsos = append(alsos, myAlsos...)
 			errs += nerr
 			mu.Unlock()
 		})
 	}
 	wg.Wait()
 	elapsed := time.Since(begin)
-	return loadResult{Clients: clients, Latency: summarize(all), Throughput: float64(len(all)) / elapsed.Seconds(), Errors: errs}
+	return loadResult{Clients: clients, Latency: summarize(all), Throughput: float64(len(all)) / elapsed.Seconds(), Errors: errs}, alsos
 }
 
 // encodeLimit decodes the served object (JSON) and measures encoding it
@@ -90,10 +109,7 @@ func encodeLimit(served []byte, format string, d time.Duration) (summary, int, e
 // serializer and the server's scheme, again and again for d (at least 5
 // times), and returns the encoded size too.
 func encodeLoop(obj runtime.Object, format string, d time.Duration) (summary, int, error) {
-	var ser runtime.Encoder = kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, apiserver.Scheme, apiserver.Scheme, kjson.SerializerOptions{})
-	if format == formatProtobuf {
-		ser = protobuf.NewSerializer(apiserver.Scheme, apiserver.Scheme)
-	}
+	ser := encoderFor(format)
 	var buf bytes.Buffer
 	var lat []time.Duration
 	for end := time.Now().Add(d); time.Now().Before(end) || len(lat) < 5; {
@@ -105,6 +121,15 @@ func encodeLoop(obj runtime.Object, format string, d time.Duration) (summary, in
 		lat = append(lat, time.Since(t))
 	}
 	return summarize(lat), buf.Len(), nil
+}
+
+// encoderFor returns the apimachinery serializer of format with the
+// server's scheme.
+func encoderFor(format string) runtime.Encoder {
+	if format == formatProtobuf {
+		return protobuf.NewSerializer(apiserver.Scheme, apiserver.Scheme)
+	}
+	return kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, apiserver.Scheme, apiserver.Scheme, kjson.SerializerOptions{})
 }
 
 // newList returns an empty list of one of the per-insight resources.
@@ -124,25 +149,40 @@ func newList(resource string) (runtime.Object, error) {
 	return nil, fmt.Errorf("no list type for %q", resource)
 }
 
-// encodeList decodes a LIST of resource the server answered (JSON) and
-// measures encoding the list in-process in format (encodeLoop).
-func encodeList(resource string, served []byte, format string, d time.Duration) (*listEncode, error) {
+// decodeList decodes a LIST of resource the server answered (JSON) and
+// returns the list and its number of items.
+func decodeList(resource string, served []byte) (runtime.Object, int, error) {
 	list, err := newList(resource)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := json.Unmarshal(served, list); err != nil {
-		return nil, fmt.Errorf("decoding the LIST of %s: %w", resource, err)
+		return nil, 0, fmt.Errorf("decoding the LIST of %s: %w", resource, err)
 	}
 	items, err := meta.ExtractList(list)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	e := &listEncode{Resource: resource, Format: format, Items: len(items)}
-	if e.Encode, e.Bytes, err = encodeLoop(list, format, d); err != nil {
-		return nil, fmt.Errorf("encoding the LIST of %s: %w", resource, err)
-	}
-	return e, nil
+	return list, len(items), nil
+}
+
+// listEncoder returns a function that encodes list in format once, as
+// encodeLoop does, and the size of the last encoding; safe for concurrent
+// use.
+func listEncoder(list runtime.Object, format string) (func() error, *atomic.Int64) {
+	ser := encoderFor(format)
+	size := &atomic.Int64{}
+	bufs := sync.Pool{New: func() any { return new(bytes.Buffer) }}
+	return func() error {
+		buf := bufs.Get().(*bytes.Buffer)
+		defer bufs.Put(buf)
+		buf.Reset()
+		if err := ser.Encode(list, buf); err != nil {
+			return err
+		}
+		size.Store(int64(buf.Len()))
+		return nil
+	}, size
 }
 
 // listServed LISTs each of servedResources from the server, concurrently,

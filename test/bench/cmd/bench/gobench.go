@@ -58,3 +58,42 @@ func median(v []float64) float64 {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// listBench is the Go benchmark that LISTs 5,000 NodeProgressInsights
+// through the server's handler chain in-process, beside encoding the same
+// list alone (pkg/apiserver/bench_test.go): the server's share of a LIST,
+// without transport or client.
+const listBench = "BenchmarkListNodeInsights"
+
+var subBenchNs = regexp.MustCompile(`(?m)^` + listBench + `/([a-z-]+)(?:-[0-9]+)?\s+[0-9]+\s+([0-9.]+) ns/op`)
+
+// parseListBench returns the ns/op of each sub-benchmark in a go test -bench
+// output of listBench, one value per run.
+func parseListBench(out string) (map[string][]float64, error) {
+	res := map[string][]float64{}
+	for _, m := range subBenchNs.FindAllStringSubmatch(out, -1) {
+		v, err := strconv.ParseFloat(m[2], 64)
+		if err != nil {
+			return nil, err
+		}
+		res[m[1]] = append(res[m[1]], v)
+	}
+	for _, name := range []string{"list", "list-gzip", "encode-alone"} {
+		if len(res[name]) == 0 {
+			return nil, fmt.Errorf("no %s/%s in the output of go test", listBench, name)
+		}
+	}
+	return res, nil
+}
+
+// benchList runs listBench nodeChangeRuns times (one go test, -count) in the
+// repository root.
+func benchList(ctx context.Context, root string) (map[string][]float64, error) {
+	cmd := exec.CommandContext(ctx, "go", "test", "-run", "XXX", "-bench", listBench+"$", "-benchtime", "20x", "-count", strconv.Itoa(nodeChangeRuns), "./pkg/apiserver/")
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", listBench, err)
+	}
+	return parseListBench(string(out))
+}

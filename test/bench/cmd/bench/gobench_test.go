@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 func TestParseCPUPerChange(t *testing.T) {
 	for _, tt := range []struct {
@@ -19,5 +22,22 @@ func TestParseCPUPerChange(t *testing.T) {
 	}
 	if m := median([]float64{3, 1, 2}); m != 2 {
 		t.Errorf("median = %v, want 2", m)
+	}
+}
+
+func TestParseListBench(t *testing.T) {
+	out := "goos: linux\nBenchmarkListNodeInsights/list-2         \t      20\t  49806265 ns/op\t 5198436 B/op\n" +
+		"BenchmarkListNodeInsights/list-gzip-2    \t      20\t  72207270 ns/op\n" +
+		"BenchmarkListNodeInsights/encode-alone-2 \t      20\t  42574199 ns/op\n" +
+		"BenchmarkListNodeInsights/list-2         \t      20\t  51000000 ns/op\n"
+	got, err := parseListBench(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "map[encode-alone:[4.2574199e+07] list:[4.9806265e+07 5.1e+07] list-gzip:[7.220727e+07]]" {
+		t.Errorf("parseListBench = %v", got)
+	}
+	if _, err := parseListBench("BenchmarkListNodeInsights/list-2 20 1 ns/op\n"); err == nil {
+		t.Error("an output without every sub-benchmark must be an error")
 	}
 }

@@ -241,6 +241,12 @@ sizes:
 		if err != nil {
 			rep.failures = append(rep.failures, err.Error())
 		}
+		if len(c.listResources) > 0 {
+			klog.InfoS("Running the Go benchmark of a LIST in-process", "benchmark", listBench)
+			if rep.listInProcess, err = benchList(ctx, root); err != nil {
+				rep.failures = append(rep.failures, err.Error())
+			}
+		}
 		rep.wall = time.Since(begin)
 		if err := rep.write(c.out); err != nil {
 			return err

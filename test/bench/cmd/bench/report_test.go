@@ -26,8 +26,11 @@ func TestInsightGoals(t *testing.T) {
 			{Resource: resourceNodeInsights, Route: routeDirect, Format: formatJSON, Watchers: 10, Connected: 10},
 		},
 		Lists: []*getCell{
-			{Resource: resourceNodeInsights, Route: routeDirect, Format: formatJSON, loadResult: loadResult{Clients: 1, Latency: summary{N: 10, P50: 30 * time.Millisecond}}},
-			{Resource: resourceNodeInsights, Route: routeAggregated, Format: formatJSON, loadResult: loadResult{Clients: 1, Latency: summary{N: 10, P50: 50 * time.Millisecond}}},
+			// No encoding of its own (a report of an earlier run): the format's.
+			{Resource: resourceNodeInsights, Route: routeDirect, Format: formatJSON, loadResult: loadResult{Clients: 1, Latency: summary{N: 10, P50: 50 * time.Millisecond}}},
+			// Its own encoding, measured with its LISTs, is what it is compared with.
+			{Resource: resourceNodeInsights, Route: routeAggregated, Format: formatJSON, loadResult: loadResult{Clients: 1, Latency: summary{N: 10, P50: 50 * time.Millisecond}},
+				Encode: summary{N: 10, P50: 40 * time.Millisecond}},
 		},
 		ListEncodes: []*listEncode{{Resource: resourceNodeInsights, Format: formatJSON, Items: 5000, Bytes: 6 << 20, Encode: summary{N: 10, P50: 20 * time.Millisecond}}},
 	}
@@ -42,8 +45,8 @@ func TestInsightGoals(t *testing.T) {
 	want := []struct{ has, verdict string }{
 		{"| 10 watchers of nodeprogressinsights through the kube-apiserver (json)", "| met |"},
 		{"| 1000 watchers of nodeprogressinsights", "| **missed** (lag, CPU) |"},
-		{"| LIST of all 5000 nodeprogressinsights (1 client, straight, JSON)", "1.50x | met |"},
-		{"| LIST of all 5000 nodeprogressinsights (1 client, aggregated, JSON)", "2.50x | **missed** |"},
+		{"| LIST of all 5000 nodeprogressinsights (1 client, straight, JSON)", "p50 50.0 ms vs 20.0 ms: 2.50x | **missed** |"},
+		{"| LIST of all 5000 nodeprogressinsights (1 client, aggregated, JSON)", "p50 50.0 ms vs 40.0 ms: 1.25x | met |"},
 		{"| at most 4.0 KiB of server heap per node", "Go heap 2.9 KiB per node"},
 	}
 	if len(rows) != len(want) {

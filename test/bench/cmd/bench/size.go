@@ -58,6 +58,19 @@ type getCell struct {
 	loadResult
 	// Revisions is how many revisions the server published meanwhile.
 	Revisions float64
+	// Encode, for a LIST cell, is the in-process encoding of the listed
+	// objects, measured alternately with the LISTs.
+	Encode summary
+}
+
+// encode returns the encoding a LIST cell is compared with: its own,
+// measured with its LISTs, or else the format's (e; reports of runs that
+// measured encoding after the LIST cells).
+func (g *getCell) encode(e *listEncode) summary {
+	if g.Encode.N > 0 || e == nil {
+		return g.Encode
+	}
+	return e.Encode
 }
 
 // get returns the GET cell of route, format and clients, or nil.
@@ -289,29 +302,32 @@ func benchSize(ctx context.Context, c config, n int, binary string) (_ *sizeResu
 		}
 	}
 	// LIST of whole collections, with the first client count, in each
-	// format and route; then encoding the listed objects in-process.
+	// format and route. Each client encodes the listed objects in-process
+	// after each LIST, so that both are measured under the same load.
 	for _, resource := range c.listResources {
-		for _, format := range c.formats {
-			for _, route := range c.routes {
-				base := map[string]string{routeDirect: cp.ServerURL, routeAggregated: cp.KubeAPIServer.URL}[route]
-				h, u := admin.as(accepts[format]), base+apiPrefix+resource
-				get := func(ctx context.Context) error { return h.discard(ctx, u) }
-				runLoad(ctx, c.getClients[0], time.Second, get)
-				cell := &getCell{Resource: resource, Route: route, Format: format, loadResult: runLoad(ctx, c.getClients[0], c.getDuration, get)}
-				r.Lists = append(r.Lists, cell)
-				klog.InfoS("LIST", "nodes", n, "resource", resource, "route", route, "format", format, "p50", cell.Latency.P50, "errors", cell.Errors)
-			}
-		}
 		body, err := admin.get(ctx, cp.ServerURL+apiPrefix+resource)
 		if err != nil {
 			return r, err
 		}
+		list, items, err := decodeList(resource, body)
+		if err != nil {
+			return r, err
+		}
 		for _, format := range c.formats {
-			e, err := encodeList(resource, body, format, c.encodeDuration)
-			if err != nil {
-				return r, err
+			encode, size := listEncoder(list, format)
+			var encodings []time.Duration
+			for _, route := range c.routes {
+				base := map[string]string{routeDirect: cp.ServerURL, routeAggregated: cp.KubeAPIServer.URL}[route]
+				h, u := admin.as(accepts[format]), base+apiPrefix+resource
+				get := func(ctx context.Context) error { return h.discard(ctx, u) }
+				runAlternating(ctx, c.getClients[0], time.Second, get, encode)
+				lists, encs := runAlternating(ctx, c.getClients[0], c.getDuration, get, encode)
+				cell := &getCell{Resource: resource, Route: route, Format: format, loadResult: lists, Encode: summarize(encs)}
+				encodings = append(encodings, encs...)
+				r.Lists = append(r.Lists, cell)
+				klog.InfoS("LIST", "nodes", n, "resource", resource, "route", route, "format", format, "p50", cell.Latency.P50, "encodeP50", cell.Encode.P50, "errors", cell.Errors)
 			}
-			r.ListEncodes = append(r.ListEncodes, e)
+			r.ListEncodes = append(r.ListEncodes, &listEncode{Resource: resource, Format: format, Items: items, Bytes: int(size.Load()), Encode: summarize(encodings)})
 		}
 	}
 	if err := saveProfile(ctx, admin, cp.ServerURL, "heap", filepath.Join(profDir, "heap-after-get.pprof")); err != nil {

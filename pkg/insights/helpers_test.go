@@ -120,9 +120,21 @@ func newNode(name, pool string) *Node {
 	}, nil)
 }
 
+// labelMap returns l as a map; nil when l is.
+func labelMap(l NodeLabels) map[string]string {
+	if l == nil {
+		return nil
+	}
+	out := make(map[string]string, len(l))
+	for _, e := range l {
+		out[e.Key] = e.Value
+	}
+	return out
+}
+
 // withLabel returns l with the label key="" added.
 func withLabel(l NodeLabels, key string) NodeLabels {
-	m := l.Map()
+	m := labelMap(l)
 	if m == nil {
 		m = map[string]string{}
 	}

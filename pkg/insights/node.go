@@ -95,18 +95,6 @@ func (l NodeLabels) Get(key string) string {
 	return v
 }
 
-// Map returns the labels as a map.
-func (l NodeLabels) Map() map[string]string {
-	if l == nil {
-		return nil
-	}
-	out := make(map[string]string, len(l))
-	for _, e := range l {
-		out[e.Key] = e.Value
-	}
-	return out
-}
-
 // readCondition reports whether the engine reads conditions of type t.
 func readCondition(t corev1.NodeConditionType) bool {
 	return t == corev1.NodeReady || t == corev1.NodeDiskPressure || t == corev1.NodeNetworkUnavailable

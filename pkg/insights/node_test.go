@@ -157,8 +157,8 @@ func ptrTime(t metav1.Time) *metav1.Time { return &t }
 func TestNodeLabels(t *testing.T) {
 	set := labels.Set{"node-role.kubernetes.io/worker": "", "kubernetes.io/hostname": "worker-0", "a": "1", "zone": "z"}
 	l := NodeLabelsOf(set, nil)
-	if !reflect.DeepEqual(l.Map(), map[string]string(set)) {
-		t.Errorf("Map() = %v, want %v", l.Map(), set)
+	if got := labelMap(l); !reflect.DeepEqual(got, map[string]string(set)) {
+		t.Errorf("labels %v, want %v", got, set)
 	}
 	for _, key := range []string{"node-role.kubernetes.io/worker", "kubernetes.io/hostname", "a", "zone", "", "b", "zzz", "kubernetes.io"} {
 		v, ok := l.Lookup(key)
@@ -176,7 +176,7 @@ func TestNodeLabels(t *testing.T) {
 			t.Errorf("selector %q matches: %v, want %v", s, got, want)
 		}
 	}
-	if NodeLabelsOf(nil, nil) != nil || NodeLabelsOf(map[string]string{}, nil) != nil || NodeLabels(nil).Map() != nil || NodeLabels(nil).Has("a") {
+	if NodeLabelsOf(nil, nil) != nil || NodeLabelsOf(map[string]string{}, nil) != nil || labelMap(NodeLabels(nil)) != nil || NodeLabels(nil).Has("a") {
 		t.Error("no labels must be nil and have nothing")
 	}
 }

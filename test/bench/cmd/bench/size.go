@@ -41,7 +41,7 @@ type sizeResult struct {
 	ClientSide   summary
 
 	// Lists are the LIST cells of -list-resources (the first -get-clients
-	// count), ListEncodes encoding the listed objects in-process.
+	// count), ListEncodes the lists they read (objects and encoded size).
 	Lists       []*getCell
 	ListEncodes []*listEncode
 
@@ -61,16 +61,6 @@ type getCell struct {
 	// Encode, for a LIST cell, is the in-process encoding of the listed
 	// objects, measured alternately with the LISTs.
 	Encode summary
-}
-
-// encode returns the encoding a LIST cell is compared with: its own,
-// measured with its LISTs, or else the format's (e; reports of runs that
-// measured encoding after the LIST cells).
-func (g *getCell) encode(e *listEncode) summary {
-	if g.Encode.N > 0 || e == nil {
-		return g.Encode
-	}
-	return e.Encode
 }
 
 // get returns the GET cell of route, format and clients, or nil.
@@ -103,11 +93,11 @@ func (s *sizeResult) listEncode(resource, format string) *listEncode {
 	return nil
 }
 
-// listEncode is the in-process encoding of a LIST the server answered.
+// listEncode is a LIST the server answered, encoded in-process: its
+// objects and the size of its encoding in Format.
 type listEncode struct {
 	Resource, Format string
 	Items, Bytes     int
-	Encode           summary
 }
 
 // watch returns the updatestatuses watch cell of route, format and
@@ -315,7 +305,6 @@ func benchSize(ctx context.Context, c config, n int, binary string) (_ *sizeResu
 		}
 		for _, format := range c.formats {
 			encode, size := listEncoder(list, format)
-			var encodings []time.Duration
 			for _, route := range c.routes {
 				base := map[string]string{routeDirect: cp.ServerURL, routeAggregated: cp.KubeAPIServer.URL}[route]
 				h, u := admin.as(accepts[format]), base+apiPrefix+resource
@@ -323,11 +312,10 @@ func benchSize(ctx context.Context, c config, n int, binary string) (_ *sizeResu
 				runAlternating(ctx, c.getClients[0], time.Second, get, encode)
 				lists, encs := runAlternating(ctx, c.getClients[0], c.getDuration, get, encode)
 				cell := &getCell{Resource: resource, Route: route, Format: format, loadResult: lists, Encode: summarize(encs)}
-				encodings = append(encodings, encs...)
 				r.Lists = append(r.Lists, cell)
 				klog.InfoS("LIST", "nodes", n, "resource", resource, "route", route, "format", format, "p50", cell.Latency.P50, "encodeP50", cell.Encode.P50, "errors", cell.Errors)
 			}
-			r.ListEncodes = append(r.ListEncodes, &listEncode{Resource: resource, Format: format, Items: items, Bytes: int(size.Load()), Encode: summarize(encodings)})
+			r.ListEncodes = append(r.ListEncodes, &listEncode{Resource: resource, Format: format, Items: items, Bytes: int(size.Load())})
 		}
 	}
 	if err := saveProfile(ctx, admin, cp.ServerURL, "heap", filepath.Join(profDir, "heap-after-get.pprof")); err != nil {

@@ -256,9 +256,9 @@ func (r *report) insightGoals(p func(string, ...any), s *sizeResult) {
 			if len(missed) > 0 {
 				verdict += " (" + strings.Join(missed, ", ") + ")"
 			}
-			p("| %d watchers of nodeprogressinsights through the kube-apiserver (%s), %d node changes/s: lag p99 at most the fold delay + 250 ms (%s), server under %.1f core, at most %s per event | p99 %s over %d deliveries (%d writes no watcher got an event for); %.2f cores; %s per event | %s |\n",
+			p("| %d watchers of nodeprogressinsights through the kube-apiserver (%s), %d node changes/s: lag p99 at most the fold delay + 250 ms (%s), server under %.1f core, at most %s per event | p99 %s over %d deliveries (%d writes no watcher got an event for); %.2f cores; %s per event; the machine %.0f%% busy (kube-apiserver %.2f cores, the watchers' process %.2f) | %s |\n",
 				w.Connected, format, r.config.churnRate, ms(insightLagGoal), insightCPUGoal, bytesIEC(insightEventGoal),
-				ms(w.Lag.P99), w.Lag.N, w.NoEvent, cores, bytesIEC(w.BytesPerEvent), verdict)
+				ms(w.Lag.P99), w.Lag.N, w.NoEvent, cores, bytesIEC(w.BytesPerEvent), 100*w.MachineBusy, w.KubeAPIServerCPUPerMinute/60, w.ClientCPUPerMinute/60, verdict)
 		}
 	}
 	for _, route := range r.config.routes {
@@ -463,17 +463,17 @@ func (r *report) tables(p func(string, ...any)) {
 	p("Watchers of `updatestatuses` follow the object `cluster` (`fieldSelector=metadata.name=cluster`; its initial ADDED is not counted). ")
 	p("Watchers of `nodeprogressinsights` watch the whole collection from now on (`sendInitialEvents=false&resourceVersionMatch=NotOlderThan`: no initial ADDED of every node) and resume from the last resourceVersion they received; each of their events is about one node, so a write is delivered only by the first event about the written node (its name in the event) whose resourceVersion's input part reaches the write: an event about another node of the same revision does not count. ")
 	p("A write that changes nothing a watched object shows produces no event: *writes no watcher got an event for* counts them (with writes whose event came after the window for every watcher); *never delivered* counts (write, watcher) pairs where another watcher got the write and this one did not. ")
-	p("Server CPU per GiB delivered divides the server's CPU by the bytes all watchers received. Allocations come from the server's `go_memstats_alloc_bytes_total` and `go_memstats_mallocs_total` over the window, divided by the events delivered (all watchers) and by the revisions published.\n\n")
+	p("Server CPU per GiB delivered divides the server's CPU by the bytes all watchers received; the kube-apiserver's CPU covers the churn's writes, the server's informers and, on the aggregated route, proxying every watch stream. Allocations come from the server's `go_memstats_alloc_bytes_total` and `go_memstats_mallocs_total` over the window, divided by the events delivered (all watchers) and by the revisions published.\n\n")
 	p("%s\n\n", watchNote)
-	p("| nodes | resource | route | format | watchers | writes (skipped: API too slow or failed) | revisions published | events / watcher / s | delivered to all watchers | lag p50 | lag p99 | lag max | writes no watcher got an event for | never delivered (write, watcher) | streams reopened | server CPU-s / min | server CPU-s per GiB delivered | watchers' CPU-s / min | machine busy | bytes / event | allocated / event | mallocs / event | allocated / revision |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	p("| nodes | resource | route | format | watchers | writes (skipped: API too slow or failed) | revisions published | events / watcher / s | delivered to all watchers | lag p50 | lag p99 | lag max | writes no watcher got an event for | never delivered (write, watcher) | streams reopened | server CPU-s / min | server CPU-s per GiB delivered | watchers' CPU-s / min | kube-apiserver CPU-s / min | machine busy | bytes / event | allocated / event | mallocs / event | allocated / revision |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.sizes {
 		for _, w := range s.Watches {
 			perGiB := 0.0
 			if w.DeliveredPerSec > 0 {
 				perGiB = w.CPUPerMinute / 60 / (w.DeliveredPerSec / (1 << 30))
 			}
-			p("| %d | %s | %s | %s | %d | %d (%d) | %.0f | %.2f | %s/s | %s | %s | %s | %d | %d | %d | %.1f | %.2f | %.1f | %.0f%% | %s | %s | %.0f | %s |\n", s.Nodes, w.Resource, w.Route, w.Format, w.Connected, w.Writes, w.ChurnErrors, w.Published, w.EventsPerWatcherSec, bytesIEC(w.DeliveredPerSec), ms(w.Lag.P50), ms(w.Lag.P99), ms(w.Lag.Max),
-				w.NoEvent, w.Missed, w.Rewatches, w.CPUPerMinute, perGiB, w.ClientCPUPerMinute, 100*w.MachineBusy, bytesIEC(w.BytesPerEvent), bytesIEC(w.AllocBytesPerEvent), w.MallocsPerEvent, bytesIEC(w.AllocBytesPerRev))
+			p("| %d | %s | %s | %s | %d | %d (%d) | %.0f | %.2f | %s/s | %s | %s | %s | %d | %d | %d | %.1f | %.2f | %.1f | %.1f | %.0f%% | %s | %s | %.0f | %s |\n", s.Nodes, w.Resource, w.Route, w.Format, w.Connected, w.Writes, w.ChurnErrors, w.Published, w.EventsPerWatcherSec, bytesIEC(w.DeliveredPerSec), ms(w.Lag.P50), ms(w.Lag.P99), ms(w.Lag.Max),
+				w.NoEvent, w.Missed, w.Rewatches, w.CPUPerMinute, perGiB, w.ClientCPUPerMinute, w.KubeAPIServerCPUPerMinute, 100*w.MachineBusy, bytesIEC(w.BytesPerEvent), bytesIEC(w.AllocBytesPerEvent), w.MallocsPerEvent, bytesIEC(w.AllocBytesPerRev))
 		}
 	}
 	p("\n## 6. Memory\n\nAfter a LIST of each of the six resources (%s; the count of objects each returned is below) and two forced GCs (`/debug/pprof/heap?gc=1`, twice, so that pooled buffers are freed): Go heap in use (`go_memstats_heap_inuse_bytes`) and RSS (`/proc/<pid>/status`). The empty cluster is the same control plane before the simulator creates anything (CRDs, RBAC, no objects); there each LIST gets 10 s in all to answer.\n\n", strings.Join(servedResources, ", "))

@@ -108,11 +108,15 @@ func (s *testServer) do(tb testing.TB, method, path, body string, header map[str
 	return rec
 }
 
-// waitReady waits until GET of the object stops answering 429.
+// waitReady waits until GET of the object stops answering 429 and readyz
+// passes.
 func (s *testServer) waitReady(tb testing.TB) {
 	tb.Helper()
+	// UpdateStatus being served does not mean that every kind's watch cache
+	// holds the first computation yet: readyz checks each.
 	eventually(tb, "the server to be ready", func() bool {
-		return s.do(tb, http.MethodGet, objPath, "", nil).Code == http.StatusOK
+		return s.do(tb, http.MethodGet, objPath, "", nil).Code == http.StatusOK &&
+			s.do(tb, http.MethodGet, "/readyz", "", nil).Code == http.StatusOK
 	})
 }
 

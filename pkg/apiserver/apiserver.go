@@ -100,7 +100,7 @@ func (c *Config) Complete() CompletedConfig {
 	c.GenericConfig.BuildHandlerChainFunc = func(apiHandler http.Handler, gc *genericapiserver.Config) http.Handler {
 		// Innermost, after authentication, authorization, audit and the
 		// timeout: each filter applies to update.openshift.io requests only.
-		inner := withGetCache(withReadOnly(apiHandler, serializer), cache)
+		inner := withListGzip(withGetCache(withReadOnly(apiHandler, serializer), cache))
 		return build(withWatchWriter(inner, stall, clock.RealClock{}), gc)
 	}
 	return CompletedConfig{&completedConfig{

@@ -1,0 +1,158 @@
+package apiserver
+
+import (
+	"net/http"
+	"sync"
+
+	"github.com/klauspost/compress/gzip"
+	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
+	"k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/endpoints/responsewriter"
+	"k8s.io/apiserver/pkg/features"
+
+	"github.com/update-status/apiserver/pkg/apis/update"
+)
+
+// listGzipThreshold is the size from which a LIST answer is compressed, the
+// library's own threshold (defaultGzipThresholdBytes in responsewriters).
+const listGzipThreshold = 128 << 10
+
+var listGzipWriters = sync.Pool{New: func() any {
+	w, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
+	return w
+}}
+
+// withListGzip compresses the LIST answers of update.openshift.io that
+// reach listGzipThreshold, for clients that accept gzip, with
+// klauspost/compress at the library's level (best speed) instead of the
+// library's compress/gzip. A LIST of 5,000 NodeProgressInsights is about
+// 5.5 MiB of JSON, and compress/gzip took as long as encoding it
+// (docs/benchmarks.md, section 4, and BenchmarkListNodeInsights). Only
+// LISTs: GETs of UpdateStatus are compressed once per revision by the GET
+// cache, and watch streams stay the library's. Whether to compress is the
+// library's decision (its Accept-Encoding parsing and APIResponseCompression
+// gate); the filter then hides Accept-Encoding from it so that nothing is
+// compressed twice.
+func withListGzip(handler http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		info, ok := request.RequestInfoFrom(req.Context())
+		if !ok || !info.IsResourceRequest || info.Verb != "list" || info.APIGroup != update.GroupName ||
+			responsewriters.ContentEncodingSupported(req, features.APIResponseCompression) != "gzip" {
+			handler.ServeHTTP(w, req)
+			return
+		}
+		inner := req.Clone(req.Context())
+		inner.Header.Del("Accept-Encoding")
+		lw := &listGzipWriter{ResponseWriter: w}
+		defer lw.finish()
+		handler.ServeHTTP(responsewriter.WrapForHTTP1Or2(lw), inner)
+	})
+}
+
+// listGzipWriter holds back the status and the first listGzipThreshold
+// bytes of a successful answer; an answer that grows past them goes out
+// compressed, a shorter one, or any other status, as it is.
+type listGzipWriter struct {
+	http.ResponseWriter
+	status  int
+	buf     []byte
+	gz      *gzip.Writer
+	decided bool // the status is written and buf is empty: writes go to gz, or straight down when gz is nil
+	err     error
+}
+
+var _ responsewriter.UserProvidedDecorator = &listGzipWriter{}
+
+// Unwrap returns the decorated writer (for http.ResponseController).
+func (l *listGzipWriter) Unwrap() http.ResponseWriter { return l.ResponseWriter }
+
+// WriteHeader keeps the status until the size of the answer is known.
+func (l *listGzipWriter) WriteHeader(code int) {
+	if l.status != 0 {
+		return
+	}
+	l.status = code
+	if code != http.StatusOK {
+		l.decide(false)
+	}
+}
+
+func (l *listGzipWriter) Write(p []byte) (int, error) {
+	if l.status == 0 {
+		l.WriteHeader(http.StatusOK)
+	}
+	if l.err != nil {
+		return 0, l.err
+	}
+	if l.decided {
+		return l.writeDown(p)
+	}
+	l.buf = append(l.buf, p...)
+	if len(l.buf) >= listGzipThreshold {
+		l.decide(true)
+	}
+	return len(p), l.err
+}
+
+// Flush sends what is held back as it is: a client that wants the bytes now
+// does not get them compressed later.
+func (l *listGzipWriter) Flush() {
+	if !l.decided {
+		l.decide(false)
+	}
+	if l.gz != nil {
+		l.err = l.gz.Flush()
+	}
+	if f, ok := l.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// decide writes the status, compressed or not, and what was held back.
+func (l *listGzipWriter) decide(compress bool) {
+	l.decided = true
+	if l.status == 0 {
+		l.status = http.StatusOK
+	}
+	if compress {
+		h := l.Header()
+		h.Set("Content-Encoding", "gzip")
+		h.Add("Vary", "Accept-Encoding")
+		h.Del("Content-Length")
+		l.gz = listGzipWriters.Get().(*gzip.Writer)
+		l.gz.Reset(l.ResponseWriter)
+	}
+	l.ResponseWriter.WriteHeader(l.status)
+	if len(l.buf) > 0 {
+		_, l.err = l.writeDown(l.buf)
+	}
+	l.buf = nil
+}
+
+func (l *listGzipWriter) writeDown(p []byte) (int, error) {
+	var n int
+	if l.gz != nil {
+		n, l.err = l.gz.Write(p)
+	} else {
+		n, l.err = l.ResponseWriter.Write(p)
+	}
+	return n, l.err
+}
+
+// finish sends an answer shorter than the threshold as it is, and ends the
+// compressed stream of a longer one.
+func (l *listGzipWriter) finish() {
+	if l.status == 0 && len(l.buf) == 0 {
+		return // nothing was written: the server writes its default answer
+	}
+	if !l.decided {
+		l.decide(false)
+	}
+	if l.gz != nil {
+		// The handler has returned: a failed write has nobody to tell.
+		_ = l.gz.Close()
+		l.gz.Reset(nil)
+		listGzipWriters.Put(l.gz)
+		l.gz = nil
+	}
+}

@@ -35,13 +35,11 @@ func parseCPUPerChange(out string) (float64, error) {
 func benchNodeChange(ctx context.Context, root string) ([]float64, error) {
 	var runs []float64
 	for range nodeChangeRuns {
-		cmd := exec.CommandContext(ctx, "go", "test", "-run", "XXX", "-bench", nodeChangeBench+"$", "-benchtime", "400x", "./pkg/apiserver/")
-		cmd.Dir = root
-		out, err := cmd.CombinedOutput()
+		out, err := goBench(ctx, root, nodeChangeBench, "400x", 1)
 		if err != nil {
-			return runs, fmt.Errorf("%s: %w", nodeChangeBench, err)
+			return runs, err
 		}
-		v, err := parseCPUPerChange(string(out))
+		v, err := parseCPUPerChange(out)
 		if err != nil {
 			return runs, err
 		}
@@ -89,11 +87,21 @@ func parseListBench(out string) (map[string][]float64, error) {
 // benchList runs listBench nodeChangeRuns times (one go test, -count) in the
 // repository root.
 func benchList(ctx context.Context, root string) (map[string][]float64, error) {
-	cmd := exec.CommandContext(ctx, "go", "test", "-run", "XXX", "-bench", listBench+"$", "-benchtime", "20x", "-count", strconv.Itoa(nodeChangeRuns), "./pkg/apiserver/")
+	out, err := goBench(ctx, root, listBench, "20x", nodeChangeRuns)
+	if err != nil {
+		return nil, err
+	}
+	return parseListBench(out)
+}
+
+// goBench runs the Go benchmark name of ./pkg/apiserver/ in the repository
+// root, count times in one go test, and returns its output.
+func goBench(ctx context.Context, root, name, benchtime string, count int) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", "test", "-run", "XXX", "-bench", name+"$", "-benchtime", benchtime, "-count", strconv.Itoa(count), "./pkg/apiserver/")
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", listBench, err)
+		return "", fmt.Errorf("%s: %w", name, err)
 	}
-	return parseListBench(string(out))
+	return string(out), nil
 }

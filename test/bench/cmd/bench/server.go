@@ -167,6 +167,18 @@ func cpuSeconds(pid int) (float64, error) {
 	return (ut + st) / 100, nil
 }
 
+// cpuSecondsOf reads the CPU time of each of pids (cpuSeconds).
+func cpuSecondsOf(pids []int) ([]float64, error) {
+	out := make([]float64, len(pids))
+	for i, pid := range pids {
+		var err error
+		if out[i], err = cpuSeconds(pid); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // machineCPU reads the busy and total CPU time of the machine, in clock
 // ticks, from the first line of /proc/stat.
 func machineCPU() (busy, total float64, err error) {

@@ -475,16 +475,9 @@ func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admi
 	if err != nil {
 		return nil, err
 	}
-	cpu0, err := cpuSeconds(pid)
-	if err != nil {
-		return nil, err
-	}
-	self0, err := cpuSeconds(os.Getpid())
-	if err != nil {
-		return nil, err
-	}
-	kasPid := cp.KubeAPIServer.Process.Pid()
-	kas0, err := cpuSeconds(kasPid)
+	// The server, this process (watchers and churn) and the kube-apiserver.
+	pids := []int{pid, os.Getpid(), cp.KubeAPIServer.Process.Pid()}
+	cpu0, err := cpuSecondsOf(pids)
 	if err != nil {
 		return nil, err
 	}
@@ -532,15 +525,7 @@ func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admi
 		}
 	}
 	elapsed := time.Since(begin)
-	cpu1, err := cpuSeconds(pid)
-	if err != nil {
-		return nil, err
-	}
-	self1, err := cpuSeconds(os.Getpid())
-	if err != nil {
-		return nil, err
-	}
-	kas1, err := cpuSeconds(kasPid)
+	cpu1, err := cpuSecondsOf(pids)
 	if err != nil {
 		return nil, err
 	}
@@ -586,9 +571,8 @@ func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admi
 	res.Missed, res.NoEvent = tallyDelivery(delivered, len(writes))
 	res.Lag = summarize(lags)
 	res.EventsPerWatcherSec = float64(events) / float64(res.Connected) / elapsed.Seconds()
-	res.CPUPerMinute = (cpu1 - cpu0) / elapsed.Seconds() * 60
-	res.ClientCPUPerMinute = (self1 - self0) / elapsed.Seconds() * 60
-	res.KubeAPIServerCPUPerMinute = (kas1 - kas0) / elapsed.Seconds() * 60
+	perMinute := func(i int) float64 { return (cpu1[i] - cpu0[i]) / elapsed.Seconds() * 60 }
+	res.CPUPerMinute, res.ClientCPUPerMinute, res.KubeAPIServerCPUPerMinute = perMinute(0), perMinute(1), perMinute(2)
 	if total1 > total0 {
 		res.MachineBusy = (busy1 - busy0) / (total1 - total0)
 	}

@@ -30,3 +30,6 @@ func (w *DiscardWriter) Write(p []byte) (int, error) {
 	w.N += len(p)
 	return len(p), nil
 }
+
+// ListGzipChunk is the size of the writes of a compressed LIST answer.
+const ListGzipChunk = listGzipChunk

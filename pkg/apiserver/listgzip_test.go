@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/update-status/apiserver/internal/synth"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/apiserver"
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/sources"
 	"github.com/update-status/apiserver/pkg/view/viewtest"
@@ -25,7 +27,7 @@ import (
 // answer), never a small one, an error, or one the client did not ask to
 // compress, and none when the library's compression gate is off.
 func TestListGzip(t *testing.T) {
-	src, _ := synth.Cluster(synth.Options{Nodes: 400, Seed: 3})
+	src, _ := synth.Cluster(synth.Options{Nodes: 1500, Seed: 3})
 	source := viewtest.NewSource(1000)
 	source.Set(sources.Snapshot{Inputs: src, MaxResourceVersion: 1000, InitialSyncDone: true})
 	s := newTestServer(t, serverOptions{sources: source, computer: insights.NewEngine()})
@@ -33,7 +35,7 @@ func TestListGzip(t *testing.T) {
 	nodes := base + "/nodeprogressinsights"
 	eventually(t, "every node listed", func() bool {
 		rec := s.do(t, http.MethodGet, nodes, "", map[string]string{"Accept": "application/json"})
-		return len(decode[v1alpha1.NodeProgressInsightList](t, rec).Items) == 400
+		return len(decode[v1alpha1.NodeProgressInsightList](t, rec).Items) == 1500
 	})
 	plain := s.do(t, http.MethodGet, nodes, "", map[string]string{"Accept": "application/json"}).Body.Bytes()
 	if len(plain) < 128<<10 {
@@ -87,6 +89,25 @@ func TestListGzip(t *testing.T) {
 		})
 	}
 
+	t.Run("compressed answer written in chunks", func(t *testing.T) {
+		req := httptest.NewRequest(http.MethodGet, nodes, nil)
+		req.Header.Set("Accept", "application/json")
+		req.Header.Set("Accept-Encoding", "gzip")
+		w := &writeSizes{ResponseRecorder: httptest.NewRecorder()}
+		s.handler.ServeHTTP(w, req)
+		if w.Code != http.StatusOK || w.Header().Get("Content-Encoding") != "gzip" {
+			t.Fatalf("%d, Content-Encoding %q; want a compressed list", w.Code, w.Header().Get("Content-Encoding"))
+		}
+		if len(w.sizes) < 2 {
+			t.Fatalf("%d writes (%v): the compressed list is too small for the test", len(w.sizes), w.sizes)
+		}
+		for i, n := range w.sizes[:len(w.sizes)-1] {
+			if n < apiserver.ListGzipChunk {
+				t.Fatalf("write %d of %d is %d bytes, want at least %d but for the last: %v", i+1, len(w.sizes), n, apiserver.ListGzipChunk, w.sizes)
+			}
+		}
+	})
+
 	t.Run("compression gate off", func(t *testing.T) {
 		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, genericfeatures.APIResponseCompression, false)
 		rec := s.do(t, http.MethodGet, nodes, "", map[string]string{"Accept": "application/json", "Accept-Encoding": "gzip"})
@@ -94,4 +115,15 @@ func TestListGzip(t *testing.T) {
 			t.Errorf("%d, Content-Encoding %q, %d bytes; want the uncompressed list", rec.Code, rec.Header().Get("Content-Encoding"), rec.Body.Len())
 		}
 	})
+}
+
+// writeSizes records the size of each write a handler makes.
+type writeSizes struct {
+	*httptest.ResponseRecorder
+	sizes []int
+}
+
+func (w *writeSizes) Write(p []byte) (int, error) {
+	w.sizes = append(w.sizes, len(p))
+	return w.ResponseRecorder.Write(p)
 }

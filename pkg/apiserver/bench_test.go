@@ -2,6 +2,8 @@ package apiserver_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -11,9 +13,6 @@ import (
 	"github.com/update-status/apiserver/internal/synth"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apiserver"
-	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/sources"
-	"github.com/update-status/apiserver/pkg/view/viewtest"
 )
 
 // BenchmarkGet compares, at 5,000 worker nodes, a GET of an unchanged status
@@ -60,17 +59,11 @@ func BenchmarkGet(b *testing.B) {
 //	go test -run XXX -bench BenchmarkListNodeInsights -benchtime 20x ./pkg/apiserver/
 func BenchmarkListNodeInsights(b *testing.B) {
 	const path = base + "/nodeprogressinsights"
-	src, _ := synth.Cluster(synth.Options{Nodes: 5000, ExtraPools: 1, Seed: 7})
-	source := viewtest.NewSource(1000)
-	source.Set(sources.Snapshot{Inputs: src, MaxResourceVersion: 1000, InitialSyncDone: true})
-	s := newTestServer(b, serverOptions{sources: source, computer: insights.NewEngine()})
-	s.waitReady(b)
+	s, body := newClusterServer(b, synth.Options{Nodes: 5000, ExtraPools: 1, Seed: 7})
 	var list v1alpha1.NodeProgressInsightList
-	eventually(b, "every node listed", func() bool {
-		rec := s.do(b, http.MethodGet, path, "", map[string]string{"Accept": "application/json"})
-		list = decode[v1alpha1.NodeProgressInsightList](b, rec)
-		return len(list.Items) == 5000
-	})
+	if err := json.Unmarshal(body, &list); err != nil {
+		b.Fatal(err)
+	}
 
 	for _, bc := range []struct{ name, acceptEncoding string }{
 		{name: "list"},
@@ -80,7 +73,45 @@ func BenchmarkListNodeInsights(b *testing.B) {
 			serveLoop(b, s.handler, path, bc.acceptEncoding, func(*apiserver.DiscardWriter) bool { return true })
 		})
 	}
+	// The same LIST with gzip through a TLS listener and a client, over
+	// HTTP/1.1 and over HTTP/2, where the server hands a handler's writes to
+	// the connection's goroutine (the 32 KiB writes of listgzip.go).
+	for _, h2 := range []bool{false, true} {
+		name := "list-gzip-http1"
+		if h2 {
+			name = "list-gzip-http2"
+		}
+		b.Run(name, func(b *testing.B) { tlsLoop(b, s.handler, path, h2) })
+	}
 	b.Run("encode-alone", func(b *testing.B) { encodeLoop(b, &list) })
+}
+
+// tlsLoop LISTs path with gzip from h behind a TLS listener b.N times, over
+// HTTP/2 when h2 is set, else HTTP/1.1, and reads each compressed answer.
+func tlsLoop(b *testing.B, h http.Handler, path string, h2 bool) {
+	srv := httptest.NewUnstartedServer(h)
+	srv.EnableHTTP2 = h2
+	srv.StartTLS()
+	defer srv.Close()
+	client := srv.Client()
+	req, err := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept-Encoding", "gzip")
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err := io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != "gzip" || (resp.ProtoMajor == 2) != h2 {
+			b.Fatalf("GET %s: %s %s with %d bytes (Content-Encoding %q): %v", path, resp.Proto, resp.Status, n, resp.Header.Get("Content-Encoding"), err)
+		}
+	}
 }
 
 // serveLoop sends a GET of path (JSON; gzip when acceptEncoding is "gzip")

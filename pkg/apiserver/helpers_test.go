@@ -16,9 +16,11 @@ import (
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/utils/clock"
 
+	"github.com/update-status/apiserver/internal/synth"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apiserver"
 	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/sources"
 	"github.com/update-status/apiserver/pkg/view"
 	"github.com/update-status/apiserver/pkg/view/viewtest"
 )
@@ -90,6 +92,25 @@ func newSyntheticServer(tb testing.TB, workers int) *testServer {
 	})})
 	s.waitReady(tb)
 	return s
+}
+
+// newClusterServer builds a server over the synthetic cluster of o with the
+// real engine, waits until every node is listed, and returns the server and
+// the JSON LIST of its NodeProgressInsights.
+func newClusterServer(tb testing.TB, o synth.Options) (*testServer, []byte) {
+	tb.Helper()
+	src, _ := synth.Cluster(o)
+	source := viewtest.NewSource(1000)
+	source.Set(sources.Snapshot{Inputs: src, MaxResourceVersion: 1000, InitialSyncDone: true})
+	s := newTestServer(tb, serverOptions{sources: source, computer: insights.NewEngine()})
+	s.waitReady(tb)
+	var list []byte
+	eventually(tb, "every node listed", func() bool {
+		rec := s.do(tb, http.MethodGet, base+"/nodeprogressinsights", "", map[string]string{"Accept": "application/json"})
+		list = rec.Body.Bytes()
+		return len(decode[v1alpha1.NodeProgressInsightList](tb, rec).Items) == o.Nodes
+	})
+	return s, list
 }
 
 // do sends one request through the handler chain.

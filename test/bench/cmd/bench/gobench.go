@@ -63,7 +63,7 @@ func median(v []float64) float64 {
 // without transport or client.
 const listBench = "BenchmarkListNodeInsights"
 
-var subBenchNs = regexp.MustCompile(`(?m)^` + listBench + `/([a-z-]+)(?:-[0-9]+)?\s+[0-9]+\s+([0-9.]+) ns/op`)
+var subBenchNs = regexp.MustCompile(`(?m)^` + listBench + `/([a-z0-9-]+?)(?:-[0-9]+)?\s+[0-9]+\s+([0-9.]+) ns/op`)
 
 // parseListBench returns the ns/op of each sub-benchmark in a go test -bench
 // output of listBench, one value per run.

@@ -29,12 +29,14 @@ func TestParseListBench(t *testing.T) {
 	out := "goos: linux\nBenchmarkListNodeInsights/list-2         \t      20\t  49806265 ns/op\t 5198436 B/op\n" +
 		"BenchmarkListNodeInsights/list-gzip-2    \t      20\t  72207270 ns/op\n" +
 		"BenchmarkListNodeInsights/encode-alone-2 \t      20\t  42574199 ns/op\n" +
-		"BenchmarkListNodeInsights/list-2         \t      20\t  51000000 ns/op\n"
+		"BenchmarkListNodeInsights/list-2         \t      20\t  51000000 ns/op\n" +
+		"BenchmarkListNodeInsights/list-gzip-http2-2 \t  20\t  30000000 ns/op\n" +
+		"BenchmarkListNodeInsights/list-gzip-http2   \t  20\t  31000000 ns/op\n"
 	got, err := parseListBench(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(got) != "map[encode-alone:[4.2574199e+07] list:[4.9806265e+07 5.1e+07] list-gzip:[7.220727e+07]]" {
+	if fmt.Sprint(got) != "map[encode-alone:[4.2574199e+07] list:[4.9806265e+07 5.1e+07] list-gzip:[7.220727e+07] list-gzip-http2:[3e+07 3.1e+07]]" {
 		t.Errorf("parseListBench = %v", got)
 	}
 	if _, err := parseListBench("BenchmarkListNodeInsights/list-2 20 1 ns/op\n"); err == nil {

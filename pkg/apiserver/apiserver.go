@@ -257,6 +257,9 @@ func registerMetrics() {
 		if err := legacyregistry.Register(stalledWatchersClosed); err != nil {
 			klog.ErrorS(err, "Cannot register the stalled-watch metric")
 		}
+		if err := legacyregistry.Register(virtualstore.WatchesResumed); err != nil {
+			klog.ErrorS(err, "Cannot register the resumed-watch metric")
+		}
 		if err := sources.RegisterMetrics(legacyregistry.Register); err != nil {
 			klog.ErrorS(err, "Cannot register the source metrics")
 		}

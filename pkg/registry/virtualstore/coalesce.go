@@ -7,7 +7,23 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/component-base/metrics"
 )
+
+// WatchesResumed counts the watches of the cache that ended while the
+// client's stream went on, and were opened again from the last
+// resourceVersion received (coalescingWatch). Register it with the
+// server's metrics.
+var WatchesResumed = metrics.NewCounterVec(&metrics.CounterOpts{
+	Namespace:      "update_status",
+	Name:           "watch_cache_watches_resumed_total",
+	Help:           "Watches of the watch cache that the cache ended (apiserver_terminated_watchers_total) and this server opened again from the last resourceVersion received, without ending the client's stream.",
+	StabilityLevel: metrics.ALPHA,
+}, []string{"resource"})
+
+// maxEmptyResumes is how many times in a row a watch of the cache may be
+// opened again without an event received in between.
+const maxEmptyResumes = 3
 
 // coalescingWatch sits between the watch cache and one client's watch
 // stream. It takes every event from the cache as soon as it is sent, so the
@@ -19,12 +35,32 @@ import (
 // it never saw but never gets one older than one it already has, and
 // resourceVersions stay increasing. At most one event per object and one
 // progress bookmark wait, so the queue is bounded by the collection's size.
+//
+// When the cache ends its watch while the client's stream goes on (the
+// cache closes a watcher whose goroutine did not move its events along in
+// time, which a machine short of CPU shows with many watchers), the
+// coalescing watch opens the cache's watch again from the last
+// resourceVersion it received, as the client would, and the client's
+// stream goes on. A client resuming by itself costs far more: a new stream
+// through the kube-apiserver, authentication and authorization, and under
+// load such reconnects cost more CPU than the events, so that the cache
+// ends more watches. It resumes only where the cache's history makes that
+// exact: once no initial state is being sent, never after an error event,
+// and not in a loop of watches that end before their first event.
 type coalescingWatch struct {
-	in      watch.Interface
-	out     chan watch.Event
-	done    chan struct{}
-	stopped sync.Once
+	out      chan watch.Event
+	done     chan struct{}
+	stopped  sync.Once
+	resume   resumeFunc
+	resource string // the metric's label
+
+	mu sync.Mutex
+	in watch.Interface // the cache's watch; a resume replaces it
 }
+
+// resumeFunc opens the cache's watch again from resourceVersion rv, with
+// the client's selectors, and no initial state.
+type resumeFunc func(rv string) (watch.Interface, error)
 
 // pendingEvent is a queued event and, for object events, the object's key.
 type pendingEvent struct {
@@ -32,17 +68,57 @@ type pendingEvent struct {
 	key   string
 }
 
+// resumeState is what the coalescing goroutine knows of the cache's watch:
+// whether it may be opened again, and from where.
+type resumeState struct {
+	live   bool   // no initial state is being sent: only changes and bookmarks
+	failed bool   // an error event came: the client must see the watch end
+	rv     string // where the changes received so far end
+	empty  int    // resumes since the last event received
+}
+
+// resumeFrom returns the state of a watch that starts at resourceVersion
+// rv; live tells whether it sends changes only (no initial state).
+func resumeFrom(rv string, live bool) resumeState {
+	if !live || rv == "0" {
+		rv = ""
+	}
+	return resumeState{live: live, rv: rv}
+}
+
+func (r *resumeState) observe(ev watch.Event) {
+	r.empty = 0
+	switch {
+	case ev.Type == watch.Error:
+		r.failed = true
+		return
+	case ev.Type == watch.Bookmark && isInitialEventsEnd(ev):
+		r.live = true
+	}
+	if m, err := meta.Accessor(ev.Object); err == nil && m.GetResourceVersion() != "" {
+		r.rv = m.GetResourceVersion()
+	}
+}
+
+func (r *resumeState) resumable() bool {
+	return r.live && !r.failed && r.rv != "" && r.empty < maxEmptyResumes
+}
+
 // newCoalescingWatch starts coalescing in's events. outBuffer events may wait
 // in the channel the client reads, where they are no longer merged: it lets
 // the watch server write several events per flush when the client is
 // behind. Keep it 0 for large objects.
-func newCoalescingWatch(in watch.Interface, outBuffer int) *coalescingWatch {
+// resume is nil for a watch that is never resumed; st is where in starts
+// (resumeFrom). resource labels the metric.
+func newCoalescingWatch(in watch.Interface, outBuffer int, resource string, resume resumeFunc, st resumeState) *coalescingWatch {
 	w := &coalescingWatch{
-		in:   in,
-		out:  make(chan watch.Event, outBuffer),
-		done: make(chan struct{}),
+		in:       in,
+		out:      make(chan watch.Event, outBuffer),
+		done:     make(chan struct{}),
+		resume:   resume,
+		resource: resource,
 	}
-	go w.run()
+	go w.run(st)
 	return w
 }
 
@@ -53,14 +129,42 @@ func (w *coalescingWatch) ResultChan() <-chan watch.Event { return w.out }
 func (w *coalescingWatch) Stop() {
 	w.stopped.Do(func() {
 		close(w.done)
+		w.mu.Lock()
+		defer w.mu.Unlock()
 		w.in.Stop()
 	})
 }
 
-func (w *coalescingWatch) run() {
+// reopen opens the cache's watch again from st.rv, when st allows it, and
+// returns its channel, or nil.
+func (w *coalescingWatch) reopen(st *resumeState) <-chan watch.Event {
+	if w.resume == nil || !st.resumable() {
+		return nil
+	}
+	next, err := w.resume(st.rv)
+	if err != nil {
+		return nil // the client resumes, and sees why
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	select {
+	case <-w.done:
+		next.Stop()
+		return nil
+	default:
+	}
+	w.in = next
+	st.empty++
+	WatchesResumed.WithLabelValues(w.resource).Inc()
+	return next.ResultChan()
+}
+
+func (w *coalescingWatch) run(st resumeState) {
 	defer close(w.out)
 	q := eventQueue{byKey: map[string]*list.Element{}}
+	w.mu.Lock()
 	in := w.in.ResultChan()
+	w.mu.Unlock()
 	for in != nil || q.items.Len() > 0 {
 		var out chan watch.Event
 		var next watch.Event
@@ -70,9 +174,11 @@ func (w *coalescingWatch) run() {
 		select {
 		case ev, ok := <-in:
 			if !ok {
-				in = nil // deliver what waits, then close
+				// Resumed, or deliver what waits, then close.
+				in = w.reopen(&st)
 				continue
 			}
+			st.observe(ev)
 			if q.items.Len() == 0 {
 				// A client that keeps up takes the event at once,
 				// without a trip through the queue.

@@ -2,10 +2,13 @@ package virtualstore
 
 import (
 	"container/list"
+	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -88,7 +91,7 @@ func TestCoalescingQueue(t *testing.T) {
 // at once, and once the client reads it gets the newest states only.
 func TestCoalescingNeverBlocksTheSource(t *testing.T) {
 	in := watch.NewFake() // unbuffered: a send waits for the reader
-	w := newCoalescingWatch(in, 0)
+	w := newCoalescingWatch(in, 0, "test", nil, resumeState{})
 	defer w.Stop()
 	const last = 1000
 	sent := make(chan struct{})
@@ -119,7 +122,7 @@ func TestCoalescingNeverBlocksTheSource(t *testing.T) {
 // client's channel, with an event waiting.
 func TestCoalescingStop(t *testing.T) {
 	in := watch.NewFake()
-	w := newCoalescingWatch(in, 0)
+	w := newCoalescingWatch(in, 0, "test", nil, resumeState{})
 	in.Add(&update.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: "cluster", ResourceVersion: "1"}})
 	w.Stop()
 	w.Stop() // twice is harmless
@@ -144,7 +147,7 @@ func TestCoalescingStop(t *testing.T) {
 // channel closes.
 func TestCoalescingDeliversWhatWaitsWhenTheSourceEnds(t *testing.T) {
 	in := watch.NewFake()
-	w := newCoalescingWatch(in, 0)
+	w := newCoalescingWatch(in, 0, "test", nil, resumeState{})
 	in.Add(obj("a", 1))
 	in.Add(obj("b", 2))
 	in.Stop()
@@ -156,5 +159,232 @@ func TestCoalescingDeliversWhatWaitsWhenTheSourceEnds(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the client's channel stays open after the source ended")
+	}
+}
+
+// cacheWatches stands in for the watch cache when a coalescing watch opens
+// its watch again: each resume returns the next of watches (or err once
+// they are used up) and records the resourceVersion it starts from.
+type cacheWatches struct {
+	mu      sync.Mutex
+	watches []*watch.FakeWatcher
+	from    []string
+}
+
+func (c *cacheWatches) resume(rv string) (watch.Interface, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.from = append(c.from, rv)
+	if len(c.watches) == 0 {
+		return nil, errors.New("the cache is not ready")
+	}
+	w := c.watches[0]
+	c.watches = c.watches[1:]
+	return w, nil
+}
+
+func (c *cacheWatches) resumedFrom() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.from
+}
+
+// fakeCacheWatch is a watch of the cache that has sent events and, when
+// end is set, has ended.
+func fakeCacheWatch(end bool, events ...watch.Event) *watch.FakeWatcher {
+	w := watch.NewFakeWithChanSize(len(events), false)
+	for _, e := range events {
+		w.Action(e.Type, e.Object)
+	}
+	if end {
+		w.Stop()
+	}
+	return w
+}
+
+// TestCoalescingResumesWhereTheCacheEnded checks when a watch the cache
+// ends is opened again, and from where: a client's stream goes on with
+// every change after the last one received, and ends where resuming could
+// lose or repeat a state.
+func TestCoalescingResumesWhereTheCacheEnded(t *testing.T) {
+	errEvent := watch.Event{Type: watch.Error, Object: &metav1.Status{Reason: metav1.StatusReasonExpired}}
+	ended := func(events ...watch.Event) *watch.FakeWatcher { return fakeCacheWatch(true, events...) }
+	for _, tc := range []struct {
+		name    string
+		start   resumeState
+		first   *watch.FakeWatcher
+		resumed []*watch.FakeWatcher // what each resume returns; then it fails
+		want    []string
+		from    []string
+		goesOn  bool // the stream is still attached to the last resumed watch
+	}{{
+		name:    "a watch from a resourceVersion goes on from the last change received",
+		start:   resumeFrom("5", true),
+		first:   ended(objEvent(watch.Modified, "a", 6), objEvent(watch.Modified, "b", 7)),
+		resumed: []*watch.FakeWatcher{fakeCacheWatch(false, objEvent(watch.Modified, "a", 8))},
+		want:    []string{"MODIFIED a 6", "MODIFIED b 7", "MODIFIED a 8"},
+		from:    []string{"7"},
+		goesOn:  true,
+	}, {
+		name:    "ended before its first event, it goes on from the requested resourceVersion",
+		start:   resumeFrom("5", true),
+		first:   ended(),
+		resumed: []*watch.FakeWatcher{fakeCacheWatch(false, objEvent(watch.Modified, "a", 6))},
+		want:    []string{"MODIFIED a 6"},
+		from:    []string{"5"},
+		goesOn:  true,
+	}, {
+		name:    "a progress bookmark is a point to go on from",
+		start:   resumeFrom("5", true),
+		first:   ended(objEvent(watch.Modified, "a", 6), bookmark(9, false)),
+		resumed: []*watch.FakeWatcher{fakeCacheWatch(false)},
+		want:    []string{"MODIFIED a 6", "BOOKMARK  9"},
+		from:    []string{"9"},
+		goesOn:  true,
+	}, {
+		name:  "a watch-list goes on after its initial events",
+		start: resumeFrom("", false),
+		first: ended(objEvent(watch.Added, "a", 1), objEvent(watch.Added, "b", 2), bookmark(3, true)),
+		resumed: []*watch.FakeWatcher{
+			ended(objEvent(watch.Modified, "a", 4)),
+			fakeCacheWatch(false, objEvent(watch.Modified, "b", 5)),
+		},
+		want:   []string{"ADDED a 1", "ADDED b 2", "BOOKMARK  3", "MODIFIED a 4", "MODIFIED b 5"},
+		from:   []string{"3", "4"},
+		goesOn: true,
+	}, {
+		name:    "a watch-list that ends during its initial events ends",
+		start:   resumeFrom("", false),
+		first:   ended(objEvent(watch.Added, "a", 1)),
+		resumed: []*watch.FakeWatcher{fakeCacheWatch(false)},
+		want:    []string{"ADDED a 1"},
+	}, {
+		name:    "a watch that started with the current state ends",
+		start:   resumeFrom("0", false),
+		first:   ended(objEvent(watch.Added, "a", 1), objEvent(watch.Modified, "a", 2)),
+		resumed: []*watch.FakeWatcher{fakeCacheWatch(false)},
+		want:    []string{"ADDED a 1", "MODIFIED a 2"},
+	}, {
+		name:    "after an error the client's stream ends",
+		start:   resumeFrom("5", true),
+		first:   ended(objEvent(watch.Modified, "a", 6), errEvent),
+		resumed: []*watch.FakeWatcher{fakeCacheWatch(false)},
+		want:    []string{"MODIFIED a 6", "ERROR"},
+	}, {
+		name:  "when the cache cannot be watched again the client's stream ends",
+		start: resumeFrom("5", true),
+		first: ended(objEvent(watch.Modified, "a", 6)),
+		want:  []string{"MODIFIED a 6"},
+		from:  []string{"6"},
+	}, {
+		name:    "watches that end before an event are opened again at most maxEmptyResumes times",
+		start:   resumeFrom("5", true),
+		first:   ended(objEvent(watch.Modified, "a", 6)),
+		resumed: []*watch.FakeWatcher{ended(), ended(), ended(), fakeCacheWatch(false)},
+		want:    []string{"MODIFIED a 6"},
+		from:    []string{"6", "6", "6"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			cache := &cacheWatches{watches: append([]*watch.FakeWatcher(nil), tc.resumed...)}
+			w := newCoalescingWatch(tc.first, 0, "test", cache.resume, tc.start)
+			var got []string
+			for len(got) < len(tc.want) {
+				select {
+				case e, ok := <-w.ResultChan():
+					if !ok {
+						t.Fatalf("the stream ended after %v, want %v", got, tc.want)
+					}
+					got = append(got, describeAny(e))
+				case <-time.After(5 * time.Second):
+					t.Fatalf("got %v, want %v", got, tc.want)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Fatalf("events\n got %v\nwant %v", got, tc.want)
+			}
+			if tc.goesOn {
+				last := tc.resumed[len(tc.resumed)-1]
+				if last.IsStopped() {
+					t.Fatal("the watch the stream went on with is stopped")
+				}
+				w.Stop()
+				if !last.IsStopped() {
+					t.Error("Stop did not stop the watch the stream went on with")
+				}
+			} else {
+				select {
+				case e, ok := <-w.ResultChan():
+					if ok {
+						t.Fatalf("an event after the last: %v", describeAny(e))
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatal("the stream goes on; want it ended")
+				}
+			}
+			if fmt.Sprint(cache.resumedFrom()) != fmt.Sprint(tc.from) {
+				t.Errorf("resumed from %q, want %q", cache.resumedFrom(), tc.from)
+			}
+		})
+	}
+}
+
+// TestCoalescingStopWhileResuming checks that a watch of the cache opened
+// again after the client stopped is stopped too.
+func TestCoalescingStopWhileResuming(t *testing.T) {
+	next := fakeCacheWatch(false)
+	var w *coalescingWatch
+	resumed := make(chan struct{})
+	resume := func(string) (watch.Interface, error) {
+		w.Stop() // the client goes away while the cache is watched again
+		close(resumed)
+		return next, nil
+	}
+	first := fakeCacheWatch(false)
+	w = newCoalescingWatch(first, 0, "test", resume, resumeFrom("5", true))
+	first.Stop() // ended by the cache (and Stop of it below is harmless)
+	<-resumed
+	select {
+	case _, ok := <-w.ResultChan():
+		if ok {
+			t.Fatal("an event after Stop")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the stream goes on after Stop")
+	}
+	if !next.IsStopped() {
+		t.Error("the watch opened after Stop was not stopped")
+	}
+}
+
+// describeAny is "TYPE name resourceVersion", or "ERROR".
+func describeAny(e watch.Event) string {
+	if e.Type == watch.Error {
+		return "ERROR"
+	}
+	d := describe(e)
+	return fmt.Sprintf("%s %s %s", d.typ, d.name, d.rv)
+}
+
+// TestSendsChangesOnly checks which watch requests start without the
+// current state, and so may be resumed before any bookmark.
+func TestSendsChangesOnly(t *testing.T) {
+	yes, no := true, false
+	for _, tc := range []struct {
+		rv          string
+		initial     *bool
+		changesOnly bool
+	}{
+		{rv: "", changesOnly: false},
+		{rv: "0", changesOnly: false},
+		{rv: "42", changesOnly: true},
+		{rv: "", initial: &yes, changesOnly: false},
+		{rv: "42", initial: &yes, changesOnly: false},
+		{rv: "", initial: &no, changesOnly: true},
+		{rv: "0", initial: &no, changesOnly: true},
+	} {
+		opts := &metainternalversion.ListOptions{ResourceVersion: tc.rv, SendInitialEvents: tc.initial}
+		if got := sendsChangesOnly(opts); got != tc.changesOnly {
+			t.Errorf("resourceVersion %q, sendInitialEvents %v: %v, want %v", tc.rv, tc.initial, got, tc.changesOnly)
+		}
 	}
 }

@@ -56,6 +56,7 @@ type REST struct {
 	singular    string
 	shortNames  []string
 	watchBuffer int
+	resource    string // for metrics
 }
 
 var (
@@ -91,7 +92,7 @@ func NewREST(cfg RESTConfig) (*REST, error) {
 	}); err != nil {
 		return nil, err
 	}
-	return &REST{store: store, singular: cfg.Singular, shortNames: cfg.ShortNames, watchBuffer: cfg.WatchBuffer}, nil
+	return &REST{store: store, singular: cfg.Singular, shortNames: cfg.ShortNames, watchBuffer: cfg.WatchBuffer, resource: s.cfg.Resource.Resource}, nil
 }
 
 // New implements rest.Storage.
@@ -138,7 +139,28 @@ func (r *REST) Watch(ctx context.Context, opts *metainternalversion.ListOptions)
 	if err != nil {
 		return nil, err
 	}
-	return newCoalescingWatch(w, r.watchBuffer), nil
+	if opts == nil {
+		opts = &metainternalversion.ListOptions{}
+	}
+	resume := func(rv string) (watch.Interface, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		again := opts.DeepCopy()
+		again.ResourceVersion, again.ResourceVersionMatch, again.SendInitialEvents = rv, "", nil
+		return r.store.Watch(ctx, again)
+	}
+	return newCoalescingWatch(w, r.watchBuffer, r.resource, resume, resumeFrom(opts.ResourceVersion, sendsChangesOnly(opts))), nil
+}
+
+// sendsChangesOnly tells whether a watch with opts starts without the
+// current state: a resourceVersion other than "" and "0", or
+// sendInitialEvents=false.
+func sendsChangesOnly(opts *metainternalversion.ListOptions) bool {
+	if opts.SendInitialEvents != nil {
+		return !*opts.SendInitialEvents
+	}
+	return opts.ResourceVersion != "" && opts.ResourceVersion != "0"
 }
 
 // checkResourceVersion turns a malformed resourceVersion into 400: the watch

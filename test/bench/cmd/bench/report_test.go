@@ -113,3 +113,34 @@ func TestBeforeAfterRounds(t *testing.T) {
 		t.Errorf("compareCount = %d of %d, want 2 of 4 (p50 and p99 with 2 clients)", worse, total)
 	}
 }
+
+// TestWatchTableRow checks that each watch row has a cell for each column
+// of its header, and shows the watches the cache ended and the server
+// resumed.
+func TestWatchTableRow(t *testing.T) {
+	s := &sizeResult{Nodes: 5000, Watches: []*watchResult{{
+		Resource: resourceNodeInsights, Route: routeAggregated, Format: formatJSON, Watchers: 1000, Connected: 1000,
+		Rewatches: 3, CacheEnded: 120, Resumed: 117, Lag: summary{N: 100, P99: 900 * time.Millisecond},
+	}}}
+	r := &report{config: config{formats: []string{formatJSON}, routes: []string{routeAggregated}, watchers: []int{1000}, getClients: []int{1}, churnRate: 50}, sizes: []*sizeResult{s}}
+	var b strings.Builder
+	r.tables(func(f string, a ...any) { fmt.Fprintf(&b, f, a...) })
+	var header, row string
+	for _, l := range strings.Split(b.String(), "\n") {
+		switch {
+		case strings.HasPrefix(l, "| nodes | resource | route | format | watchers |"):
+			header = l
+		case strings.HasPrefix(l, "| 5000 | nodeprogressinsights | aggregated | json | 1000 |"):
+			row = l
+		}
+	}
+	if header == "" || row == "" {
+		t.Fatalf("no watch table header or row in\n%s", b.String())
+	}
+	if h, c := strings.Count(header, "|"), strings.Count(row, "|"); h != c {
+		t.Errorf("the header has %d separators, the row %d:\n%s\n%s", h, c, header, row)
+	}
+	if !strings.Contains(header, "| streams reopened | watches the cache ended / the server resumed |") || !strings.Contains(row, "| 3 | 120 / 117 |") {
+		t.Errorf("no reopened streams and resumed watches in\n%s\n%s", header, row)
+	}
+}

@@ -165,6 +165,7 @@ type watchResult struct {
 	Missed              int // (write, watcher) pairs: another watcher got the write, this one did not
 	NoEvent             int // writes no watcher got an event for
 	Rewatches           int // streams reopened by the watchers (all together)
+	CacheEnded, Resumed int // watches of the watch cache it ended, and the server resumed (its metrics)
 	EventsPerWatcherSec float64
 	Lag                 summary
 	CPUPerMinute        float64
@@ -578,6 +579,11 @@ func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admi
 	}
 	res.Revisions = float64(events) / float64(res.Connected)
 	res.Published = sumSeries(m1, "update_status_recomputations_total", `result="changed"`) - sumSeries(m0, "update_status_recomputations_total", `result="changed"`)
+	delta := func(name string) int {
+		label := fmt.Sprintf("resource=%q", resource)
+		return int(sumSeries(m1, name, label) - sumSeries(m0, name, label))
+	}
+	res.CacheEnded, res.Resumed = delta("apiserver_terminated_watchers_total"), delta("update_status_watch_cache_watches_resumed_total")
 	res.DeliveredPerSec = float64(bytes) / elapsed.Seconds()
 	if events > 0 {
 		res.BytesPerEvent = float64(bytes) / float64(events)
@@ -587,7 +593,7 @@ func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admi
 	if res.Revisions > 0 {
 		res.AllocBytesPerRev = (m1["go_memstats_alloc_bytes_total"] - m0["go_memstats_alloc_bytes_total"]) / res.Revisions
 	}
-	klog.InfoS("Watch", "resource", resource, "route", route, "format", format, "watchers", res.Connected, "rewatches", res.Rewatches, "writes", res.Writes, "eventsPerWatcherSec", res.EventsPerWatcherSec,
+	klog.InfoS("Watch", "resource", resource, "route", route, "format", format, "watchers", res.Connected, "rewatches", res.Rewatches, "cacheEnded", res.CacheEnded, "resumed", res.Resumed, "writes", res.Writes, "eventsPerWatcherSec", res.EventsPerWatcherSec,
 		"lagP50", res.Lag.P50, "lagP99", res.Lag.P99, "cpuPerMinute", res.CPUPerMinute)
 	return res, nil
 }

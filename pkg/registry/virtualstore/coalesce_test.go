@@ -152,13 +152,20 @@ func TestCoalescingDeliversWhatWaitsWhenTheSourceEnds(t *testing.T) {
 	in.Add(obj("b", 2))
 	in.Stop()
 	equal(t, receive(t, w, 2), []ev{{watch.Added, "a", "1"}, {watch.Added, "b", "2"}})
+	expectEnded(t, w)
+}
+
+// expectEnded fails unless the client's channel closes with no further
+// event.
+func expectEnded(t *testing.T, w watch.Interface) {
+	t.Helper()
 	select {
-	case _, ok := <-w.ResultChan():
+	case e, ok := <-w.ResultChan():
 		if ok {
-			t.Fatal("an event after the last")
+			t.Fatalf("an event after the last: %s", describeAny(e))
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("the client's channel stays open after the source ended")
+		t.Fatal("the client's stream goes on; want it ended")
 	}
 }
 
@@ -312,14 +319,7 @@ func TestCoalescingResumesWhereTheCacheEnded(t *testing.T) {
 					t.Error("Stop did not stop the watch the stream went on with")
 				}
 			} else {
-				select {
-				case e, ok := <-w.ResultChan():
-					if ok {
-						t.Fatalf("an event after the last: %v", describeAny(e))
-					}
-				case <-time.After(5 * time.Second):
-					t.Fatal("the stream goes on; want it ended")
-				}
+				expectEnded(t, w)
 			}
 			if fmt.Sprint(cache.resumedFrom()) != fmt.Sprint(tc.from) {
 				t.Errorf("resumed from %q, want %q", cache.resumedFrom(), tc.from)
@@ -343,14 +343,7 @@ func TestCoalescingStopWhileResuming(t *testing.T) {
 	w = newCoalescingWatch(first, 0, "test", resume, resumeFrom("5", true))
 	first.Stop() // ended by the cache (and Stop of it below is harmless)
 	<-resumed
-	select {
-	case _, ok := <-w.ResultChan():
-		if ok {
-			t.Fatal("an event after Stop")
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the stream goes on after Stop")
-	}
+	expectEnded(t, w)
 	if !next.IsStopped() {
 		t.Error("the watch opened after Stop was not stopped")
 	}

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/component-base/metrics"
 )
@@ -69,12 +70,14 @@ type pendingEvent struct {
 }
 
 // resumeState is what the coalescing goroutine knows of the cache's watch:
-// whether it may be opened again, and from where.
+// whether it may be opened again, and from where. Per event it only notes
+// the event; the resourceVersion to resume from is read when the watch ends.
 type resumeState struct {
-	live   bool   // no initial state is being sent: only changes and bookmarks
-	failed bool   // an error event came: the client must see the watch end
-	rv     string // where the changes received so far end
-	empty  int    // resumes since the last event received
+	live   bool           // no initial state is being sent: only changes and bookmarks
+	failed bool           // an error event came: the client must see the watch end
+	start  string         // the requested resourceVersion of a live watch, until an event came
+	last   runtime.Object // of the last event received
+	empty  int            // resumes since the last event received
 }
 
 // resumeFrom returns the state of a watch that starts at resourceVersion
@@ -83,7 +86,7 @@ func resumeFrom(rv string, live bool) resumeState {
 	if !live || rv == "0" {
 		rv = ""
 	}
-	return resumeState{live: live, rv: rv}
+	return resumeState{live: live, start: rv}
 }
 
 func (r *resumeState) observe(ev watch.Event) {
@@ -95,13 +98,21 @@ func (r *resumeState) observe(ev watch.Event) {
 	case ev.Type == watch.Bookmark && isInitialEventsEnd(ev):
 		r.live = true
 	}
-	if m, err := meta.Accessor(ev.Object); err == nil && m.GetResourceVersion() != "" {
-		r.rv = m.GetResourceVersion()
-	}
+	r.last = ev.Object
 }
 
-func (r *resumeState) resumable() bool {
-	return r.live && !r.failed && r.rv != "" && r.empty < maxEmptyResumes
+// from returns the resourceVersion to resume from, or "" when the watch
+// may not be resumed.
+func (r *resumeState) from() string {
+	if !r.live || r.failed || r.empty >= maxEmptyResumes {
+		return ""
+	}
+	if r.last != nil {
+		if m, err := meta.Accessor(r.last); err == nil && m.GetResourceVersion() != "" {
+			return m.GetResourceVersion()
+		}
+	}
+	return r.start
 }
 
 // newCoalescingWatch starts coalescing in's events. outBuffer events may wait
@@ -135,13 +146,14 @@ func (w *coalescingWatch) Stop() {
 	})
 }
 
-// reopen opens the cache's watch again from st.rv, when st allows it, and
-// returns its channel, or nil.
+// reopen opens the cache's watch again where st says, when st allows it,
+// and returns its channel, or nil.
 func (w *coalescingWatch) reopen(st *resumeState) <-chan watch.Event {
-	if w.resume == nil || !st.resumable() {
+	rv := st.from()
+	if w.resume == nil || rv == "" {
 		return nil
 	}
-	next, err := w.resume(st.rv)
+	next, err := w.resume(rv)
 	if err != nil {
 		return nil // the client resumes, and sees why
 	}

@@ -71,7 +71,7 @@ test-integration: ## Integration tests through a real kube-apiserver, a real Pro
 		$(GO) test -count=1 -timeout 30m ./test/integration/...
 
 .PHONY: bench
-bench: ## Cluster-scale benchmarks (1,000 and 5,000 nodes, under 20 min) -> docs/benchmarks.md; BENCH_FLAGS adds flags.
+bench: ## Cluster-scale benchmarks (1,000 and 5,000 nodes; docs/benchmarks.md says how long its run took) -> docs/benchmarks.md; BENCH_FLAGS adds flags.
 	KUBE_BIN_DIR=$$(hack/build-kube.sh) && export KUBE_BIN_DIR && \
 		$(GO) run ./test/bench/cmd/bench -out=docs/benchmarks.md -artifacts=_output/bench $(BENCH_FLAGS)
 

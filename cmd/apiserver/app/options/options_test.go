@@ -178,6 +178,10 @@ func TestConfigBuildsTheServer(t *testing.T) {
 	if g.SecureServing == nil || g.LoopbackClientConfig == nil {
 		t.Fatal("no secure serving")
 	}
+	// The aggregator multiplexes watches over few connections.
+	if n := g.SecureServing.HTTP2MaxStreamsPerConnection; n != 1000 {
+		t.Errorf("HTTP/2 streams per connection = %d, want 1000", n)
+	}
 	if _, err := cfg.Complete().New(); err != nil {
 		t.Fatalf("New: %v", err)
 	}

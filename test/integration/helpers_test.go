@@ -25,11 +25,17 @@ const statusName = "cluster"
 // updateClient returns the generated clientset for user (nil: no credentials).
 func updateClient(t *testing.T, user *localstack.User) versioned.Interface {
 	t.Helper()
-	c, err := versioned.NewForConfig(cp.RESTConfig(user))
+	return updateClientOf(t, cp, user)
+}
+
+// updateClientOf is updateClient for the control plane c.
+func updateClientOf(t *testing.T, c *localstack.ControlPlane, user *localstack.User) versioned.Interface {
+	t.Helper()
+	client, err := versioned.NewForConfig(c.RESTConfig(user))
 	if err != nil {
 		t.Fatalf("clientset: %v", err)
 	}
-	return c
+	return client
 }
 
 // getStatus reads the singleton as the admin user.
@@ -47,7 +53,13 @@ func getStatus(ctx context.Context, t *testing.T) *v1alpha1.UpdateStatus {
 // the last object.
 func waitForStatus(ctx context.Context, t *testing.T, timeout time.Duration, what string, pred func(*v1alpha1.UpdateStatus) bool) (*v1alpha1.UpdateStatus, time.Duration) {
 	t.Helper()
-	client := updateClient(t, &cp.Users.Admin).UpdateV1alpha1().UpdateStatuses()
+	return waitForStatusOf(ctx, t, cp, timeout, what, pred)
+}
+
+// waitForStatusOf is waitForStatus for the control plane c.
+func waitForStatusOf(ctx context.Context, t *testing.T, c *localstack.ControlPlane, timeout time.Duration, what string, pred func(*v1alpha1.UpdateStatus) bool) (*v1alpha1.UpdateStatus, time.Duration) {
+	t.Helper()
+	client := updateClientOf(t, c, &c.Users.Admin).UpdateV1alpha1().UpdateStatuses()
 	begin := time.Now()
 	var last *v1alpha1.UpdateStatus
 	var lastErr error

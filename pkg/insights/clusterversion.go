@@ -200,6 +200,7 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 		sig := proj.signature(now, completedAt)
 		eca := wire(sig.projected)
 		in.EstimatedCompletedAt = &eca
+		in.EstimatedDuration = &metav1.Duration{Duration: sig.total}
 		in.Assessment = v1alpha1.ControlPlaneAssessmentProgressing
 		if sig.negative {
 			in.Assessment = v1alpha1.ControlPlaneAssessmentDegraded

@@ -290,9 +290,9 @@ func baselineDuration(h []configv1.UpdateHistory) time.Duration {
 	return time.Hour
 }
 
-// projection computes the control plane's projected completion
-// (estimatedCompletedAt): the update's start plus its estimated total
-// duration, at whole seconds (docs/insights.md#estimated-completion).
+// projection computes the control plane's estimate: its total duration
+// (estimatedDuration) and the update's start plus that duration at whole
+// seconds (estimatedCompletedAt) (docs/insights.md#estimated-completion).
 type projection struct {
 	started      time.Time
 	baseline     time.Duration
@@ -300,8 +300,16 @@ type projection struct {
 	x            float64
 }
 
-// at returns the projected completion when evaluated at now.
-func (p projection) at(now time.Time) time.Time {
+// estimate is the projection evaluated at one instant.
+type estimate struct {
+	total     time.Duration // to the nanosecond
+	projected time.Time     // started + total, at whole seconds
+}
+
+// at evaluates the projection at now. When the total grows with the clock
+// (dependsOnNow), it is published at whole seconds, like the projection, so
+// that the object changes at most once a second.
+func (p projection) at(now time.Time) estimate {
 	last := p.lastProgress
 	if !last.After(p.started) {
 		last = now
@@ -313,7 +321,12 @@ func (p projection) at(now time.Time) time.Time {
 	}
 	const limit = 50 * 365 * 24 * 3600.0
 	total = math.Max(-limit, math.Min(limit, total))
-	return p.started.Add(time.Duration(total * float64(time.Second))).Round(time.Second)
+	e := estimate{total: time.Duration(math.Round(total * float64(time.Second)))}
+	e.projected = p.started.Add(e.total).Round(time.Second)
+	if p.dependsOnNow() {
+		e.total = e.projected.Sub(p.started)
+	}
+	return e
 }
 
 // dependsOnNow reports whether at(now) changes with now (oc takes "now" as
@@ -323,18 +336,18 @@ func (p projection) dependsOnNow() bool { return !p.lastProgress.After(p.started
 // controlPlaneSignature is everything in the ClusterVersion insight that
 // depends on the clock.
 type controlPlaneSignature struct {
-	projected time.Time
-	negative  bool
+	estimate
+	negative bool
 }
 
 // signature evaluates the time-dependent part of the control-plane verdict.
 func (p projection) signature(now time.Time, completedAt *time.Time) controlPlaneSignature {
-	projected := p.at(now)
+	e := p.at(now)
 	ref := now
 	if completedAt != nil {
 		ref = *completedAt
 	}
-	return controlPlaneSignature{projected: projected, negative: encoding.Remaining(projected, ref) < 0}
+	return controlPlaneSignature{estimate: e, negative: encoding.Remaining(p.started, e.total, ref) < 0}
 }
 
 // nextChange finds the first instant after now at which the signature
@@ -343,8 +356,8 @@ func (p projection) nextChange(now time.Time, completedAt *time.Time) time.Time 
 	cur := p.signature(now, completedAt)
 	var hints []time.Time
 	if !cur.negative {
-		// Remaining turns negative 1.2 s after the projection passes.
-		hints = append(hints, cur.projected.Add(1200*time.Millisecond))
+		// Remaining turns negative 1.2 s after the estimated total passes.
+		hints = append(hints, p.started.Add(cur.total).Add(1200*time.Millisecond))
 	}
 	if p.dependsOnNow() {
 		hints = append(hints, p.started.Add(trustProgressMin).Add(time.Nanosecond))

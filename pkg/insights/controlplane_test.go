@@ -259,7 +259,7 @@ func TestEstimateVectors(t *testing.T) {
 	} {
 		p := projection{started: t0, baseline: tc.baseline, lastProgress: t0.Add(tc.toLastProgress), x: tc.x}
 		at := t0.Add(tc.updatingFor)
-		if got := encoding.Remaining(p.at(at), at); got != tc.want {
+		if got := encoding.Remaining(t0, p.at(at).total, at); got != tc.want {
 			t.Errorf("baseline %v, progress %v, updating for %v, x %v: estimate %v, want %v",
 				tc.baseline, tc.toLastProgress, tc.updatingFor, tc.x, got, tc.want)
 		}
@@ -328,7 +328,10 @@ func TestControlPlaneAssessment(t *testing.T) {
 				}
 				return
 			}
-			e := encoding.Remaining(cv.EstimatedCompletedAt.Time, at)
+			e, ok := encoding.InsightRemaining(cv, at)
+			if !ok || cv.EstimatedDuration == nil {
+				t.Fatalf("no estimate: eca %v, duration %v", cv.EstimatedCompletedAt, cv.EstimatedDuration)
+			}
 			switch tc.wantText {
 			case "slow":
 				if e >= 0 || e < -10*time.Minute {

@@ -68,7 +68,7 @@ func TestFixtures(t *testing.T) {
 					t.Fatal(err)
 				}
 				var got bytes.Buffer
-				if err := Render(&got, obj, now, tc.details); err != nil {
+				if err := RenderInPoolOrder(&got, obj, now, tc.details, sourcefiles.PoolOrder(src)); err != nil {
 					t.Fatalf("render: %v", err)
 				}
 				if !bytes.Equal(got.Bytes(), want) {

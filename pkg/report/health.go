@@ -61,12 +61,12 @@ func (r *renderer) collectionKey(e healthEntry) collectionKey {
 	switch encoding.KindOf(e.uid) {
 	case encoding.HealthNodeUnavailable, encoding.HealthNodeDegraded:
 		pool := r.v.nodePool[subject]
-		k.rank, k.pool, k.poolName, k.name = 0, poolRank(pool), pool, subject
+		k.rank, k.pool, k.poolName, k.name = 0, r.v.poolRank[pool], pool, subject
 		if encoding.KindOf(e.uid) == encoding.HealthNodeDegraded {
 			k.sub = 1
 		}
 	case encoding.HealthPoolPaused:
-		k.rank, k.pool, k.poolName, k.name, k.sub = 0, poolRank(subject), subject, "\xff", 2
+		k.rank, k.pool, k.poolName, k.name, k.sub = 0, r.v.poolRank[subject], subject, "\xff", 2
 	case encoding.HealthAlert:
 		k.rank, k.summary = 1, e.insight.Impact.Summary
 	case encoding.HealthCVNoFailing, encoding.HealthCVFailing:

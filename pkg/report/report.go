@@ -53,13 +53,21 @@ func ParseDetails(s string) (Details, error) {
 
 func (d Details) enabled(what Details) bool { return d == DetailsAll || d == what }
 
-// Render writes the report for obj as seen at now.
+// Render writes the report for obj as seen at now, with the pools in the
+// order in which an API server lists them, by name, as oc does.
 func Render(w io.Writer, obj *v1alpha1.UpdateStatus, now time.Time, details Details) error {
+	return RenderInPoolOrder(w, obj, now, details, nil)
+}
+
+// RenderInPoolOrder is Render with the pools in the order of pools (then the
+// others by name): the order of the MachineConfigPools the status was
+// computed from, as oc keeps the file order of object dumps.
+func RenderInPoolOrder(w io.Writer, obj *v1alpha1.UpdateStatus, now time.Time, details Details, pools []string) error {
 	if obj == nil {
 		return fmt.Errorf("no UpdateStatus to report on")
 	}
 	bw := bufio.NewWriter(w)
-	r := &renderer{w: bw, now: now, details: details, v: newView(&obj.Status)}
+	r := &renderer{w: bw, now: now, details: details, v: newView(&obj.Status, pools)}
 	r.render()
 	return bw.Flush()
 }
@@ -159,9 +167,7 @@ func (r *renderer) controlPlane() {
 		target = encoding.VersionText(&cv.Versions)
 		multiArch = encoding.HasMetadata(cv.Versions.Target.Metadata, v1alpha1.ArchitectureMetadata)
 		duration = r.reference().Sub(cv.StartedAt.Time)
-		if cv.EstimatedCompletedAt != nil {
-			estimate = encoding.Remaining(cv.EstimatedCompletedAt.Time, r.reference())
-		}
+		estimate, _ = encoding.InsightRemaining(cv, r.reference())
 		if cv.Assessment != v1alpha1.ControlPlaneAssessmentUnknown {
 			switch {
 			case estimate < -10*time.Minute:

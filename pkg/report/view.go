@@ -18,8 +18,11 @@ type view struct {
 	operators []*v1alpha1.ClusterOperatorStatusInsight
 	// master is the control-plane pool, nil when the object has none.
 	master *poolView
-	// workers are the other pools, "worker" first, then by name.
+	// workers are the other pools in pool order (see newView).
 	workers []*poolView
+	// poolRank is each pool's place in pool order, the control-plane pool
+	// included; it breaks ties between the health insights of nodes.
+	poolRank map[string]int
 	// health are the Health insights of every scope, each uid once.
 	health []healthEntry
 	// nodePool maps a node name to its pool name.
@@ -67,8 +70,11 @@ func findCondition(conds []metav1.Condition, typ string) *metav1.Condition {
 	return nil
 }
 
-// newView regroups st.
-func newView(st *v1alpha1.UpdateStatusStatus) *view {
+// newView regroups st. Pools are in pool order: the order of order, which
+// names the pools as the client read them, then by name. oc lists pools in
+// the order it reads the MachineConfigPools: by name from an API server (the
+// order of status.workerPools), in file order from object dumps.
+func newView(st *v1alpha1.UpdateStatusStatus, order []string) *view {
 	v := &view{nodePool: map[string]string{}}
 	pools := map[string]*poolView{}
 	pool := func(name string) *poolView {
@@ -154,35 +160,47 @@ func newView(st *v1alpha1.UpdateStatusStatus) *view {
 	if masterName != "" {
 		v.master = pools[masterName]
 	}
+	names := make([]string, 0, len(pools))
+	for name := range pools {
+		if name != "" {
+			names = append(names, name)
+		}
+	}
+	v.poolRank = rankPools(names, order)
 	for name, p := range pools {
 		if p != v.master && name != "" {
 			v.workers = append(v.workers, p)
 		}
 	}
-	sort.Slice(v.workers, func(i, j int) bool { return poolLess(v.workers[i].name, v.workers[j].name) })
+	sort.Slice(v.workers, func(i, j int) bool { return v.poolRank[v.workers[i].name] < v.poolRank[v.workers[j].name] })
 	return v
 }
 
-// poolLess is the order in which the report lists pools: the control-plane
-// pool, the default "worker" pool, then custom pools by name. (oc follows the
-// API's list order; this order reproduces every fixture and does not depend
-// on how a client happened to receive the pools.)
-func poolLess(a, b string) bool {
-	ra, rb := poolRank(a), poolRank(b)
-	if ra != rb {
-		return ra < rb
+// rankPools places names in pool order: first those that order names, in
+// its order, then the others by name.
+func rankPools(names, order []string) map[string]int {
+	listed := make(map[string]int, len(order))
+	for i, name := range order {
+		if _, dup := listed[name]; !dup {
+			listed[name] = i
+		}
 	}
-	return a < b
-}
-
-func poolRank(name string) int {
-	switch name {
-	case "master":
-		return 0
-	case "worker":
-		return 1
+	sort.Slice(names, func(i, j int) bool {
+		oi, iok := listed[names[i]]
+		oj, jok := listed[names[j]]
+		switch {
+		case iok && jok:
+			return oi < oj
+		case iok != jok:
+			return iok
+		}
+		return names[i] < names[j]
+	})
+	rank := make(map[string]int, len(names))
+	for i, name := range names {
+		rank[name] = i
 	}
-	return 2
+	return rank
 }
 
 // updating reports whether the cluster is updating

@@ -275,3 +275,16 @@ func MockNow(src *insights.Sources) time.Time {
 	}
 	return latest.Add(368975 * time.Nanosecond)
 }
+
+// PoolOrder names the MachineConfigPools of src in the order the files list
+// them, the order in which `oc adm upgrade status --mock-clusterversion`
+// reports pools (report.RenderInPoolOrder).
+func PoolOrder(src *insights.Sources) []string {
+	names := make([]string, 0, len(src.MachineConfigPools))
+	for _, p := range src.MachineConfigPools {
+		if p != nil {
+			names = append(names, p.Name)
+		}
+	}
+	return names
+}

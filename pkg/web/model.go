@@ -630,7 +630,7 @@ func (m *model) controlPlaneLocked(now time.Time) *ControlPlane {
 	cp.EstimatedCompletedAt = ts(cv.EstimatedCompletedAt)
 	if cv.Assessment != v1alpha1.ControlPlaneAssessmentUnknown && cv.Assessment != v1alpha1.ControlPlaneAssessmentCompleted &&
 		cv.EstimatedCompletedAt != nil && cv.CompletedAt == nil {
-		switch est := encoding.Remaining(cv.EstimatedCompletedAt.Time, now); {
+		switch est, _ := encoding.InsightRemaining(cv, now); {
 		case est < -10*time.Minute:
 			cp.Display = "Stalled"
 		case est < 0:

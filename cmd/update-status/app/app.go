@@ -206,7 +206,7 @@ func newReportCommand(deps Deps) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return report.Render(out, obj, c.now, d)
+				return report.RenderInPoolOrder(out, obj, c.now, d, sourcefiles.PoolOrder(c.src))
 			case kubeconfig != "":
 				if o.now != "" {
 					return errors.New("--now needs --from-dir")

@@ -44,6 +44,11 @@ type ClusterVersionStatusInsight struct {
 	// estimate exists.
 	// +optional
 	EstimatedCompletedAt *metav1.Time `json:"estimatedCompletedAt,omitempty"`
+
+	// estimatedDuration is the update's estimated total duration counted from
+	// startedAt, to the nanosecond; set together with estimatedCompletedAt.
+	// +optional
+	EstimatedDuration *metav1.Duration `json:"estimatedDuration,omitempty"`
 }
 
 // ControlPlaneAssessment is a one-word summary of the control-plane update.

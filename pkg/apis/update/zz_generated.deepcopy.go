@@ -261,6 +261,11 @@ func (in *ClusterVersionStatusInsight) DeepCopyInto(out *ClusterVersionStatusIns
 		in, out := &in.EstimatedCompletedAt, &out.EstimatedCompletedAt
 		*out = (*in).DeepCopy()
 	}
+	if in.EstimatedDuration != nil {
+		in, out := &in.EstimatedDuration, &out.EstimatedDuration
+		*out = new(v1.Duration)
+		**out = **in
+	}
 	return
 }
 

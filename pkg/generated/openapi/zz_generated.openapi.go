@@ -588,12 +588,18 @@ func schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsightStatus(ref com
 							Ref:         ref(v1.Time{}.OpenAPIModelName()),
 						},
 					},
+					"estimatedDuration": {
+						SchemaProps: spec.SchemaProps{
+							Description: "estimatedDuration is the update's estimated total duration counted from startedAt, to the nanosecond; it is set together with estimatedCompletedAt, which is startedAt plus this duration at whole seconds. The time remaining at an instant t is estimatedDuration minus (t - startedAt); computed from it, a client's estimate agrees with `oc adm upgrade status` at every instant.",
+							Ref:         ref(v1.Duration{}.OpenAPIModelName()),
+						},
+					},
 				},
 				Required: []string{"insightUID", "acquiredAt", "resource", "assessment", "versions", "completion", "startedAt"},
 			},
 		},
 		Dependencies: []string{
-			v1alpha1.ControlPlaneUpdateVersions{}.OpenAPIModelName(), v1alpha1.ResourceRef{}.OpenAPIModelName(), v1.Condition{}.OpenAPIModelName(), v1.Time{}.OpenAPIModelName()},
+			v1alpha1.ControlPlaneUpdateVersions{}.OpenAPIModelName(), v1alpha1.ResourceRef{}.OpenAPIModelName(), v1.Condition{}.OpenAPIModelName(), v1.Duration{}.OpenAPIModelName(), v1.Time{}.OpenAPIModelName()},
 	}
 }
 
@@ -679,12 +685,18 @@ func schema_pkg_apis_update_v1alpha1_ClusterVersionStatusInsight(ref common.Refe
 							Ref:         ref(v1.Time{}.OpenAPIModelName()),
 						},
 					},
+					"estimatedDuration": {
+						SchemaProps: spec.SchemaProps{
+							Description: "estimatedDuration is the update's estimated total duration counted from startedAt, to the nanosecond; it is set together with estimatedCompletedAt, which is startedAt plus this duration at whole seconds. The time remaining at an instant t is estimatedDuration minus (t - startedAt); computed from it, a client's estimate agrees with `oc adm upgrade status` at every instant.",
+							Ref:         ref(v1.Duration{}.OpenAPIModelName()),
+						},
+					},
 				},
 				Required: []string{"resource", "assessment", "versions", "completion", "startedAt"},
 			},
 		},
 		Dependencies: []string{
-			v1alpha1.ControlPlaneUpdateVersions{}.OpenAPIModelName(), v1alpha1.ResourceRef{}.OpenAPIModelName(), v1.Condition{}.OpenAPIModelName(), v1.Time{}.OpenAPIModelName()},
+			v1alpha1.ControlPlaneUpdateVersions{}.OpenAPIModelName(), v1alpha1.ResourceRef{}.OpenAPIModelName(), v1.Condition{}.OpenAPIModelName(), v1.Duration{}.OpenAPIModelName(), v1.Time{}.OpenAPIModelName()},
 	}
 }
 

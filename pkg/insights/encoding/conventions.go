@@ -93,17 +93,16 @@ func DecodeReasonMessage(s string) (reason, message string) {
 	return "", s
 }
 
-// Remaining is oc's "Est. Time Remaining" of a control plane that is
-// projected to complete at projected, evaluated at ref (the moment the
-// update completed, or now while it runs). The ClusterVersion insight's
-// estimatedCompletedAt is that projection: the update's start plus its
-// estimated total duration. oc pads the remaining time by 20 % (and shrinks
-// an overdue one by the same factor), truncates it to whole seconds and
-// rounds it to the minute when it exceeds ten minutes. A negative result
-// means the update is behind its projection: under -10m oc calls it
+// Remaining is oc's "Est. Time Remaining" of a control-plane update that
+// started at started and is estimated to take total, evaluated at ref (the
+// moment the update completed, or now while it runs), with oc's arithmetic:
+// the remaining seconds, total minus the seconds since started, are padded by
+// 20 % (an overdue remainder is shrunk by the same factor), truncated to whole
+// seconds and rounded to the minute when they exceed ten minutes. A negative
+// result means the update is behind its projection: under -10m oc calls it
 // "Stalled", otherwise "Progressing - Slow".
-func Remaining(projected, ref time.Time) time.Duration {
-	rem := projected.Sub(ref).Seconds()
+func Remaining(started time.Time, total time.Duration, ref time.Time) time.Duration {
+	rem := total.Seconds() - ref.Sub(started).Seconds()
 	factor := 1.2
 	if rem < 0 {
 		factor = 1 / factor
@@ -116,6 +115,20 @@ func Remaining(projected, ref time.Time) time.Duration {
 		return e.Round(time.Minute)
 	}
 	return e
+}
+
+// InsightRemaining is Remaining for a ClusterVersion insight at ref: from its
+// estimatedDuration, or, from a server that does not set it, from
+// estimatedCompletedAt (whole seconds, so within a second of oc's). ok is
+// false when the insight carries no estimate.
+func InsightRemaining(cv *v1alpha1.ClusterVersionStatusInsight, ref time.Time) (d time.Duration, ok bool) {
+	switch {
+	case cv.EstimatedDuration != nil:
+		return Remaining(cv.StartedAt.Time, cv.EstimatedDuration.Duration, ref), true
+	case cv.EstimatedCompletedAt != nil:
+		return Remaining(cv.StartedAt.Time, cv.EstimatedCompletedAt.Sub(cv.StartedAt.Time), ref), true
+	}
+	return 0, false
 }
 
 // EncodeAlertName turns a Prometheus alert name into a valid resource name

@@ -142,7 +142,7 @@ func TestRemaining(t *testing.T) {
 		{-time.Hour, -50 * time.Minute},
 		{200 * 365 * 24 * time.Hour, 100 * 365 * 24 * time.Hour},
 	} {
-		got := Remaining(ref.Add(tc.ahead), ref)
+		got := Remaining(ref, tc.ahead, ref)
 		if got != tc.want {
 			t.Errorf("Remaining(%v ahead) = %v, want %v", tc.ahead, got, tc.want)
 		}

@@ -539,6 +539,18 @@ func (m *ClusterVersionStatusInsight) MarshalToSizedBuffer(dAtA []byte) (int, er
 	_ = i
 	var l int
 	_ = l
+	if m.EstimatedDuration != nil {
+		{
+			size, err := m.EstimatedDuration.MarshalToSizedBuffer(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = encodeVarintGenerated(dAtA, i, uint64(size))
+		}
+		i--
+		dAtA[i] = 0x4a
+	}
 	if m.EstimatedCompletedAt != nil {
 		{
 			size, err := m.EstimatedCompletedAt.MarshalToSizedBuffer(dAtA[:i])
@@ -2542,6 +2554,10 @@ func (m *ClusterVersionStatusInsight) Size() (n int) {
 		l = m.EstimatedCompletedAt.Size()
 		n += 1 + l + sovGenerated(uint64(l))
 	}
+	if m.EstimatedDuration != nil {
+		l = m.EstimatedDuration.Size()
+		n += 1 + l + sovGenerated(uint64(l))
+	}
 	return n
 }
 
@@ -3300,6 +3316,7 @@ func (this *ClusterVersionStatusInsight) String() string {
 		`StartedAt:` + strings.Replace(strings.Replace(fmt.Sprintf("%v", this.StartedAt), "Time", "v1.Time", 1), `&`, ``, 1) + `,`,
 		`CompletedAt:` + strings.Replace(fmt.Sprintf("%v", this.CompletedAt), "Time", "v1.Time", 1) + `,`,
 		`EstimatedCompletedAt:` + strings.Replace(fmt.Sprintf("%v", this.EstimatedCompletedAt), "Time", "v1.Time", 1) + `,`,
+		`EstimatedDuration:` + strings.Replace(fmt.Sprintf("%v", this.EstimatedDuration), "Duration", "v1.Duration", 1) + `,`,
 		`}`,
 	}, "")
 	return s
@@ -5180,6 +5197,42 @@ func (m *ClusterVersionStatusInsight) Unmarshal(dAtA []byte) error {
 				m.EstimatedCompletedAt = &v1.Time{}
 			}
 			if err := m.EstimatedCompletedAt.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 9:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field EstimatedDuration", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.EstimatedDuration == nil {
+				m.EstimatedDuration = &v1.Duration{}
+			}
+			if err := m.EstimatedDuration.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
 			iNdEx = postIndex

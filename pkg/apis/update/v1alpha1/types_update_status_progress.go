@@ -47,6 +47,15 @@ type ClusterVersionStatusInsight struct {
 	// estimate exists.
 	// +optional
 	EstimatedCompletedAt *metav1.Time `json:"estimatedCompletedAt,omitempty" protobuf:"bytes,8,opt,name=estimatedCompletedAt"`
+
+	// estimatedDuration is the update's estimated total duration counted from
+	// startedAt, to the nanosecond; it is set together with
+	// estimatedCompletedAt, which is startedAt plus this duration at whole
+	// seconds. The time remaining at an instant t is estimatedDuration minus
+	// (t - startedAt); computed from it, a client's estimate agrees with
+	// `oc adm upgrade status` at every instant.
+	// +optional
+	EstimatedDuration *metav1.Duration `json:"estimatedDuration,omitempty" protobuf:"bytes,9,opt,name=estimatedDuration"`
 }
 
 // ControlPlaneAssessment is a one-word summary of the control-plane update.

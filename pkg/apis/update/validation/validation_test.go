@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -337,6 +338,9 @@ func TestInvalid(t *testing.T) {
 		{"completedAt zero", func(o *v1alpha1.UpdateStatus) { cv(o).CompletedAt = &metav1.Time{} }, []want{{invalid, cvPath + ".completedAt"}}},
 		{"estimatedCompletedAt zero", func(o *v1alpha1.UpdateStatus) { cv(o).EstimatedCompletedAt = &metav1.Time{} },
 			[]want{{invalid, cvPath + ".estimatedCompletedAt"}}},
+		{"estimatedDuration without estimatedCompletedAt", func(o *v1alpha1.UpdateStatus) {
+			cv(o).EstimatedCompletedAt, cv(o).EstimatedDuration = nil, &metav1.Duration{Duration: time.Hour}
+		}, []want{{required, cvPath + ".estimatedCompletedAt"}}},
 
 		// clusterOperator.
 		{"operator name missing", func(o *v1alpha1.UpdateStatus) { etcd(o).Name = "" }, []want{{required, etcdPath + ".name"}}},

@@ -50,9 +50,14 @@ type Config struct {
 	Computer Computer
 	// Clock is the time source. Required.
 	Clock clock.Clock
-	// FoldDelay is how long the view waits after the first of a burst of
-	// source events before it computes; every event in that window is folded
-	// into one computation. 0 computes at once. At most MaxFoldDelay.
+	// FoldDelay is the fold window: a source event that arrives after a
+	// quiet period (no computation ended within FoldDelay) is computed at
+	// once; events that arrive while a computation runs or within FoldDelay
+	// after it ends wait for the end of that window and are folded into one
+	// computation. So a burst costs at most one computation per FoldDelay
+	// plus a computation's time, and an event waits at most FoldDelay plus
+	// the computation in progress. 0 computes every event at once. At most
+	// MaxFoldDelay.
 	FoldDelay time.Duration
 	// StuckAfter is how long one computation may run before the liveness
 	// check fails. 0 means DefaultStuckAfter.
@@ -80,6 +85,9 @@ type View struct {
 	fpState       fingerprintState
 	nextChange    time.Time
 	initialSynced bool
+	// lastDone is when the last computation ended; the fold window follows
+	// it.
+	lastDone time.Time
 }
 
 // New validates cfg and returns a View.
@@ -122,8 +130,8 @@ func (v *View) Trigger() {
 // It does no work and copies nothing.
 func (v *View) Current() *Revision { return v.current.Load() }
 
-// Run computes once, then on every trigger (after the fold delay) and at the
-// engine's next-change moments, until ctx is done.
+// Run computes once, then on every trigger (folded as Config.FoldDelay says)
+// and at the engine's next-change moments, until ctx is done.
 func (v *View) Run(ctx context.Context) {
 	v.started.Store(true)
 	v.running.Store(true)
@@ -138,6 +146,7 @@ func (v *View) Run(ctx context.Context) {
 		}
 	}()
 	v.recompute(triggerStart)
+	v.lastDone = v.cfg.Clock.Now()
 	for {
 		if timer != nil {
 			timer.Stop()
@@ -165,15 +174,18 @@ func (v *View) Run(ctx context.Context) {
 		case <-timeC:
 			v.recompute(triggerTime)
 		}
+		v.lastDone = v.cfg.Clock.Now()
 	}
 }
 
-// fold waits for the fold delay; it returns false when ctx ends first.
+// fold waits out what is left of the fold window after the last computation
+// (nothing after a quiet period); it returns false when ctx ends first.
 func (v *View) fold(ctx context.Context) bool {
-	if v.cfg.FoldDelay == 0 {
+	wait := v.lastDone.Add(v.cfg.FoldDelay).Sub(v.cfg.Clock.Now())
+	if wait <= 0 {
 		return true
 	}
-	t := v.cfg.Clock.NewTimer(v.cfg.FoldDelay)
+	t := v.cfg.Clock.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():

@@ -16,7 +16,6 @@ import (
 	"sync"
 	"time"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -454,24 +453,30 @@ func setZero(dst runtime.Object) error {
 
 func formatRV(rv uint64) string { return fmt.Sprint(rv) }
 
-// The apiserver gates its watch-list streams and its consistent reads from
-// the watch cache on one process-wide check, meant for etcd, of whether the
-// storage answers RequestWatchProgress. A Store does (RequestWatchProgress
-// above), so it declares so once through that check's public entry point: an
-// endpoint whose status reports the first etcd version with a correct
-// progress request (3.5.13).
+// The watch cache serves watch-list streams and consistent reads only when
+// the library's process-wide storagefeature.DefaultFeatureSupportChecker
+// reports storage.RequestWatchProgress as supported (the cacher's Watch and
+// delegator.ConsistentReadSupported ask it). That checker learns the answer
+// from etcd alone: CheckClient reads the version of each etcd endpoint, and
+// neither storage.Interface nor the cacher's Config has a way for another
+// storage to say it. The checker is an exported variable of an exported
+// interface, which the library's own tests assign too, so New installs in it,
+// once and before any watch cache over a Store exists, a checker that reports
+// RequestWatchProgress as supported, which a Store is (RequestWatchProgress
+// above), and leaves every other feature to the checker it wraps. This holds
+// only because the process has no etcd storage whose answer could differ.
 var declareProgressNotify sync.Once
 
-type progressNotifyEndpoint struct{}
+type progressNotifySupported struct {
+	storagefeature.FeatureSupportChecker
+}
 
-func (progressNotifyEndpoint) Endpoints() []string { return []string{"virtualstore"} }
-
-func (progressNotifyEndpoint) Status(context.Context, string) (*clientv3.StatusResponse, error) {
-	return &clientv3.StatusResponse{Version: "3.5.13"}, nil
+func (c progressNotifySupported) Supports(feature storage.Feature) bool {
+	return feature == storage.RequestWatchProgress || c.FeatureSupportChecker.Supports(feature)
 }
 
 func declareProgressNotifySupport() {
 	declareProgressNotify.Do(func() {
-		storagefeature.DefaultFeatureSupportChecker.CheckClient(context.Background(), progressNotifyEndpoint{}, storage.RequestWatchProgress)
+		storagefeature.DefaultFeatureSupportChecker = progressNotifySupported{storagefeature.DefaultFeatureSupportChecker}
 	})
 }

@@ -3,7 +3,6 @@ package virtualstore
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
@@ -209,7 +208,9 @@ func (o restOptions) GetRESTOptions(resource schema.GroupResource, _ runtime.Obj
 	}
 	return generic.RESTOptions{
 		StorageConfig: &storagebackend.ConfigForResource{
-			Config:        storagebackend.Config{Codec: o.codec},
+			// The cacher's smallest event window: the Store's own history
+			// is counted in events, not time.
+			Config:        storagebackend.Config{Codec: o.codec, EventsHistoryWindow: cacherstorage.DefaultEventFreshDuration},
 			GroupResource: resource,
 		},
 		Decorator:      o.decorate,
@@ -219,6 +220,13 @@ func (o restOptions) GetRESTOptions(resource schema.GroupResource, _ runtime.Obj
 
 // decorate is a generic.StorageDecorator: the apiserver's cacher over the
 // Store, behind the cache delegator that routes each request to one of them.
+// It is the library's genericregistry.StorageWithCacher with the storage
+// under the cache swapped, which that decorator has no way to take: it
+// always builds its storage with generic.NewRawStorage, and factory.Create
+// builds only etcd. So decorate assembles the same two library parts
+// itself; what is its own is that the storage is the Store and that there
+// is nothing to destroy below the cache. Stopping the delegator and the
+// cacher twice is safe, as a DestroyFunc must be.
 func (o restOptions) decorate(config *storagebackend.ConfigForResource, prefix string, keyFunc func(runtime.Object) (string, error),
 	newFunc, newListFunc func() runtime.Object, getAttrs storage.AttrFunc, triggers storage.IndexerFuncs, indexers *cache.Indexers,
 ) (storage.Interface, factory.DestroyFunc, error) {
@@ -229,7 +237,7 @@ func (o restOptions) decorate(config *storagebackend.ConfigForResource, prefix s
 		Storage:             o.store,
 		Versioner:           storage.APIObjectVersioner{},
 		GroupResource:       config.GroupResource,
-		EventsHistoryWindow: cacherstorage.DefaultEventFreshDuration,
+		EventsHistoryWindow: config.EventsHistoryWindow,
 		ResourcePrefix:      prefix,
 		KeyFunc:             keyFunc,
 		NewFunc:             newFunc,
@@ -243,11 +251,8 @@ func (o restOptions) decorate(config *storagebackend.ConfigForResource, prefix s
 		return nil, nil, err
 	}
 	delegator := cacherstorage.NewCacheDelegator(cacher, o.store)
-	var once sync.Once
 	return delegator, func() {
-		once.Do(func() {
-			delegator.Stop()
-			cacher.Stop()
-		})
+		delegator.Stop()
+		cacher.Stop()
 	}, nil
 }

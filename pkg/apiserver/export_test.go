@@ -33,3 +33,6 @@ func (w *DiscardWriter) Write(p []byte) (int, error) {
 
 // ListGzipChunk is the size of the writes of a compressed LIST answer.
 const ListGzipChunk = listGzipChunk
+
+// WithListGzip is the filter that compresses large LIST answers.
+var WithListGzip = withListGzip

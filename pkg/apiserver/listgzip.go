@@ -14,16 +14,17 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update"
 )
 
-// listGzipThreshold is the size from which a LIST answer is compressed, the
-// library's own threshold (defaultGzipThresholdBytes in responsewriters).
-const listGzipThreshold = 128 << 10
-
 // listGzipChunk is the size of the writes the compressed answer makes to
 // the connection. The compressor writes a few hundred bytes at a time, and
 // HTTP/2 hands each 4 KiB of a handler's writes to the connection's
 // goroutine and waits for it: a LIST of 5,000 NodeProgressInsights is about
 // 70 such round trips at 4 KiB, and they cost the server more CPU than
 // HTTP/1.1 does for the same answer (docs/watch.md, "Why the library").
+//
+// It is also how much the filter holds back before it decides: an answer
+// that ends within one chunk goes out as it is, in one write; a longer one
+// is compressed (measured down to about 70 KB in docs/watch.md, "LIST
+// compression").
 const listGzipChunk = 32 << 10
 
 var listGzipWriters = sync.Pool{New: func() any {
@@ -33,17 +34,17 @@ var listGzipWriters = sync.Pool{New: func() any {
 
 var listGzipChunks = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, listGzipChunk) }}
 
-// withListGzip compresses the LIST answers of update.openshift.io that
-// reach listGzipThreshold, for clients that accept gzip, with
+// withListGzip compresses the LIST answers of update.openshift.io longer
+// than listGzipChunk, for clients that accept gzip, with
 // klauspost/compress at the library's level (best speed) instead of the
 // library's compress/gzip. A LIST of 5,000 NodeProgressInsights is about
 // 5.5 MiB of JSON, and compress/gzip took as long as encoding it
 // (docs/benchmarks.md, section 4, and BenchmarkListNodeInsights). Only
 // LISTs: GETs of UpdateStatus are compressed once per revision by the GET
-// cache, and watch streams stay the library's. Whether to compress is the
-// library's decision (its Accept-Encoding parsing and APIResponseCompression
-// gate); the filter then hides Accept-Encoding from it so that nothing is
-// compressed twice.
+// cache, and watch streams stay the library's. Whether the client may get
+// gzip is the library's decision (its Accept-Encoding parsing and
+// APIResponseCompression gate); the filter then hides Accept-Encoding from
+// it so that nothing is compressed twice.
 func withListGzip(handler http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		info, ok := request.RequestInfoFrom(req.Context())
@@ -60,9 +61,9 @@ func withListGzip(handler http.Handler) http.Handler {
 	})
 }
 
-// listGzipWriter holds back the status and the first listGzipThreshold
-// bytes of a successful answer; an answer that grows past them goes out
-// compressed, a shorter one, or any other status, as it is.
+// listGzipWriter holds back the status and the first listGzipChunk bytes of
+// a successful answer; an answer that grows past them goes out compressed, a
+// shorter one, or any other status, as it is.
 type listGzipWriter struct {
 	http.ResponseWriter
 	status  int
@@ -100,7 +101,7 @@ func (l *listGzipWriter) Write(p []byte) (int, error) {
 		return l.writeDown(p)
 	}
 	l.buf = append(l.buf, p...)
-	if len(l.buf) >= listGzipThreshold {
+	if len(l.buf) > listGzipChunk {
 		l.decide(true)
 	}
 	return len(p), l.err

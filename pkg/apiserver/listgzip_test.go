@@ -9,12 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apiserver/pkg/endpoints/request"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 
 	genericfeatures "k8s.io/apiserver/pkg/features"
 
 	"github.com/update-status/apiserver/internal/synth"
+	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apiserver"
 )
 
@@ -25,7 +27,7 @@ import (
 func TestListGzip(t *testing.T) {
 	s, plain := newClusterServer(t, synth.Options{Nodes: 1500, Seed: 3})
 	nodes := base + "/nodeprogressinsights"
-	if len(plain) < 128<<10 {
+	if len(plain) < 4*apiserver.ListGzipChunk {
 		t.Fatalf("the node list is %d bytes, too small for the test", len(plain))
 	}
 
@@ -102,6 +104,74 @@ func TestListGzip(t *testing.T) {
 			t.Errorf("%d, Content-Encoding %q, %d bytes; want the uncompressed list", rec.Code, rec.Header().Get("Content-Encoding"), rec.Body.Len())
 		}
 	})
+}
+
+// TestListGzipSize checks where the filter starts compressing: an answer
+// longer than one chunk, however the handler writes it, unless the handler
+// flushed before the chunk filled.
+func TestListGzipSize(t *testing.T) {
+	chunk := apiserver.ListGzipChunk
+	for _, tc := range []struct {
+		name     string
+		writes   []int // sizes; 0 is a Flush
+		status   int
+		wantGzip bool
+	}{
+		{name: "one chunk", writes: []int{chunk}},
+		{name: "one chunk in pieces", writes: []int{1, chunk/2 - 1, chunk / 2}},
+		{name: "a byte more", writes: []int{chunk + 1}, wantGzip: true},
+		{name: "a byte more in pieces", writes: []int{1, chunk - 1, 1}, wantGzip: true},
+		{name: "several chunks", writes: []int{5 * chunk}, wantGzip: true},
+		{name: "flushed before the chunk filled", writes: []int{100, 0, 2 * chunk}},
+		{name: "an error", writes: []int{2 * chunk}, status: http.StatusInternalServerError},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var want []byte
+			handler := apiserver.WithListGzip(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				if tc.status != 0 {
+					w.WriteHeader(tc.status)
+				}
+				for _, n := range tc.writes {
+					if n == 0 {
+						w.(http.Flusher).Flush()
+						continue
+					}
+					p := bytes.Repeat([]byte{byte('a' + len(want)%26)}, n)
+					want = append(want, p...)
+					if _, err := w.Write(p); err != nil {
+						t.Error(err)
+					}
+				}
+			}))
+			req := httptest.NewRequest(http.MethodGet, "/apis/"+update.GroupName+"/v1alpha1/nodeprogressinsights", nil)
+			req.Header.Set("Accept-Encoding", "gzip")
+			req = req.WithContext(request.WithRequestInfo(req.Context(), &request.RequestInfo{IsResourceRequest: true, Verb: "list", APIGroup: update.GroupName}))
+			rec := httptest.NewRecorder()
+			handler.ServeHTTP(rec, req)
+
+			wantStatus := http.StatusOK
+			if tc.status != 0 {
+				wantStatus = tc.status
+			}
+			gotGzip := rec.Header().Get("Content-Encoding") == "gzip"
+			if rec.Code != wantStatus || gotGzip != tc.wantGzip {
+				t.Fatalf("%d, Content-Encoding %q; want %d, gzip %v", rec.Code, rec.Header().Get("Content-Encoding"), wantStatus, tc.wantGzip)
+			}
+			body := rec.Body.Bytes()
+			if gotGzip {
+				zr, err := gzip.NewReader(bytes.NewReader(body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if body, err = io.ReadAll(zr); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !bytes.Equal(body, want) {
+				t.Errorf("the answer (%d bytes) differs from what the handler wrote (%d bytes)", len(body), len(want))
+			}
+		})
+	}
 }
 
 // writeSizes records the size of each write a handler makes.

@@ -17,34 +17,28 @@ import (
 	runtimeserializer "k8s.io/apimachinery/pkg/runtime/serializer"
 	"sigs.k8s.io/randfill"
 
+	"github.com/update-status/apiserver/internal/apitypes"
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 )
 
-// kinds are the kinds of the API, lists included.
-var kinds = []string{
-	"UpdateStatus", "UpdateStatusList",
-	"ClusterVersionProgressInsight", "ClusterVersionProgressInsightList",
-	"ClusterOperatorProgressInsight", "ClusterOperatorProgressInsightList",
-	"MachineConfigPoolProgressInsight", "MachineConfigPoolProgressInsightList",
-	"NodeProgressInsight", "NodeProgressInsightList",
-	"HealthInsight", "HealthInsightList",
-}
-
-// structTypes are the 46 struct types of the API (docs/api.md).
-var structTypes = []string{
-	"ClusterOperatorStatusInsight", "ClusterVersionStatusInsight", "ControlPlane", "ControlPlaneInformer",
-	"ControlPlaneInsight", "ControlPlaneInsightUnion", "ControlPlaneUpdateVersions", "HealthStatusInsight",
-	"InsightImpact", "InsightRemediation", "InsightScope", "MachineConfigPoolStatusInsight",
-	"NodeStatusInsight", "NodeSummary", "Pool", "PoolResourceRef", "ResourceRef", "UpdateStatus",
-	"UpdateStatusList", "UpdateStatusSpec", "UpdateStatusStatus", "Version", "VersionMetadata",
-	"WorkerPoolInformer", "WorkerPoolInsight", "WorkerPoolInsightUnion",
-	"ClusterVersionProgressInsight", "ClusterVersionProgressInsightList", "ClusterVersionProgressInsightSpec", "ClusterVersionProgressInsightStatus",
-	"ClusterOperatorProgressInsight", "ClusterOperatorProgressInsightList", "ClusterOperatorProgressInsightSpec", "ClusterOperatorProgressInsightStatus",
-	"MachineConfigPoolProgressInsight", "MachineConfigPoolProgressInsightList", "MachineConfigPoolProgressInsightSpec", "MachineConfigPoolProgressInsightStatus",
-	"NodeProgressInsight", "NodeProgressInsightList", "NodeProgressInsightSpec", "NodeProgressInsightStatus",
-	"HealthInsight", "HealthInsightList", "HealthInsightSpec", "HealthInsightStatus",
-}
+// kinds are the kinds of the API, lists included, and structTypes the names
+// of its struct types (docs/api.md), both derived from the scheme.
+var (
+	apiScheme = func() *runtime.Scheme {
+		s := runtime.NewScheme()
+		Install(s)
+		return s
+	}()
+	kinds       = apitypes.Kinds(apiScheme, v1alpha1.SchemeGroupVersion, &v1alpha1.UpdateStatus{})
+	structTypes = func() []string {
+		var names []string
+		for _, t := range apitypes.Structs(apiScheme, v1alpha1.SchemeGroupVersion, &v1alpha1.UpdateStatus{}) {
+			names = append(names, t.Name())
+		}
+		return names
+	}()
+)
 
 // fuzzerFuncs make the fuzzed objects look like objects the server could
 // produce: condition statuses from their enum, durations in a sane range,

@@ -6,31 +6,30 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
+	"github.com/update-status/apiserver/internal/apitypes"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/openapi"
 )
 
 const modelPackage = "io.openshift.update.v1alpha1."
 
-// modelTypes are the 46 struct types of the API (docs/api.md).
-var modelTypes = []interface{ OpenAPIModelName() string }{
-	v1alpha1.ClusterOperatorStatusInsight{}, v1alpha1.ClusterVersionStatusInsight{}, v1alpha1.ControlPlane{},
-	v1alpha1.ControlPlaneInformer{}, v1alpha1.ControlPlaneInsight{}, v1alpha1.ControlPlaneInsightUnion{},
-	v1alpha1.ControlPlaneUpdateVersions{}, v1alpha1.HealthStatusInsight{}, v1alpha1.InsightImpact{},
-	v1alpha1.InsightRemediation{}, v1alpha1.InsightScope{}, v1alpha1.MachineConfigPoolStatusInsight{},
-	v1alpha1.NodeStatusInsight{}, v1alpha1.NodeSummary{}, v1alpha1.Pool{}, v1alpha1.PoolResourceRef{},
-	v1alpha1.ResourceRef{}, v1alpha1.UpdateStatus{}, v1alpha1.UpdateStatusList{}, v1alpha1.UpdateStatusSpec{},
-	v1alpha1.UpdateStatusStatus{}, v1alpha1.Version{}, v1alpha1.VersionMetadata{}, v1alpha1.WorkerPoolInformer{},
-	v1alpha1.WorkerPoolInsight{}, v1alpha1.WorkerPoolInsightUnion{},
-	v1alpha1.ClusterVersionProgressInsight{}, v1alpha1.ClusterVersionProgressInsightList{}, v1alpha1.ClusterVersionProgressInsightSpec{}, v1alpha1.ClusterVersionProgressInsightStatus{},
-	v1alpha1.ClusterOperatorProgressInsight{}, v1alpha1.ClusterOperatorProgressInsightList{}, v1alpha1.ClusterOperatorProgressInsightSpec{}, v1alpha1.ClusterOperatorProgressInsightStatus{},
-	v1alpha1.MachineConfigPoolProgressInsight{}, v1alpha1.MachineConfigPoolProgressInsightList{}, v1alpha1.MachineConfigPoolProgressInsightSpec{}, v1alpha1.MachineConfigPoolProgressInsightStatus{},
-	v1alpha1.NodeProgressInsight{}, v1alpha1.NodeProgressInsightList{}, v1alpha1.NodeProgressInsightSpec{}, v1alpha1.NodeProgressInsightStatus{},
-	v1alpha1.HealthInsight{}, v1alpha1.HealthInsightList{}, v1alpha1.HealthInsightSpec{}, v1alpha1.HealthInsightStatus{},
-}
+// modelTypes are the struct types of the API (docs/api.md), derived from
+// the scheme.
+var modelTypes = func() []interface{ OpenAPIModelName() string } {
+	scheme := runtime.NewScheme()
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		panic(err)
+	}
+	var out []interface{ OpenAPIModelName() string }
+	for _, t := range apitypes.Structs(scheme, v1alpha1.SchemeGroupVersion, &v1alpha1.UpdateStatus{}) {
+		out = append(out, reflect.New(t).Elem().Interface().(interface{ OpenAPIModelName() string }))
+	}
+	return out
+}()
 
 func definitions() map[string]common.OpenAPIDefinition {
 	return openapi.GetOpenAPIDefinitions(func(name string) spec.Ref {

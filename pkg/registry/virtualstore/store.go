@@ -39,8 +39,9 @@ const DefaultHistoryLength = 1024
 type Config struct {
 	// Resource names the served resource in errors. Required.
 	Resource schema.GroupResource
-	// Prefix is the storage key prefix of the resource, "/" + resource; each
-	// object's key is Prefix + "/" + name (cluster-scoped objects only).
+	// Prefix is the storage key prefix of the resource, "/" + resource; an
+	// object's key is Prefix + "/" + name, or Prefix + "/" + namespace + "/" +
+	// name for an object in a namespace, as the registry keys them.
 	Prefix string
 	// New returns an empty object of the served type (bookmarks). Required.
 	New func() runtime.Object
@@ -94,8 +95,16 @@ func New(cfg Config) (*Store, error) {
 	return &Store{cfg: cfg, readyCh: make(chan struct{}), objects: map[string]runtime.Object{}, watchers: map[*watcher]struct{}{}}, nil
 }
 
-// Key returns the storage key of the object named name.
+// Key returns the storage key of the object named name ("namespace/name" for
+// an object in a namespace).
 func (s *Store) Key(name string) string { return s.cfg.Prefix + "/" + name }
+
+func (s *Store) keyOf(m metav1.Object) string {
+	if ns := m.GetNamespace(); ns != "" {
+		return s.Key(ns + "/" + m.GetName())
+	}
+	return s.Key(m.GetName())
+}
 
 // Publish makes objects the content of revision rv. Each object must carry its
 // resourceVersion: the revision in which its content last changed, so an
@@ -111,7 +120,7 @@ func (s *Store) Publish(rv uint64, objects []runtime.Object, synced bool) error 
 		if err != nil {
 			return fmt.Errorf("virtualstore: %w", err)
 		}
-		next[s.Key(m.GetName())] = obj
+		next[s.keyOf(m)] = obj
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -132,7 +141,8 @@ func (s *Store) Publish(rv uint64, objects []runtime.Object, synced bool) error 
 
 // PublishChanges makes revision rv the content of the store given what
 // changed since the previous revision: the objects added or changed (each
-// with its new resourceVersion) and the names of the objects removed. Its
+// with its new resourceVersion) and the names of the objects removed
+// ("namespace/name" for an object in a namespace). Its
 // cost is proportional to the changes, not to the number of objects; it
 // otherwise behaves as Publish.
 func (s *Store) PublishChanges(rv uint64, changed []runtime.Object, deleted []string, synced bool) error {
@@ -152,7 +162,7 @@ func (s *Store) applyLocked(rv uint64, changed []runtime.Object, deleted []strin
 		if err != nil {
 			return fmt.Errorf("virtualstore: %w", err)
 		}
-		key := s.Key(m.GetName())
+		key := s.keyOf(m)
 		typ := watch.Modified
 		if _, ok := s.objects[key]; !ok {
 			typ = watch.Added

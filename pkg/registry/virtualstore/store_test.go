@@ -209,6 +209,43 @@ func TestGetAndList(t *testing.T) {
 	}
 }
 
+// Objects in namespaces are keyed by namespace and name, as the registry
+// keys them: two of one name are two objects.
+func TestNamespacedKeys(t *testing.T) {
+	s := newStore(t, 0)
+	inNamespace := func(ns string, rv uint64) *update.UpdateStatus {
+		o := obj("a", rv)
+		o.Namespace = ns
+		return o
+	}
+	publish(t, s, 1, inNamespace("x", 1), inNamespace("y", 1), obj("a", 1))
+	ctx := request()
+	w, err := s.Watch(ctx, "/updatestatuses/x", storage.ListOptions{ResourceVersion: "1", Predicate: storage.Everything, Recursive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+
+	for key, wantNamespace := range map[string]string{"/updatestatuses/x/a": "x", "/updatestatuses/y/a": "y", "/updatestatuses/a": ""} {
+		out := &update.UpdateStatus{}
+		if err := s.Get(ctx, key, storage.GetOptions{}, out); err != nil || out.Namespace != wantNamespace {
+			t.Errorf("get %s: %v, namespace %q", key, err, out.Namespace)
+		}
+	}
+	list := &update.UpdateStatusList{}
+	if err := s.GetList(ctx, "/updatestatuses/y", everything, list); err != nil || len(list.Items) != 1 || list.Items[0].Namespace != "y" {
+		t.Errorf("list of namespace y: %v, %v", err, list.Items)
+	}
+
+	if err := s.PublishChanges(2, []runtime.Object{inNamespace("y", 2)}, []string{"x/a"}, true); err != nil {
+		t.Fatal(err)
+	}
+	equal(t, receive(t, w, 1), []ev{{watch.Deleted, "a", "2"}})
+	if err := s.GetList(ctx, "/updatestatuses", everything, list); err != nil || len(list.Items) != 2 {
+		t.Errorf("list after the change: %v, %v", err, list.Items)
+	}
+}
+
 func TestWritesAreRefused(t *testing.T) {
 	s := newStore(t, 0)
 	ctx := request()

@@ -2,21 +2,20 @@ package sources
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/transport"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
@@ -44,10 +43,11 @@ type AlertsOptions struct {
 	// URL is a Prometheus-compatible /api/v1/alerts endpoint, http or https.
 	URL string
 	// CAFile holds the PEM certificates that verify an https URL; the
-	// system roots when empty. It is read again when it changes.
+	// system roots when empty. client-go reads it again every five minutes.
 	CAFile string
-	// TokenFile holds a bearer token, read again before every request so
-	// that a rotated token is used; no Authorization header when empty.
+	// TokenFile holds a bearer token; no Authorization header when empty.
+	// client-go reads it again every minute and after a 401, so that a
+	// rotated token is used.
 	TokenFile string
 	// Interval is the time between two reads that succeed.
 	Interval time.Duration
@@ -104,9 +104,8 @@ type Alerts struct {
 	// url is opts.URL for messages, without credentials.
 	url string
 
-	// client and caPEM are used by the Run goroutine only.
+	// client is used by the Run goroutine only; nil until built.
 	client *http.Client
-	caPEM  []byte
 
 	mu sync.Mutex
 	// read is true once a read finished.
@@ -138,38 +137,36 @@ func NewAlerts(opts AlertsOptions) (*Alerts, error) {
 	return &Alerts{opts: opts, url: u.Redacted()}, nil
 }
 
-// loadCA (re)builds the client when the CA file changed.
-func (a *Alerts) loadCA() error {
-	var pem []byte
-	if a.opts.CAFile != "" {
-		var err error
-		if pem, err = os.ReadFile(a.opts.CAFile); err != nil {
-			return fmt.Errorf("reading the CA file: %w", err)
-		}
-	}
-	if a.client != nil && slices.Equal(pem, a.caPEM) {
-		return nil
-	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.Proxy = nil
-	if pem != nil {
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return fmt.Errorf("the CA file %s holds no PEM certificate", a.opts.CAFile)
-		}
-		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	}
+// httpClient returns the client of the endpoint, built by client-go at the
+// first read that can: a CA file that cannot be read fails that read, and the
+// next one tries again. client-go reads the CA file again every five minutes
+// and uses it when its certificates changed (its ClientsAllowCARotation
+// feature, on by default); it reads the token file again every minute, and
+// at the next request after the endpoint refused a token with 401.
+func (a *Alerts) httpClient() (*http.Client, error) {
 	if a.client != nil {
-		a.client.CloseIdleConnections()
+		return a.client, nil
 	}
-	a.client = &http.Client{Transport: tr}
-	a.caPEM = pem
-	return nil
+	cfg := &rest.Config{
+		TLSClientConfig: rest.TLSClientConfig{CAFile: a.opts.CAFile},
+		// The endpoint is in the cluster: no proxy of the environment.
+		Proxy: func(*http.Request) (*url.URL, error) { return nil, nil },
+	}
+	if a.opts.TokenFile != "" {
+		cfg.Wrap(transport.ResettableTokenSourceWrapTransport(transport.NewCachedFileTokenSource(a.opts.TokenFile)))
+	}
+	c, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("the CA file %s: %w", a.opts.CAFile, err)
+	}
+	a.client = c
+	return c, nil
 }
 
 // fetch reads and parses the alerts once.
 func (a *Alerts) fetch(ctx context.Context) ([]insights.Alert, error) {
-	if err := a.loadCA(); err != nil {
+	client, err := a.httpClient()
+	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.opts.Timeout)
@@ -179,18 +176,7 @@ func (a *Alerts) fetch(ctx context.Context) ([]insights.Alert, error) {
 		return nil, err
 	}
 	req.Header.Set("Accept", "application/json")
-	if a.opts.TokenFile != "" {
-		token, err := os.ReadFile(a.opts.TokenFile)
-		if err != nil {
-			return nil, fmt.Errorf("reading the token file: %w", err)
-		}
-		t := strings.TrimSpace(string(token))
-		if t == "" {
-			return nil, fmt.Errorf("the token file %s is empty", a.opts.TokenFile)
-		}
-		req.Header.Set("Authorization", "Bearer "+t)
-	}
-	resp, err := a.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, a.requestError(ctx, err)
 	}

@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/pem"
 	"fmt"
-	configfake "github.com/openshift/client-go/config/clientset/versioned/fake"
-	mcfgfake "github.com/openshift/client-go/machineconfiguration/clientset/versioned/fake"
-	kubefake "k8s.io/client-go/kubernetes/fake"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,7 +14,11 @@ import (
 	"testing"
 	"time"
 
+	configfake "github.com/openshift/client-go/config/clientset/versioned/fake"
+	mcfgfake "github.com/openshift/client-go/machineconfiguration/clientset/versioned/fake"
 	"k8s.io/apimachinery/pkg/util/wait"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/testutil"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -151,9 +152,9 @@ func TestAlertsRead(t *testing.T) {
 			},
 			wantWhy: "Alerts are unavailable: GET URL: no answer within 200ms."},
 		{name: "token file missing", handle: serve(200, two), opts: func(o *AlertsOptions) { o.TokenFile = "/nonexistent/token" },
-			wantPart: "reading the token file: open /nonexistent/token"},
+			wantPart: `GET URL: failed to read token file "/nonexistent/token": open /nonexistent/token`},
 		{name: "CA file missing", handle: serve(200, two), opts: func(o *AlertsOptions) { o.CAFile = "/nonexistent/ca.crt" },
-			wantPart: "reading the CA file: open /nonexistent/ca.crt"},
+			wantPart: "the CA file /nonexistent/ca.crt: open /nonexistent/ca.crt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEndpoint(t, false)
@@ -249,63 +250,104 @@ func TestAlertsChanges(t *testing.T) {
 	}
 }
 
-func TestAlertsTokenFileIsReadAgain(t *testing.T) {
-	e := newEndpoint(t, false)
-	e.set(serve(200, answer()))
-	token := filepath.Join(t.TempDir(), "token")
-	opts := testAlertsOptions(e.url(), clocktesting.NewFakeClock(activeAt))
-	opts.TokenFile = token
-	a := newTestAlerts(t, opts)
-	for _, tok := range []string{"first\n", "second", "  \n"} {
-		if err := os.WriteFile(token, []byte(tok), 0o600); err != nil {
-			t.Fatal(err)
+// writeFile writes a test's file, such as a rotated token.
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// certPEM is the PEM of the certificate of a TLS endpoint.
+func certPEM(e *endpoint) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: e.srv.Certificate().Raw})
+}
+
+// TestAlertsTokenFileRotation rotates the token file while the source runs,
+// over https verified by the CA file: once the endpoint refuses the old token,
+// the next read sends the new one from the file.
+func TestAlertsTokenFileRotation(t *testing.T) {
+	e := newEndpoint(t, true)
+	var accepted atomic.Value
+	accepted.Store("Bearer first")
+	e.set(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != accepted.Load() {
+			serve(401, "Unauthorized")(w, r)
+			return
 		}
-		a.poll(context.Background())
+		serve(200, answer())(w, r)
+	})
+	dir := t.TempDir()
+	opts := testAlertsOptions(e.url(), clocktesting.NewFakeClock(activeAt))
+	opts.CAFile, opts.TokenFile = filepath.Join(dir, "service-ca.crt"), filepath.Join(dir, "token")
+	writeFile(t, opts.CAFile, certPEM(e))
+	writeFile(t, opts.TokenFile, []byte("first\n"))
+	a := newTestAlerts(t, opts)
+	if ok, _ := a.poll(context.Background()); !ok {
+		t.Fatal(a.State())
+	}
+	writeFile(t, opts.TokenFile, []byte("second"))
+	accepted.Store("Bearer second")
+	if ok, _ := a.poll(context.Background()); ok {
+		t.Error("the old token was accepted")
+	}
+	if _, why := a.State(); !strings.Contains(why, "401 Unauthorized") {
+		t.Errorf("the old token refused: %q", why)
+	}
+	if ok, _ := a.poll(context.Background()); !ok {
+		t.Error(a.State())
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if got := strings.Join(e.auth, ","); got != "Bearer first,Bearer second" {
+	if got := strings.Join(e.auth, ","); got != "Bearer first,Bearer first,Bearer second" {
 		t.Errorf("Authorization headers %q", got)
-	}
-	if _, why := a.State(); !strings.Contains(why, "the token file "+token+" is empty") {
-		t.Errorf("an empty token: %q", why)
 	}
 }
 
 func TestAlertsCAFile(t *testing.T) {
 	e := newEndpoint(t, true)
 	e.set(serve(200, answer(alertJSON("A", "warning", "firing", activeAt, ""))))
-	dir := t.TempDir()
-	ca := filepath.Join(dir, "service-ca.crt")
-	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: e.srv.Certificate().Raw}), 0o600); err != nil {
+	otherCA, _, err := certutil.GenerateSelfSignedCertKey("other", nil, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	opts := testAlertsOptions(e.url(), clocktesting.NewFakeClock(activeAt))
-	t.Run("without the CA the server is not trusted", func(t *testing.T) {
-		a := newTestAlerts(t, opts)
-		a.poll(context.Background())
-		if alerts, why := a.State(); alerts != nil || !strings.Contains(why, "certificate") {
-			t.Errorf("got %v %q", alerts, why)
-		}
-	})
-	t.Run("with the CA", func(t *testing.T) {
+	ca := filepath.Join(t.TempDir(), "service-ca.crt")
+	for _, tc := range []struct {
+		name   string
+		caFile []byte // nil: no --alerts-ca-file
+		want   string // a part of the failure; "" for a good read
+	}{
+		{name: "the system roots do not trust the endpoint", want: "x509: certificate signed by unknown authority"},
+		{name: "another CA does not trust the endpoint", caFile: otherCA, want: "x509: certificate signed by unknown authority"},
+		{name: "not PEM", caFile: []byte("not PEM"), want: "the CA file " + ca + ": "},
+		{name: "the endpoint's CA", caFile: certPEM(e)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := testAlertsOptions(e.url(), clocktesting.NewFakeClock(activeAt))
+			if tc.caFile != nil {
+				opts.CAFile = ca
+				writeFile(t, ca, tc.caFile)
+			}
+			a := newTestAlerts(t, opts)
+			ok, _ := a.poll(context.Background())
+			alerts, why := a.State()
+			switch {
+			case tc.want == "" && (!ok || len(alerts) != 1):
+				t.Errorf("got %v %q, want one alert", alerts, why)
+			case tc.want != "" && (ok || alerts != nil || !strings.Contains(why, tc.want)):
+				t.Errorf("got %v %q, want a failure with %q", alerts, why, tc.want)
+			}
+		})
+	}
+	t.Run("a CA file mended after a failed read", func(t *testing.T) {
+		writeFile(t, ca, []byte("not PEM"))
+		opts := testAlertsOptions(e.url(), clocktesting.NewFakeClock(activeAt))
 		opts.CAFile = ca
 		a := newTestAlerts(t, opts)
-		if ok, _ := a.poll(context.Background()); !ok {
-			_, why := a.State()
-			t.Fatal(why)
+		if ok, _ := a.poll(context.Background()); ok {
+			t.Fatal("read with a CA file without a certificate")
 		}
-		// A CA file that changes is read again.
-		if err := os.WriteFile(ca, []byte("not PEM"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		a.poll(context.Background())
-		if _, why := a.State(); !strings.Contains(why, "holds no PEM certificate") {
-			t.Errorf("a CA file without a certificate: %q", why)
-		}
-		if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: e.srv.Certificate().Raw}), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, ca, certPEM(e))
 		if ok, _ := a.poll(context.Background()); !ok {
 			_, why := a.State()
 			t.Errorf("after the CA file was mended: %q", why)

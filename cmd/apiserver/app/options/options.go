@@ -121,9 +121,9 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	as.StringVar(&o.Alerts.URL, "alerts-url", o.Alerts.URL,
 		"Prometheus-compatible alerts endpoint (http or https) whose firing alerts become health insights, e.g. https://thanos-querier.openshift-monitoring.svc:9091/api/v1/alerts. Alerts are not read when empty; the Available condition says so.")
 	as.StringVar(&o.Alerts.CAFile, "alerts-ca-file", o.Alerts.CAFile,
-		"PEM file of the certificate authorities that verify an https --alerts-url (on OpenShift the service CA, /var/run/secrets/kubernetes.io/serviceaccount/service-ca.crt). The system roots when empty. Read again when it changes.")
+		"PEM file of the certificate authorities that verify an https --alerts-url (on OpenShift the service CA, /var/run/secrets/kubernetes.io/serviceaccount/service-ca.crt). The system roots when empty. Read again every five minutes, and used when its certificates changed.")
 	as.StringVar(&o.Alerts.TokenFile, "alerts-token-file", o.Alerts.TokenFile,
-		"File holding the bearer token sent to --alerts-url (on OpenShift /var/run/secrets/kubernetes.io/serviceaccount/token), read again before every request so that a rotated token is used. No token when empty.")
+		"File holding the bearer token sent to --alerts-url (on OpenShift /var/run/secrets/kubernetes.io/serviceaccount/token), read again every minute and right after the endpoint answers 401, so that a rotated token is used. No token when empty.")
 	as.DurationVar(&o.Alerts.Interval, "alerts-interval", o.Alerts.Interval,
 		"How often to read the alerts. After a failure the reads back off, with jitter, up to five intervals.")
 	as.DurationVar(&o.Alerts.Timeout, "alerts-timeout", o.Alerts.Timeout,

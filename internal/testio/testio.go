@@ -1,4 +1,5 @@
-// Package testio holds I/O helpers shared by tests of several packages.
+// Package testio holds helpers shared by tests of several packages: I/O, and
+// waiting for a condition.
 package testio
 
 import (

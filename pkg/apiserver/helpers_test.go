@@ -17,6 +17,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/internal/synth"
+	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apiserver"
 	"github.com/update-status/apiserver/pkg/insights"
@@ -105,7 +106,7 @@ func newClusterServer(tb testing.TB, o synth.Options) (*testServer, []byte) {
 	s := newTestServer(tb, serverOptions{sources: source, computer: insights.NewEngine()})
 	s.waitReady(tb)
 	var list []byte
-	eventually(tb, "every node listed", func() bool {
+	testio.Eventually(tb, "every node listed", func() bool {
 		rec := s.do(tb, http.MethodGet, base+"/nodeprogressinsights", "", map[string]string{"Accept": "application/json"})
 		list = rec.Body.Bytes()
 		return len(decode[v1alpha1.NodeProgressInsightList](tb, rec).Items) == o.Nodes
@@ -135,21 +136,10 @@ func (s *testServer) waitReady(tb testing.TB) {
 	tb.Helper()
 	// UpdateStatus being served does not mean that every kind's watch cache
 	// holds the first computation yet: readyz checks each.
-	eventually(tb, "the server to be ready", func() bool {
+	testio.Eventually(tb, "the server to be ready", func() bool {
 		return s.do(tb, http.MethodGet, objPath, "", nil).Code == http.StatusOK &&
 			s.do(tb, http.MethodGet, "/readyz", "", nil).Code == http.StatusOK
 	})
-}
-
-func eventually(tb testing.TB, what string, cond func() bool) {
-	tb.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func decode[T any](tb testing.TB, rec *httptest.ResponseRecorder) T {

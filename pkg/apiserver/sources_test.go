@@ -18,6 +18,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/clock"
 
+	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/sources"
@@ -110,7 +111,7 @@ func TestWithFakeClientsets(t *testing.T) {
 	if _, err := kube.CoreV1().Nodes().UpdateStatus(context.Background(), node, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "a computation after the node change", func() bool { return engine.calls() > before })
+	testio.Eventually(t, "a computation after the node change", func() bool { return engine.calls() > before })
 	again := decode[v1alpha1.UpdateStatus](t, s.do(t, http.MethodGet, objPath, "", nil))
 	if again.ResourceVersion != us.ResourceVersion {
 		t.Errorf("resourceVersion moved from %s to %s without a content change", us.ResourceVersion, again.ResourceVersion)
@@ -121,5 +122,5 @@ func TestWithFakeClientsets(t *testing.T) {
 		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-2", ResourceVersion: "50"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the engine to see the new node", func() bool { n, _ := engine.seen(); return n == 2 })
+	testio.Eventually(t, "the engine to see the new node", func() bool { n, _ := engine.seen(); return n == 2 })
 }

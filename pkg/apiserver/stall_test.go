@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/view/viewtest"
 )
 
@@ -109,7 +110,7 @@ func TestStalledWatcherIsClosedOthersKeepReceiving(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the stalled stream is still open")
 	}
-	eventually(t, "one watcher left", func() bool { return metricValue(t, s, watchRequests) == 1 })
+	testio.Eventually(t, "one watcher left", func() bool { return metricValue(t, s, watchRequests) == 1 })
 	// And the reader still gets changes.
 	change(src, comp, "4.18.0", 10_000)
 	if ev := next(t, reader); target(&ev.Object) != "4.18.0" {

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	versioned "github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	informers "github.com/update-status/apiserver/pkg/generated/informers/externalversions"
@@ -238,7 +239,7 @@ func TestInformerFollowsChanges(t *testing.T) {
 			}
 
 			change(src, comp, "4.17.6", 200)
-			eventually(t, "the informer to follow", func() bool {
+			testio.Eventually(t, "the informer to follow", func() bool {
 				got, err := inf.Lister().Get("cluster")
 				mu.Lock()
 				defer mu.Unlock()
@@ -298,7 +299,7 @@ func TestWatchSeesTimeOnlyChangesAndFoldedBursts(t *testing.T) {
 	defer stop()
 	// The stream is open (streamEvents returns once the response started);
 	// the view waits on its time-based timer.
-	eventually(t, "the view to wait", func() bool { return clk.Waiters() >= 1 })
+	testio.Eventually(t, "the view to wait", func() bool { return clk.Waiters() >= 1 })
 
 	// Time alone: the verdict changes at the threshold.
 	clk.Step(10 * time.Minute)
@@ -321,7 +322,7 @@ func TestWatchSeesTimeOnlyChangesAndFoldedBursts(t *testing.T) {
 		mu.Unlock()
 		src.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = uint64(100 + i) })
 	}
-	eventually(t, "the fold timer", func() bool { return clk.Waiters() > waiters })
+	testio.Eventually(t, "the fold timer", func() bool { return clk.Waiters() > waiters })
 	clk.Step(200 * time.Millisecond)
 	ev = next(t, events)
 	if got := target(&ev.Object); ev.Type != "MODIFIED" || got != "4.17.20" || ev.Object.ResourceVersion <= afterTime {
@@ -343,7 +344,7 @@ func TestWatchSeesTimeOnlyChangesAndFoldedBursts(t *testing.T) {
 	inputs = 99
 	mu.Unlock()
 	src.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = 199 })
-	eventually(t, "the fold timer", func() bool { return clk.Waiters() > waiters })
+	testio.Eventually(t, "the fold timer", func() bool { return clk.Waiters() > waiters })
 	clk.Step(200 * time.Millisecond)
 	if ev := next(t, events); ev.Type != "MODIFIED" || target(&ev.Object) != "4.17.99" {
 		t.Fatalf("after one burst: %s %s, want the next change 4.17.99", ev.Type, target(&ev.Object))

@@ -24,6 +24,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/insights"
 )
 
@@ -173,21 +174,10 @@ func (f *fixture) run(t *testing.T) {
 // each tick.
 func (f *fixture) poll(t *testing.T) {
 	t.Helper()
-	eventually(t, "the previous discovery poll", func() bool { return f.polls.Load() == f.ticks+1 })
+	testio.Eventually(t, "the previous discovery poll", func() bool { return f.polls.Load() == f.ticks+1 })
 	f.clock.Step(time.Minute)
 	f.ticks++
-	eventually(t, "the discovery poll", func() bool { return f.polls.Load() == f.ticks+1 })
-}
-
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testio.Eventually(t, "the discovery poll", func() bool { return f.polls.Load() == f.ticks+1 })
 }
 
 func names[T interface{ GetName() string }](objs []T) []string {
@@ -205,7 +195,7 @@ func TestSnapshot(t *testing.T) {
 		t.Fatalf("SyncCheck before Run = %v", err)
 	}
 	f.run(t)
-	eventually(t, "initial sync", func() bool { return f.set.SyncCheck() == nil })
+	testio.Eventually(t, "initial sync", func() bool { return f.set.SyncCheck() == nil })
 
 	snap := f.set.Snapshot()
 	in := snap.Inputs
@@ -256,14 +246,14 @@ func TestSnapshot(t *testing.T) {
 func TestEventsNotifyAndDeletionsKeepTheWatermark(t *testing.T) {
 	f := newFixture(t)
 	f.run(t)
-	eventually(t, "initial sync", func() bool { return f.set.SyncCheck() == nil })
+	testio.Eventually(t, "initial sync", func() bool { return f.set.SyncCheck() == nil })
 	before := f.notified.Load()
 
 	ctx := context.Background()
 	if _, err := f.kube.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: objMeta("worker-3", "50")}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the new node", func() bool { return len(f.set.Snapshot().Inputs.Nodes) == 3 })
+	testio.Eventually(t, "the new node", func() bool { return len(f.set.Snapshot().Inputs.Nodes) == 3 })
 	if f.notified.Load() == before {
 		t.Error("no notification for an event")
 	}
@@ -274,7 +264,7 @@ func TestEventsNotifyAndDeletionsKeepTheWatermark(t *testing.T) {
 	if err := f.kube.CoreV1().Nodes().Delete(ctx, "worker-3", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the deletion", func() bool { return len(f.set.Snapshot().Inputs.Nodes) == 2 })
+	testio.Eventually(t, "the deletion", func() bool { return len(f.set.Snapshot().Inputs.Nodes) == 2 })
 	if got := f.set.Snapshot().MaxResourceVersion; got != 50 {
 		t.Errorf("MaxResourceVersion after deleting the newest object = %d, want 50", got)
 	}
@@ -286,7 +276,7 @@ func TestSourceAPIComesAndGoes(t *testing.T) {
 	f := newFixture(t)
 	f.discovery.set("machineconfiguration.openshift.io/v1", nil...)
 	f.run(t)
-	eventually(t, "initial sync without MachineConfig APIs", func() bool { return f.set.SyncCheck() == nil })
+	testio.Eventually(t, "initial sync without MachineConfig APIs", func() bool { return f.set.SyncCheck() == nil })
 	snap := f.set.Snapshot()
 	if fmt.Sprint(snap.Unavailable) != fmt.Sprint([]string{mcp, mc}) || len(snap.Inputs.MachineConfigPools) != 0 {
 		t.Fatalf("unavailable %v, pools %d", snap.Unavailable, len(snap.Inputs.MachineConfigPools))
@@ -295,7 +285,7 @@ func TestSourceAPIComesAndGoes(t *testing.T) {
 	// The CRDs appear: the next poll picks them up.
 	f.discovery.set("machineconfiguration.openshift.io/v1", "machineconfigpools", "machineconfigs")
 	f.poll(t)
-	eventually(t, "the pools", func() bool {
+	testio.Eventually(t, "the pools", func() bool {
 		s := f.set.Snapshot()
 		return len(s.Unavailable) == 0 && len(s.Unsynced) == 0 && len(s.Inputs.MachineConfigPools) == 2
 	})
@@ -312,7 +302,7 @@ func TestSourceAPIComesAndGoes(t *testing.T) {
 	// Only pools go away.
 	f.discovery.set("machineconfiguration.openshift.io/v1", "machineconfigs")
 	f.poll(t)
-	eventually(t, "the pools to go", func() bool {
+	testio.Eventually(t, "the pools to go", func() bool {
 		s := f.set.Snapshot()
 		return fmt.Sprint(s.Unavailable) == fmt.Sprint([]string{mcp}) && len(s.Inputs.MachineConfigPools) == 0
 	})
@@ -327,7 +317,7 @@ func TestSyncCheckNamesUnsyncedSources(t *testing.T) {
 	f.run(t)
 	// Every source that needs no discovery (nodes and the MCO Deployment of
 	// the core and apps groups) must sync; the four OpenShift ones must not.
-	eventually(t, "core sources to sync", func() bool {
+	testio.Eventually(t, "core sources to sync", func() bool {
 		for _, src := range f.set.sources {
 			if !strings.HasPrefix(src.name, "nodes") && !strings.HasPrefix(src.name, "deployments.apps/") {
 				continue

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/sources"
@@ -85,26 +86,14 @@ func start(t *testing.T, foldDelay time.Duration, compute func(*insights.Sources
 	done := make(chan struct{})
 	go func() { v.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	eventually(t, "first revision", func() bool { return h.rec.count() == 1 })
+	testio.Eventually(t, "first revision", func() bool { return h.rec.count() == 1 })
 	return h
-}
-
-// eventually polls cond for up to 5 s of real time.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
 
 // stepWhenWaiting advances the fake clock by d once n timers wait on it.
 func (h *harness) stepWhenWaiting(t *testing.T, n int, d time.Duration) {
 	t.Helper()
-	eventually(t, fmt.Sprintf("%d clock waiters", n), func() bool { return h.clock.Waiters() >= n })
+	testio.Eventually(t, fmt.Sprintf("%d clock waiters", n), func() bool { return h.clock.Waiters() >= n })
 	h.clock.Step(d)
 }
 
@@ -164,7 +153,7 @@ func TestChangesOnlyWhenContentChanges(t *testing.T) {
 	mu.Unlock()
 	h.source.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = 300 })
 	receive(t, computed, "the computation of input 300")
-	eventually(t, "the revision of input 300", func() bool {
+	testio.Eventually(t, "the revision of input 300", func() bool {
 		revs := h.rec.all()
 		return revs[len(revs)-1].ResourceVersion/1_000_000 == 300
 	})
@@ -234,7 +223,7 @@ func TestBurstsFoldIntoOneComputation(t *testing.T) {
 	// The first event starts the fold delay; the other 49 arrive while the
 	// view waits.
 	update(1)
-	eventually(t, "the fold timer", func() bool { return h.clock.Waiters() == 1 })
+	testio.Eventually(t, "the fold timer", func() bool { return h.clock.Waiters() == 1 })
 	for i := 2; i <= 50; i++ {
 		update(i)
 	}
@@ -261,7 +250,7 @@ func TestTimeOnlyChange(t *testing.T) {
 	})
 	first := h.view.Current()
 	h.stepWhenWaiting(t, 1, 10*time.Minute)
-	eventually(t, "time-based revision", func() bool { return h.rec.count() == 2 })
+	testio.Eventually(t, "time-based revision", func() bool { return h.rec.count() == 2 })
 	second := h.view.Current()
 	// Same inputs, newer version: the step part grows.
 	if second.ResourceVersion <= first.ResourceVersion || second.ResourceVersion/1_000_000 != first.ResourceVersion/1_000_000 {
@@ -296,9 +285,9 @@ func TestReplicasAgree(t *testing.T) {
 
 	a := start(t, 0, compute)
 	a.source.Update(func(s *sources.Snapshot) { s.Inputs = inputs })
-	eventually(t, "A's revision with inputs", func() bool { return a.rec.count() == 2 })
+	testio.Eventually(t, "A's revision with inputs", func() bool { return a.rec.count() == 2 })
 	a.stepWhenWaiting(t, 1, 6*time.Minute) // past the first threshold
-	eventually(t, "A's time-only revision", func() bool { return a.rec.count() == 3 })
+	testio.Eventually(t, "A's time-only revision", func() bool { return a.rec.count() == 3 })
 
 	b := &harness{clock: clocktesting.NewFakeClock(t0.Add(6 * time.Minute)), source: viewtest.NewSource(100), rec: &recorder{}}
 	b.source.Update(func(s *sources.Snapshot) { s.Inputs = inputs })
@@ -309,7 +298,7 @@ func TestReplicasAgree(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go vb.Run(ctx)
-	eventually(t, "B's revision", func() bool { return b.rec.count() == 1 })
+	testio.Eventually(t, "B's revision", func() bool { return b.rec.count() == 1 })
 
 	ra, rb := a.view.Current(), vb.Current()
 	if ra.ResourceVersion != rb.ResourceVersion {
@@ -337,7 +326,7 @@ func TestEnginePanicKeepsTheLastLayers(t *testing.T) {
 	fail = true
 	mu.Unlock()
 	h.view.Trigger()
-	eventually(t, "revision after the panic", func() bool { return h.rec.count() == 2 })
+	testio.Eventually(t, "revision after the panic", func() bool { return h.rec.count() == 2 })
 	obj := h.view.Current().Object
 	if c := obj.Status.Conditions[0]; c.Status != metav1.ConditionUnknown || c.Reason != v1alpha1.AvailableReasonCannotDetermine || !strings.Contains(c.Message, "engine bug") {
 		t.Errorf("condition = %+v", c)
@@ -358,13 +347,13 @@ func TestSyncProgress(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go v.Run(ctx)
-	eventually(t, "first revision", func() bool { return h.rec.count() == 1 })
+	testio.Eventually(t, "first revision", func() bool { return h.rec.count() == 1 })
 	first := h.rec.all()[0]
 	if first.Synced || first.Object.Status.Conditions[0].Reason != v1alpha1.AvailableReasonCachesNotSynced {
 		t.Fatalf("first revision: synced %v, condition %+v", first.Synced, first.Object.Status.Conditions[0])
 	}
 	h.source.Set(sources.Snapshot{Unavailable: []string{"machineconfigpools.machineconfiguration.openshift.io"}, InitialSyncDone: true, MaxResourceVersion: 5})
-	eventually(t, "synced revision", func() bool { return h.rec.count() == 2 })
+	testio.Eventually(t, "synced revision", func() bool { return h.rec.count() == 2 })
 	second := h.rec.all()[1]
 	if !second.Synced || second.Object.Status.Conditions[0].Reason != v1alpha1.AvailableReasonSourceUnavailable {
 		t.Fatalf("second revision: synced %v, condition %+v", second.Synced, second.Object.Status.Conditions[0])
@@ -377,7 +366,7 @@ func TestMetadataFromClusterVersion(t *testing.T) {
 	h.source.Update(func(s *sources.Snapshot) {
 		s.Inputs = &insights.Sources{ClusterVersion: &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: "version", UID: "cv-uid", CreationTimestamp: created}}}
 	})
-	eventually(t, "revision with metadata", func() bool { return h.rec.count() == 2 })
+	testio.Eventually(t, "revision with metadata", func() bool { return h.rec.count() == 2 })
 	m := h.view.Current().Object.ObjectMeta
 	if m.UID == "" || m.UID == "cv-uid" || !m.CreationTimestamp.Equal(&created) {
 		t.Errorf("metadata = %+v", m)

@@ -9,6 +9,7 @@ import (
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/internal/cputime"
@@ -129,16 +130,13 @@ func waitForCaches(b *testing.B, rests []*virtualstore.REST, rv uint64) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	for _, r := range rests {
-		for {
-			_, err := r.List(ctx, &metainternalversion.ListOptions{ResourceVersion: strconv.FormatUint(rv, 10),
+		var err error
+		if wait.PollUntilContextCancel(ctx, 10*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+			_, err = r.List(ctx, &metainternalversion.ListOptions{ResourceVersion: strconv.FormatUint(rv, 10),
 				ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan})
-			if err == nil {
-				break
-			}
-			if ctx.Err() != nil {
-				b.Fatalf("the watch cache did not reach revision %d: %v", rv, err)
-			}
-			time.Sleep(10 * time.Millisecond)
+			return err == nil, nil
+		}) != nil {
+			b.Fatalf("the watch cache did not reach revision %d: %v", rv, err)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package apiserver_test
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/sources"
@@ -60,11 +62,10 @@ func TestResourceRequestsWaitForSync(t *testing.T) {
 	// The library's own post-start hooks finish in the background; livez
 	// passes once they have, while the sources are still not synced.
 	var live *httptest.ResponseRecorder
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if live = s.do(t, http.MethodGet, "/livez", "", nil); live.Code == http.StatusOK {
-			break
-		}
-	}
+	_ = wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		live = s.do(t, http.MethodGet, "/livez", "", nil)
+		return live.Code == http.StatusOK, nil
+	})
 	if live.Code != http.StatusOK {
 		t.Errorf("livez before sync: %d %s", live.Code, live.Body)
 	}

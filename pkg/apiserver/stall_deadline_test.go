@@ -13,6 +13,7 @@ import (
 	"k8s.io/component-base/metrics/testutil"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update"
 )
 
@@ -113,11 +114,7 @@ func TestStallTimeoutEndsABlockedWriteNotAnIdleStream(t *testing.T) {
 	// step of the clock, has armed the next one.
 	rearmed := func() {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); clk.Waiters() == 0; time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatal("the filter did not look at the stream again")
-			}
-		}
+		testio.Eventually(t, "the filter to look at the stream again", func() bool { return clk.Waiters() > 0 })
 	}
 
 	wrote := make(chan struct{})

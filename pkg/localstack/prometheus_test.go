@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/pkg/localstack"
@@ -82,14 +83,13 @@ func TestPrometheusAlerts(t *testing.T) {
 	pdb := map[string]string{"namespace": "openshift-ingress", "poddisruptionbudget": "router-default"}
 	waitAlert := func(what string, cond func([]localstack.Alert) bool) []localstack.Alert {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
 		var alerts []localstack.Alert
-		for time.Now().Before(deadline) {
+		if wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 			var err error
-			if alerts, err = prom.Alerts(ctx); err == nil && cond(alerts) {
-				return alerts
-			}
-			time.Sleep(250 * time.Millisecond)
+			alerts, err = prom.Alerts(ctx)
+			return err == nil && cond(alerts), nil
+		}) == nil {
+			return alerts
 		}
 		t.Fatalf("%s: not within 30s; alerts: %+v\n%s", what, alerts, prom.Process.LogTail(20))
 		return nil

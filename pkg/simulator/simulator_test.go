@@ -17,6 +17,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
+	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/insights"
 )
 
@@ -585,13 +586,7 @@ func TestRunStopsWithContext(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Run never stepped")
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for fc.Waiters() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("Run never waited for its next step")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testio.Eventually(t, "Run to wait for its next step", func() bool { return fc.Waiters() > 0 })
 	if s.Phase() == PhaseCompleted {
 		t.Fatal("the update completed in one step; nothing left to cancel")
 	}

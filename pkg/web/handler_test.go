@@ -19,9 +19,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/update-status/apiserver/internal/fixtures"
+	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update/install"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned/fake"
@@ -102,28 +104,31 @@ func started(t *testing.T, opts Options) (*Handler, *httptest.Server) {
 	return h, srv
 }
 
-// state polls /state.json until pred holds.
+// state polls /state.json every 20 ms until pred holds.
 func state(t *testing.T, srv *httptest.Server, what string, pred func(*Snapshot) bool) *Snapshot {
 	t.Helper()
 	var last Snapshot
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
 		resp, err := http.Get(srv.URL + "/state.json")
 		if err != nil {
-			t.Fatal(err)
+			return false, err
 		}
 		last = Snapshot{}
 		err = json.NewDecoder(resp.Body).Decode(&last)
 		_ = resp.Body.Close()
 		if err != nil {
-			t.Fatal(err)
+			return false, err
 		}
-		if pred(&last) {
-			return &last
-		}
+		return pred(&last), nil
+	})
+	if wait.Interrupted(err) {
+		b, _ := json.MarshalIndent(last, "", " ")
+		t.Fatalf("the state never showed %s; last:\n%s", what, b)
 	}
-	b, _ := json.MarshalIndent(last, "", " ")
-	t.Fatalf("the state never showed %s; last:\n%s", what, b)
-	return nil
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &last
 }
 
 // settled waits until the handler is synced and has flushed everything:
@@ -348,7 +353,7 @@ func setNodeDegraded(n *v1alpha1.NodeProgressInsight, msg string) {
 func TestDeltaAfterChange(t *testing.T) {
 	_, objs := computed(t)
 	client := newFake(true, objs...)
-	_, srv := started(t, Options{Client: client})
+	h, srv := started(t, Options{Client: client})
 	settled(t, srv)
 	st := openStream(t, srv, "")
 	snap := decode[Snapshot](t, st.next(t, "snapshot"))
@@ -397,11 +402,17 @@ func TestDeltaAfterChange(t *testing.T) {
 	}
 
 	// A burst of changes is coalesced into few events. (The fake watch
-	// holds 100 events: the burst pauses now and then for the informer.)
+	// holds 100 events: every 50 the burst waits for the informer to have
+	// taken in the node before.)
 	var names []string
 	for i := 0; i < 300; i++ {
 		if i%50 == 49 {
-			time.Sleep(5 * time.Millisecond)
+			testio.Eventually(t, "the informer to take in "+names[i-1], func() bool {
+				h.model.mu.Lock()
+				defer h.model.mu.Unlock()
+				_, ok := h.model.nodes[names[i-1]]
+				return ok
+			})
 		}
 		name := fmt.Sprintf("burst-%03d", i)
 		names = append(names, name)
@@ -526,9 +537,7 @@ func TestSlowClientBounded(t *testing.T) {
 		defer close(done)
 		h.ServeHTTP(w, req)
 	}()
-	for h.Subscribers() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	testio.Eventually(t, "the subscriber", func() bool { return h.Subscribers() > 0 })
 	// The writer is stuck on its first write; 100 changes go out.
 	for i := 0; i < 100; i++ {
 		h.model.setNode(&v1alpha1.NodeStatusInsight{Name: fmt.Sprintf("n%03d", i), PoolResource: v1alpha1.PoolResourceRef{ResourceRef: v1alpha1.ResourceRef{Name: "worker"}}})
@@ -544,21 +553,17 @@ func TestSlowClientBounded(t *testing.T) {
 	close(w.gate)
 	// Once it reads again it gets a fresh snapshot with every node, not
 	// the 100 deltas.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	var out string
+	if err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
 		w.mu.Lock()
-		out := w.out.String()
+		out = w.out.String()
 		w.mu.Unlock()
-		if strings.Count(out, "event: snapshot") == 2 && strings.Contains(out, `"n":"n099"`) {
-			if deltas := strings.Count(out, "event: delta"); deltas > 4 {
-				t.Errorf("%d deltas reached the slow browser", deltas)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no second snapshot:\n%.2000s", out)
-		}
-		time.Sleep(5 * time.Millisecond)
+		return strings.Count(out, "event: snapshot") == 2 && strings.Contains(out, `"n":"n099"`), nil
+	}); err != nil {
+		t.Fatalf("no second snapshot:\n%.2000s", out)
+	}
+	if deltas := strings.Count(out, "event: delta"); deltas > 4 {
+		t.Errorf("%d deltas reached the slow browser", deltas)
 	}
 	cancel()
 	<-done

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	clienttesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -190,13 +191,11 @@ func TestReportWatch(t *testing.T) {
 	go func() { done <- Run(ctx, deps, []string{"report", "--kubeconfig", "k", "--watch"}) }()
 	waitFor := func(what string, ok func(string) bool) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for !ok(out.String()) {
-			if time.Now().After(deadline) {
-				cancel()
-				t.Fatalf("timed out waiting for %s; output:\n%s\nerrors:\n%s", what, out.String(), errOut.String())
-			}
-			time.Sleep(10 * time.Millisecond)
+		if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+			return ok(out.String()), nil
+		}); err != nil {
+			cancel()
+			t.Fatalf("timed out waiting for %s; output:\n%s\nerrors:\n%s", what, out.String(), errOut.String())
 		}
 	}
 	waitFor("the first report", func(s string) bool { return strings.Contains(s, "= Update Health =") })

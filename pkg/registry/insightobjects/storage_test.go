@@ -3,7 +3,6 @@ package insightobjects
 import (
 	"context"
 	"testing"
-	"time"
 
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,6 +13,7 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/install"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
@@ -92,11 +92,7 @@ func TestSelectors(t *testing.T) {
 	})
 	nodes := rests[view.NodeInsights]
 	// The watch cache serves once it has listed the store.
-	for deadline := time.Now().Add(10 * time.Second); nodes.ReadinessCheck() != nil; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the watch cache is not ready: %v", nodes.ReadinessCheck())
-		}
-	}
+	testio.Eventually(t, "the watch cache to be ready", func() bool { return nodes.ReadinessCheck() == nil })
 	ctx := genericapirequest.WithRequestInfo(context.Background(), &genericapirequest.RequestInfo{IsResourceRequest: true, Verb: "list"})
 	tests := []struct {
 		name, label, field string

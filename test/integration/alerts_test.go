@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
@@ -129,7 +130,7 @@ func TestAlertInsights(t *testing.T) {
 	bound := alertsInterval + alertsFoldDelay
 
 	// PodDisruptionBudgetAtLimit: firing in Prometheus, then an insight.
-	firedAt := waitPrometheus(ctx, t, prom, "PodDisruptionBudgetAtLimit firing", func(a []localstack.Alert) bool {
+	firedAt := waitPrometheus(ctx, t, prom, "PodDisruptionBudgetAtLimit firing", 30*time.Second, func(a []localstack.Alert) bool {
 		return alertState(a, "PodDisruptionBudgetAtLimit", pdb) == "firing" && alertState(a, "NodeCordoned", nil) == "firing"
 	})
 	if a, _ := prom.Alerts(ctx); alertState(a, "NodeCordonedForLong", nil) != "pending" {
@@ -150,7 +151,7 @@ func TestAlertInsights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	firedAt = waitPrometheus(ctx, t, prom, "KubeNodeNotReady firing", func(a []localstack.Alert) bool {
+	firedAt = waitPrometheus(ctx, t, prom, "KubeNodeNotReady firing", 30*time.Second, func(a []localstack.Alert) bool {
 		return alertState(a, "KubeNodeNotReady", nil) == "firing"
 	})
 	h = waitInsight(ctx, t, client, nodeNotReadySum, true, firedAt, bound)
@@ -165,19 +166,19 @@ func TestAlertInsights(t *testing.T) {
 		t.Fatal("a stopped Prometheus answers")
 	}
 	stoppedAt := time.Now()
-	deadline := stoppedAt.Add(3*alertsInterval + alertsFoldDelay + 10*time.Second)
 	var cond *metav1.Condition
-	for ; time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+	if err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 3*alertsInterval+alertsFoldDelay+10*time.Second, true, func(context.Context) (bool, error) {
 		us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
 		if err != nil {
-			t.Fatalf("GET with Prometheus stopped: %v", err)
+			return false, fmt.Errorf("GET with Prometheus stopped: %w", err)
 		}
 		if cvInsight(us) == nil {
-			t.Fatalf("no ClusterVersion insight with Prometheus stopped:\n%s", dump(us))
+			return false, fmt.Errorf("no ClusterVersion insight with Prometheus stopped:\n%s", dump(us))
 		}
-		if cond = meta.FindStatusCondition(us.Status.Conditions, "Available"); cond != nil && strings.Contains(cond.Message, "Alerts are unavailable") {
-			break
-		}
+		cond = meta.FindStatusCondition(us.Status.Conditions, "Available")
+		return cond != nil && strings.Contains(cond.Message, "Alerts are unavailable"), nil
+	}); err != nil && !wait.Interrupted(err) {
+		t.Fatal(err)
 	}
 	if cond == nil || !strings.Contains(cond.Message, "Alerts are unavailable") {
 		t.Fatalf("Available condition does not mention alerts %v after Prometheus stopped: %+v", time.Since(stoppedAt), cond)
@@ -193,7 +194,7 @@ func TestAlertInsights(t *testing.T) {
 	if err := prom.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
-	firedAt = waitPrometheus(ctx, t, prom, "alerts firing after the restart", func(a []localstack.Alert) bool {
+	firedAt = waitPrometheus(ctx, t, prom, "alerts firing after the restart", 30*time.Second, func(a []localstack.Alert) bool {
 		return alertState(a, "PodDisruptionBudgetAtLimit", pdb) == "firing" && alertState(a, "KubeNodeNotReady", nil) == "firing"
 	})
 	// After failed reads the server backs off up to five intervals.
@@ -209,7 +210,7 @@ func TestAlertInsights(t *testing.T) {
 	if err := sim.RunVirtual(ctx, clk, 0); err != nil {
 		t.Fatalf("RunVirtual after clearing the faults: %v", err)
 	}
-	resolvedAt := waitPrometheus(ctx, t, prom, "every alert resolved", func(a []localstack.Alert) bool { return len(a) == 0 })
+	resolvedAt := waitPrometheus(ctx, t, prom, "every alert resolved", 30*time.Second, func(a []localstack.Alert) bool { return len(a) == 0 })
 	waitInsight(ctx, t, client, pdbAtLimitSummary, false, resolvedAt, bound)
 	waitInsight(ctx, t, client, nodeNotReadySum, false, resolvedAt, bound)
 	waitHealthInsightObject(ctx, t, client, pdbAtLimitSummary, false, bound)
@@ -230,21 +231,23 @@ func alertState(alerts []localstack.Alert, name string, labels map[string]string
 	return ""
 }
 
-// waitPrometheus polls Prometheus's alerts until cond holds (up to 30s) and
-// returns when it first did.
-func waitPrometheus(ctx context.Context, t *testing.T, prom *localstack.Prometheus, what string, cond func([]localstack.Alert) bool) time.Time {
+// waitPrometheus polls Prometheus's alerts every 100 ms until cond holds,
+// for up to bound, and returns when it first did.
+func waitPrometheus(ctx context.Context, t *testing.T, prom *localstack.Prometheus, what string, bound time.Duration,
+	cond func([]localstack.Alert) bool) time.Time {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	var alerts []localstack.Alert
-	for time.Now().Before(deadline) {
-		var err error
-		if alerts, err = prom.Alerts(ctx); err == nil && cond(alerts) {
-			return time.Now()
+	var last []localstack.Alert
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, bound, true, func(context.Context) (bool, error) {
+		a, err := prom.Alerts(ctx)
+		if err != nil {
+			return false, nil
 		}
-		time.Sleep(100 * time.Millisecond)
+		last = a
+		return cond(a), nil
+	}); err != nil {
+		t.Fatalf("Prometheus: %s: not within %v; alerts: %+v", what, bound, last)
 	}
-	t.Fatalf("Prometheus: %s: not within 30s; alerts: %+v", what, alerts)
-	return time.Time{}
+	return time.Now()
 }
 
 // alertInsights returns the health insights of the control plane's "alerts"
@@ -280,47 +283,45 @@ func findAlertInsight(us *v1alpha1.UpdateStatus, summary string) *v1alpha1.Healt
 // insight of summary, and fails when that took more than bound after since.
 func waitInsight(ctx context.Context, t *testing.T, client versioned.Interface, summary string, present bool, since time.Time, bound time.Duration) *v1alpha1.HealthStatusInsight {
 	t.Helper()
-	deadline := since.Add(bound + 20*time.Second)
 	var us *v1alpha1.UpdateStatus
-	for time.Now().Before(deadline) {
+	var h *v1alpha1.HealthStatusInsight
+	if err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Until(since.Add(bound+20*time.Second)), true, func(context.Context) (bool, error) {
 		var err error
-		if us, err = client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{}); err == nil {
-			h := findAlertInsight(us, summary)
-			if (h != nil) == present {
-				if took := time.Since(since); took > bound {
-					t.Errorf("alert insight %q present=%v after %v, want within %v", summary, present, took.Round(time.Millisecond), bound)
-				}
-				return h
-			}
+		if us, err = client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{}); err != nil {
+			return false, nil
 		}
-		time.Sleep(250 * time.Millisecond)
+		h = findAlertInsight(us, summary)
+		return (h != nil) == present, nil
+	}); err != nil {
+		t.Fatalf("alert insight %q present=%v: not within %v; served:\n%s", summary, present, bound+20*time.Second, dump(us))
 	}
-	t.Fatalf("alert insight %q present=%v: not within %v; served:\n%s", summary, present, bound+20*time.Second, dump(us))
-	return nil
+	if took := time.Since(since); took > bound {
+		t.Errorf("alert insight %q present=%v after %v, want within %v", summary, present, took.Round(time.Millisecond), bound)
+	}
+	return h
 }
 
 // waitHealthInsightObject waits until a HealthInsight of informer "alerts"
 // with the summary exists (present) or not.
 func waitHealthInsightObject(ctx context.Context, t *testing.T, client versioned.Interface, summary string, present bool, bound time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(bound + 10*time.Second)
 	var last string
-	for time.Now().Before(deadline) {
+	if wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, bound+10*time.Second, true, func(context.Context) (bool, error) {
 		list, err := client.UpdateV1alpha1().HealthInsights().List(ctx, metav1.ListOptions{LabelSelector: "update.openshift.io/informer=" + alertsInformer})
-		if err == nil {
-			found := false
-			last = ""
-			for _, h := range list.Items {
-				last += fmt.Sprintf("%s: %s\n", h.Name, h.Status.Impact.Summary)
-				if h.Status.Impact.Summary == "Alert is firing: "+summary {
-					found = true
-				}
-			}
-			if found == present {
-				return
+		if err != nil {
+			return false, nil
+		}
+		found := false
+		last = ""
+		for _, h := range list.Items {
+			last += fmt.Sprintf("%s: %s\n", h.Name, h.Status.Impact.Summary)
+			if h.Status.Impact.Summary == "Alert is firing: "+summary {
+				found = true
 			}
 		}
-		time.Sleep(250 * time.Millisecond)
+		return found == present, nil
+	}) == nil {
+		return
 	}
 	t.Fatalf("HealthInsight %q present=%v: not within %v; informer %q has:\n%s", summary, present, bound+10*time.Second, alertsInformer, last)
 }

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // envChromium names the Chromium binary; the Makefile sets it from
@@ -258,22 +260,18 @@ func (p *page) screenshot(ctx context.Context, path string) error {
 // returns the last DOM; it fails the test with the last complaint.
 func (p *page) waitFor(ctx context.Context, t *testing.T, timeout time.Duration, what string, check func(dom string) error) string {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
 	var dom string
 	var last error
-	for {
+	if wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
 		var err error
-		dom, err = p.dom(ctx)
-		if err == nil {
-			if last = check(dom); last == nil {
-				return dom
-			}
-		} else {
+		if dom, err = p.dom(ctx); err != nil {
 			last = err
+		} else {
+			last = check(dom)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v the page does not show %s: %v", timeout, what, last)
-		}
-		time.Sleep(200 * time.Millisecond)
+		return last == nil, nil
+	}) != nil {
+		t.Fatalf("after %v the page does not show %s: %v", timeout, what, last)
 	}
+	return dom
 }

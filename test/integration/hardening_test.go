@@ -2,6 +2,9 @@ package integration
 
 import (
 	"context"
+	"crypto/x509/pkix"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -15,6 +18,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 
@@ -95,19 +99,23 @@ func TestReadyzUntilCachesSync(t *testing.T) {
 		NoWait:               true,
 	})
 	admin := cp.DirectConfig(in.URL, &cp.Users.Admin)
+	// /readyz is read every 100 ms for 4 s: it must fail all along.
 	var sawServing bool
-	for end := time.Now().Add(4 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 4*time.Second, true, func(context.Context) (bool, error) {
 		code, body, err := tryCall(t, admin, "/readyz?verbose")
 		if err != nil {
-			continue // not listening yet
+			return false, nil // not listening yet
 		}
 		sawServing = true
 		if code == 200 {
-			t.Fatalf("/readyz is 200 while the caches cannot sync:\n%s", body)
+			return false, fmt.Errorf("/readyz is 200 while the caches cannot sync:\n%s", body)
 		}
 		if !strings.Contains(body, "update-status-sources-synced failed") {
-			t.Fatalf("/readyz fails without naming the unsynced sources:\n%s", body)
+			return false, fmt.Errorf("/readyz fails without naming the unsynced sources:\n%s", body)
 		}
+		return false, nil
+	}); !wait.Interrupted(err) {
+		t.Fatal(err)
 	}
 	if !sawServing {
 		t.Fatalf("the server never answered /readyz; log:\n%s", in.Process.LogTail(30))
@@ -301,17 +309,14 @@ func TestFreshClusterLeastPrivilege(t *testing.T) {
 		t.Fatal(err)
 	}
 	begin := time.Now()
-	for {
-		us, err = client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
-		if err == nil {
-			if c := available(us); c != nil && c.Status == metav1.ConditionTrue && cvInsight(us) != nil && nodeInsight(us, "worker-0") != nil {
-				break
-			}
+	if wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		if us, err = client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{}); err != nil {
+			return false, nil
 		}
-		if time.Since(begin) > 30*time.Second {
-			t.Fatalf("30s after the CRDs were installed the status has not recovered (error %v):\n%s", err, dump(us))
-		}
-		time.Sleep(200 * time.Millisecond)
+		c := available(us)
+		return c != nil && c.Status == metav1.ConditionTrue && cvInsight(us) != nil && nodeInsight(us, "worker-0") != nil, nil
+	}) != nil {
+		t.Fatalf("30s after the CRDs were installed the status has not recovered (error %v):\n%s", err, dump(us))
 	}
 	t.Logf("recovered %v after the CRDs and the cluster were installed", time.Since(begin).Round(time.Millisecond))
 	log, err := os.ReadFile(in.Process.LogPath)
@@ -356,12 +361,19 @@ func TestKubeAPIServerRestart(t *testing.T) {
 		t.Fatal("dns is degraded before the test")
 	}
 	client := directClient(t, cp.ServerURL, &cp.Users.Admin).UpdateV1alpha1().UpdateStatuses()
+	watching := make(chan int, watchers)
 	seen := make(chan int, watchers)
 	relists := make(chan int, 100)
 	for i := range watchers {
-		go followStatus(ctx, client, i, present, seen, relists)
+		go followStatus(ctx, client, i, present, watching, seen, relists)
 	}
-	time.Sleep(500 * time.Millisecond)
+	for range watchers {
+		select {
+		case <-watching:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the watchers did not all open their watch within 10s")
+		}
+	}
 
 	if err := cp.KubeAPIServer.Restart(ctx, 2*time.Second); err != nil {
 		t.Fatalf("restart the kube-apiserver: %v", err)
@@ -385,18 +397,20 @@ func TestKubeAPIServerRestart(t *testing.T) {
 }
 
 // followStatus watches the object with client, relisting when the watch
-// closes or answers 410, and sends i to seen once an object satisfying
-// present arrives.
+// closes or answers 410; it sends i to watching once its first watch is
+// open, and to seen once an object satisfying present arrives. Like a
+// client, it pauses 200 ms before it tries again after an error.
 func followStatus(ctx context.Context, client interface {
 	Get(context.Context, string, metav1.GetOptions) (*v1alpha1.UpdateStatus, error)
 	Watch(context.Context, metav1.ListOptions) (watch.Interface, error)
-}, i int, present func(*v1alpha1.UpdateStatus) bool, seen, relists chan<- int) {
+}, i int, present func(*v1alpha1.UpdateStatus) bool, watching, seen, relists chan<- int) {
 	rv := ""
+	opened := false
 	for ctx.Err() == nil {
 		if rv == "" {
 			us, err := client.Get(ctx, statusName, metav1.GetOptions{})
 			if err != nil {
-				time.Sleep(200 * time.Millisecond)
+				time.Sleep(200 * time.Millisecond) // a client's pause before it retries
 				continue
 			}
 			if present(us) {
@@ -409,8 +423,12 @@ func followStatus(ctx context.Context, client interface {
 		if err != nil {
 			rv = ""
 			relists <- i
-			time.Sleep(200 * time.Millisecond)
+			time.Sleep(200 * time.Millisecond) // a client's pause before it retries
 			continue
+		}
+		if !opened {
+			opened = true
+			watching <- i
 		}
 		for ev := range w.ResultChan() {
 			if ev.Type == watch.Error {
@@ -466,18 +484,23 @@ func TestServingCertificateRotation(t *testing.T) {
 		t.Fatal(err)
 	}
 	begin := time.Now()
-	for {
+	var subject pkix.Name
+	var lastErr error
+	if err := wait.PollUntilContextTimeout(t.Context(), 250*time.Millisecond, 75*time.Second, true, func(context.Context) (bool, error) {
 		got, err := localstack.PeerCertificate(addr, 0, 0)
-		if err == nil && string(got.Raw) == string(newDER) {
-			break
+		if lastErr = err; err == nil {
+			if subject = got.Subject; string(got.Raw) == string(newDER) {
+				return true, nil
+			}
 		}
 		if exited, _ := in.Process.Exited(); exited {
-			t.Fatal("the server exited after its certificate was replaced")
+			return false, errors.New("the server exited after its certificate was replaced")
 		}
-		if time.Since(begin) > 75*time.Second {
-			t.Fatalf("75s after the replacement new connections still get %v (error %v)", got.Subject, err)
-		}
-		time.Sleep(250 * time.Millisecond)
+		return false, nil
+	}); wait.Interrupted(err) {
+		t.Fatalf("75s after the replacement new connections still get %v (error %v)", subject, lastErr)
+	} else if err != nil {
+		t.Fatal(err)
 	}
 	t.Logf("new connections got the new certificate %v after it was written", time.Since(begin).Round(time.Millisecond))
 	// The same process still serves requests.
@@ -511,19 +534,25 @@ func TestReplicas(t *testing.T) {
 	agree := func(what string) *v1alpha1.UpdateStatus {
 		t.Helper()
 		var x, y *v1alpha1.UpdateStatus
-		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
 			var errA, errB error
 			x, errA = ca.Get(ctx, statusName, metav1.GetOptions{})
 			y, errB = cb.Get(ctx, statusName, metav1.GetOptions{})
-			if errA == nil && errB == nil && x.ResourceVersion == y.ResourceVersion && !present(x) {
-				if dump(x.Status) != dump(y.Status) {
-					t.Fatalf("%s: same resourceVersion %s, different content:\nA: %s\nB: %s", what, x.ResourceVersion, dump(x.Status), dump(y.Status))
-				}
-				return x
+			if errA != nil || errB != nil || x.ResourceVersion != y.ResourceVersion || present(x) {
+				return false, nil
 			}
+			if dump(x.Status) != dump(y.Status) {
+				return false, fmt.Errorf("%s: same resourceVersion %s, different content:\nA: %s\nB: %s", what, x.ResourceVersion, dump(x.Status), dump(y.Status))
+			}
+			return true, nil
+		})
+		switch {
+		case wait.Interrupted(err):
+			t.Fatalf("%s: the replicas do not converge on one fault-free resourceVersion within 10s: A %s, B %s", what, rvOf(x), rvOf(y))
+		case err != nil:
+			t.Fatal(err)
 		}
-		t.Fatalf("%s: the replicas do not converge on one fault-free resourceVersion within 10s: A %s, B %s", what, rvOf(x), rvOf(y))
-		return nil
+		return x
 	}
 	first := agree("at start")
 

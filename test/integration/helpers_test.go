@@ -11,6 +11,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
@@ -61,22 +62,22 @@ func waitForStatusOf(ctx context.Context, t *testing.T, c *localstack.ControlPla
 	t.Helper()
 	client := updateClientOf(t, c, &c.Users.Admin).UpdateV1alpha1().UpdateStatuses()
 	begin := time.Now()
-	var last *v1alpha1.UpdateStatus
+	var last, got *v1alpha1.UpdateStatus
 	var lastErr error
-	for time.Since(begin) < timeout {
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
 		us, err := client.Get(ctx, statusName, metav1.GetOptions{})
-		if err == nil {
+		if lastErr = err; err == nil {
 			last = us
 			if pred(us) {
-				return us, time.Since(begin)
+				got = us
 			}
 		}
-		lastErr = err
-		time.Sleep(50 * time.Millisecond)
+		return got != nil, nil
+	}); err != nil {
+		t.Fatalf("after %v the served UpdateStatus still does not show %s (last error: %v); last object:\n%s",
+			timeout, what, lastErr, dump(last))
 	}
-	t.Fatalf("after %v the served UpdateStatus still does not show %s (last error: %v); last object:\n%s",
-		timeout, what, lastErr, dump(last))
-	return nil, 0
+	return got, time.Since(begin)
 }
 
 func dump(obj any) string {

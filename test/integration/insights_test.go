@@ -17,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	clientfeatures "k8s.io/client-go/features"
@@ -353,32 +354,27 @@ func TestInsightResourcesHaveNoCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got int
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		list, err := client.UpdateV1alpha1().NodeProgressInsights().List(ctx, metav1.ListOptions{LabelSelector: v1alpha1.LabelPool + "=worker"})
+	if wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 60*time.Second, true, func(context.Context) (bool, error) {
+		var list *v1alpha1.NodeProgressInsightList
+		list, err = client.UpdateV1alpha1().NodeProgressInsights().List(ctx, metav1.ListOptions{LabelSelector: v1alpha1.LabelPool + "=worker"})
 		if err == nil {
 			got = len(list.Items)
-			if got == workers {
-				break
-			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d worker NodeProgressInsights after 60s (last error %v), want %d", got, err, workers)
-		}
-		time.Sleep(500 * time.Millisecond)
+		return err == nil && got == workers, nil
+	}) != nil {
+		t.Fatalf("%d worker NodeProgressInsights after 60s (last error %v), want %d", got, err, workers)
 	}
 	// The served state includes the update that was started.
 	var us *v1alpha1.UpdateStatus
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+	if wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 60*time.Second, true, func(context.Context) (bool, error) {
 		us, err = client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
-		if err == nil {
-			if cv := cvInsight(us); cv != nil && cv.Versions.Target.Version == simulator.DefaultToVersion {
-				break
-			}
+		if err != nil {
+			return false, nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("UpdateStatus does not show the update to %s after 60s (last error %v)", simulator.DefaultToVersion, err)
-		}
+		cv := cvInsight(us)
+		return cv != nil && cv.Versions.Target.Version == simulator.DefaultToVersion, nil
+	}) != nil {
+		t.Fatalf("UpdateStatus does not show the update to %s after 60s (last error %v)", simulator.DefaultToVersion, err)
 	}
 	inPool := 0
 	for _, p := range us.Status.WorkerPools {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/yaml"
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
@@ -157,12 +158,10 @@ func TestKubectlExplain(t *testing.T) {
 			// The kube-apiserver adds an aggregated group to its OpenAPI v3
 			// a little after the APIService is available.
 			var res localstack.KubectlResult
-			for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(time.Second) {
+			_ = wait.PollUntilContextTimeout(t.Context(), time.Second, 90*time.Second, true, func(context.Context) (bool, error) {
 				res = cp.Kubectl(t.Context(), localstack.AdminUser, "explain", tt.field)
-				if res.Err == nil || time.Now().After(deadline) {
-					break
-				}
-			}
+				return res.Err == nil, nil
+			})
 			if res.Err != nil {
 				t.Fatal(res.Err)
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -72,7 +73,7 @@ func TestUpdateMetrics(t *testing.T) {
 	checkUpdateMetrics(ctx, t, client, scrape, "control plane updating")
 	stalledBound := localstack.LocalStallAfter + localstack.LocalAlertFor + 30*time.Second
 	pausedAt := time.Now()
-	firedAt := waitPrometheusWithin(ctx, t, prom, monitoring.AlertControlPlaneStalled+" firing", stalledBound, func(a []localstack.Alert) bool {
+	firedAt := waitPrometheus(ctx, t, prom, monitoring.AlertControlPlaneStalled+" firing", stalledBound, func(a []localstack.Alert) bool {
 		return alertState(a, monitoring.AlertControlPlaneStalled, nil) == "firing"
 	})
 	t.Logf("%s fired %v after the control plane stopped moving", monitoring.AlertControlPlaneStalled, firedAt.Sub(pausedAt).Round(time.Second))
@@ -95,7 +96,7 @@ func TestUpdateMetrics(t *testing.T) {
 	t.Logf("worker pool: %s, completion %d%%, summaries %v", poolInsight(us, "worker").Assessment, poolInsight(us, "worker").Completion, poolInsight(us, "worker").Summaries)
 	checkUpdateMetrics(ctx, t, client, scrape, "worker drain held")
 	pausedAt = time.Now()
-	firedAt = waitPrometheusWithin(ctx, t, prom, monitoring.AlertPoolStalled+" firing for pool worker", stalledBound, func(a []localstack.Alert) bool {
+	firedAt = waitPrometheus(ctx, t, prom, monitoring.AlertPoolStalled+" firing for pool worker", stalledBound, func(a []localstack.Alert) bool {
 		return alertState(a, monitoring.AlertPoolStalled, map[string]string{"pool": "worker"}) == "firing"
 	})
 	t.Logf("%s fired %v after the worker pool stopped moving", monitoring.AlertPoolStalled, firedAt.Sub(pausedAt).Round(time.Second))
@@ -130,7 +131,7 @@ func TestUpdateMetrics(t *testing.T) {
 		t.Fatalf("30s after the update completed the control plane is not served as Completed")
 	}
 	checkUpdateMetrics(ctx, t, client, scrape, "update completed")
-	waitPrometheusWithin(ctx, t, prom, "the stall alerts resolved", stalledBound, func(a []localstack.Alert) bool {
+	waitPrometheus(ctx, t, prom, "the stall alerts resolved", stalledBound, func(a []localstack.Alert) bool {
 		return alertState(a, monitoring.AlertPoolStalled, nil) == "" && alertState(a, monitoring.AlertControlPlaneStalled, nil) == ""
 	})
 }
@@ -156,35 +157,14 @@ func stepUntil(ctx context.Context, t *testing.T, sim *simulator.Simulator, clk 
 // servedWithin polls the served UpdateStatus for up to bound and returns
 // the first that meets cond, or nil.
 func servedWithin(ctx context.Context, client versioned.Interface, bound time.Duration, cond func(*v1alpha1.UpdateStatus) bool) *v1alpha1.UpdateStatus {
-	for deadline := time.Now().Add(bound); ; time.Sleep(200 * time.Millisecond) {
-		us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
-		if err == nil && cond(us) {
-			return us
+	var got *v1alpha1.UpdateStatus
+	_ = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, bound, true, func(context.Context) (bool, error) {
+		if us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{}); err == nil && cond(us) {
+			got = us
 		}
-		if time.Now().After(deadline) {
-			return nil
-		}
-	}
-}
-
-// waitPrometheusWithin is waitPrometheus with a bound.
-func waitPrometheusWithin(ctx context.Context, t *testing.T, prom *localstack.Prometheus, what string, bound time.Duration,
-	cond func([]localstack.Alert) bool) time.Time {
-	t.Helper()
-	deadline := time.Now().Add(bound)
-	var last []localstack.Alert
-	for time.Now().Before(deadline) {
-		a, err := prom.Alerts(ctx)
-		if err == nil {
-			if cond(a) {
-				return time.Now()
-			}
-			last = a
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-	t.Fatalf("not %s within %v; alerts: %+v", what, bound, last)
-	return time.Time{}
+		return got != nil, nil
+	})
+	return got
 }
 
 // checkUpdateMetrics reads the UpdateStatus, the server's /metrics and the
@@ -194,38 +174,44 @@ func waitPrometheusWithin(ctx context.Context, t *testing.T, prom *localstack.Pr
 // revisions.
 func checkUpdateMetrics(ctx context.Context, t *testing.T, client versioned.Interface, scrape func() ([]byte, error), when string) *v1alpha1.UpdateStatus {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
 	var lastDiff string
-	for time.Now().Before(deadline) {
+	var matched *v1alpha1.UpdateStatus
+	err := wait.PollUntilContextTimeout(ctx, 300*time.Millisecond, 20*time.Second, true, func(context.Context) (bool, error) {
 		before, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
 		if err != nil {
-			t.Fatal(err)
+			return false, err
 		}
 		body, err := scrape()
 		if err != nil {
-			t.Fatalf("GET /metrics of the server: %v", err)
+			return false, fmt.Errorf("GET /metrics of the server: %w", err)
 		}
 		after, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
 		if err != nil {
-			t.Fatal(err)
+			return false, err
 		}
 		if before.ResourceVersion != after.ResourceVersion {
 			lastDiff = "the object changed during the scrape"
-			continue
+			return false, nil
 		}
 		got, err := updateSeries(body)
 		if err != nil {
-			t.Fatal(err)
+			return false, err
 		}
 		want := expectedSeries(after)
-		if lastDiff = diffSeries(want, got); lastDiff == "" {
-			t.Logf("%s: %d update series match the served object (resourceVersion %s)", when, len(want), after.ResourceVersion)
-			return after
+		if lastDiff = diffSeries(want, got); lastDiff != "" {
+			return false, nil
 		}
-		time.Sleep(300 * time.Millisecond)
+		t.Logf("%s: %d update series match the served object (resourceVersion %s)", when, len(want), after.ResourceVersion)
+		matched = after
+		return true, nil
+	})
+	switch {
+	case wait.Interrupted(err):
+		t.Fatalf("%s: the update metrics do not match the served UpdateStatus:\n%s", when, lastDiff)
+	case err != nil:
+		t.Fatal(err)
 	}
-	t.Fatalf("%s: the update metrics do not match the served UpdateStatus:\n%s", when, lastDiff)
-	return nil
+	return matched
 }
 
 // updateSeries parses the update_status_* gauges of a /metrics body, keyed

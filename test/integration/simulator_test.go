@@ -1,12 +1,14 @@
 package integration
 
 import (
+	"context"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
@@ -101,17 +103,14 @@ func TestSimulatedUpdate(t *testing.T) {
 	// The served object must reach Completed for the control plane and every
 	// worker pool within a few seconds of the last write.
 	var last *v1alpha1.UpdateStatus
-	deadline := time.Now().Add(15 * time.Second)
-	for ; time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+	_ = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 15*time.Second, true, func(context.Context) (bool, error) {
 		us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
 		if err != nil {
-			continue
+			return false, nil
 		}
 		last = us
-		if completedEverywhere(us) {
-			break
-		}
-	}
+		return completedEverywhere(us), nil
+	})
 	close(stop)
 	<-followed
 	if !completedEverywhere(last) {

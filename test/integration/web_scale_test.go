@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned/fake"
@@ -62,6 +66,21 @@ func TestWebPageTenThousandNodes(t *testing.T) {
 		resources = append(resources, metav1.APIResource{Name: k.Resource(), Kind: k.Kind()})
 	}
 	client.Resources = []*metav1.APIResourceList{{GroupVersion: v1alpha1.SchemeGroupVersion.String(), APIResources: resources}}
+	// The events of the latest watch of NodeProgressInsights, which the
+	// writer below must not overfill.
+	var nodeEvents atomic.Value
+	client.PrependWatchReactor("nodeprogressinsights", func(action clienttesting.Action) (bool, watch.Interface, error) {
+		var opts metav1.ListOptions
+		if wa, ok := action.(clienttesting.WatchActionImpl); ok {
+			opts = wa.ListOptions
+		}
+		w, err := client.Tracker().Watch(action.GetResource(), action.GetNamespace(), opts)
+		if err != nil {
+			return true, nil, err
+		}
+		nodeEvents.Store(w.ResultChan())
+		return true, w, nil
+	})
 	h := web.NewHandler(web.Options{Client: client})
 	runCtx, stop := context.WithCancel(ctx)
 	ran := make(chan struct{})
@@ -109,14 +128,21 @@ func TestWebPageTenThousandNodes(t *testing.T) {
 	loaded := time.Since(begin)
 
 	// 3,000 nodes complete, one watch event each. (The fake watch holds 100
-	// events: the writer pauses now and then for the informer.)
+	// events: before every 50 changes the writer waits for the informer to
+	// have read all but 50.)
 	gvr := v1alpha1.SchemeGroupVersion.WithResource("nodeprogressinsights")
 	begin = time.Now()
 	done := make(chan error, 1)
 	go func() {
 		for i := 0; i < 3000; i++ {
-			if i%50 == 49 {
-				time.Sleep(5 * time.Millisecond)
+			if i%50 == 0 {
+				if err := wait.PollUntilContextTimeout(ctx, time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+					events, _ := nodeEvents.Load().(<-chan watch.Event)
+					return len(events) <= 50, nil
+				}); err != nil {
+					done <- fmt.Errorf("the informer does not read the watch of NodeProgressInsights: %w", err)
+					return
+				}
 			}
 			if err := client.Tracker().Update(gvr, scaleNode("worker", i, v1alpha1.NodeCompleted), ""); err != nil {
 				done <- err
@@ -125,13 +151,15 @@ func TestWebPageTenThousandNodes(t *testing.T) {
 		}
 		done <- nil
 	}()
-	// The page stays responsive while the changes stream in.
+	// The page stays responsive while the changes stream in: it is asked
+	// something every 20 ms until they are all sent.
 	var slowest time.Duration
-	for sent := false; !sent; {
+	if err := wait.PollUntilContextCancel(ctx, 20*time.Millisecond, true, func(context.Context) (bool, error) {
+		sent := false
 		select {
 		case err := <-done:
 			if err != nil {
-				t.Fatal(err)
+				return false, err
 			}
 			sent = true
 		default:
@@ -139,10 +167,12 @@ func TestWebPageTenThousandNodes(t *testing.T) {
 		t0 := time.Now()
 		var ok bool
 		if err := pg.eval(ctx, "document.querySelectorAll('[data-pool]').length > 0", &ok); err != nil {
-			t.Fatal(err)
+			return false, err
 		}
 		slowest = max(slowest, time.Since(t0))
-		time.Sleep(20 * time.Millisecond)
+		return sent, nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 	sentIn := time.Since(begin)
 	pg.waitFor(ctx, t, time.Minute, "3,000 updated nodes", count(web.StateUpdated))

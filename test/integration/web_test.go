@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/net/html"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/update-status/apiserver/cmd/update-status/app"
 	"github.com/update-status/apiserver/internal/testio"
@@ -47,19 +48,21 @@ func startWeb(ctx context.Context, t *testing.T, kubeconfig, listen string) *web
 	go func() {
 		w.done <- app.Run(ctx, app.Deps{Out: w.out, ErrOut: w.out}, []string{"web", "--kubeconfig", kubeconfig, "--listen", listen})
 	}()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	if err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 20*time.Second, true, func(context.Context) (bool, error) {
 		if m := servingLine.FindStringSubmatch(w.out.String()); m != nil {
 			w.url = m[1]
-			break
+			return true, nil
 		}
 		select {
 		case code := <-w.done:
-			t.Fatalf("update-status web exited with %d: %s", code, w.out.String())
+			return false, fmt.Errorf("update-status web exited with %d: %s", code, w.out.String())
 		default:
+			return false, nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("update-status web does not serve after 20s: %s", w.out.String())
-		}
+	}); wait.Interrupted(err) {
+		t.Fatalf("update-status web does not serve after 20s: %s", w.out.String())
+	} else if err != nil {
+		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.stop(t) })
 	return w

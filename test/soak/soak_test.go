@@ -143,7 +143,7 @@ func TestSoak(t *testing.T) {
 					if runCtx.Err() == nil {
 						watchErrors.Add(1)
 						noteErr("watch: " + err.Error())
-						time.Sleep(time.Second)
+						time.Sleep(time.Second) // a client's pause before it watches again
 					}
 					continue
 				}
@@ -271,7 +271,7 @@ func TestSoak(t *testing.T) {
 	go func() {
 		flip := false
 		for runCtx.Err() == nil {
-			time.Sleep(time.Second)
+			time.Sleep(time.Second) // the cluster changes once a second
 			flip = !flip
 			status, reason := configv1.ConditionFalse, "AsExpected"
 			if flip {

@@ -85,8 +85,8 @@ type View struct {
 	fpState       fingerprintState
 	nextChange    time.Time
 	initialSynced bool
-	// lastDone is when the last computation ended; the fold window follows
-	// it.
+	// lastDone is when the last computation ended (before its revision is
+	// published); the fold window follows it.
 	lastDone time.Time
 }
 
@@ -146,7 +146,6 @@ func (v *View) Run(ctx context.Context) {
 		}
 	}()
 	v.recompute(triggerStart)
-	v.lastDone = v.cfg.Clock.Now()
 	for {
 		if timer != nil {
 			timer.Stop()
@@ -174,7 +173,6 @@ func (v *View) Run(ctx context.Context) {
 		case <-timeC:
 			v.recompute(triggerTime)
 		}
-		v.lastDone = v.cfg.Clock.Now()
 	}
 }
 
@@ -227,7 +225,8 @@ func (v *View) recompute(trigger string) {
 	}
 	now := v.cfg.Clock.Now()
 	res, computeErr := v.compute(snap.Inputs, now)
-	computeDuration.Observe(v.cfg.Clock.Since(start).Seconds())
+	v.lastDone = v.cfg.Clock.Now()
+	computeDuration.Observe(v.lastDone.Sub(start).Seconds())
 
 	var status *v1alpha1.UpdateStatusStatus
 	switch {

@@ -98,7 +98,7 @@ soak: ## Load run: 1,000 watchers + 200 GET/s for SOAK_DURATION (default 5m) aga
 ##@ Verify
 
 .PHONY: verify
-verify: verify-codegen verify-docs verify-rules verify-gofmt verify-vet verify-tidy ## Every check CI runs besides the tests.
+verify: verify-codegen verify-docs verify-rules verify-gofmt verify-vet verify-tidy verify-boilerplate verify-lint ## Every check CI runs besides the tests.
 
 .PHONY: verify-codegen
 verify-codegen: ## Fail if generated files are stale or hand-edited.
@@ -127,6 +127,15 @@ verify-vet: ## go vet.
 .PHONY: verify-tidy
 verify-tidy: ## Fail if go.mod/go.sum are not tidy.
 	$(GO) mod tidy -diff
+
+.PHONY: verify-boilerplate
+verify-boilerplate: ## Fail if a Go file lacks the license header (hack/verify-boilerplate.sh --fix adds it).
+	hack/verify-boilerplate.sh
+
+.PHONY: verify-lint
+verify-lint: ## golangci-lint (.golangci.yml) with kube-api-linter and logcheck; the first run builds it (several minutes).
+	GOLANGCI_LINT=$$(hack/ensure-golangci-lint.sh) && \
+		"$$GOLANGCI_LINT" run ./...
 
 ##@ Deploy
 

@@ -10,7 +10,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -20,31 +19,71 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
+	"k8s.io/component-base/cli"
+	cliflag "k8s.io/component-base/cli/flag"
+	"k8s.io/component-base/logs"
+	logsapi "k8s.io/component-base/logs/api/v1"
+	"k8s.io/component-base/term"
 	"k8s.io/klog/v2"
 
 	"github.com/update-status/apiserver/pkg/localstack"
 )
 
 func main() {
-	klog.InitFlags(nil)
-	outDir := flag.String("output-dir", "_output/local", "where the kubeconfigs, the ready file and the run directory (logs, certificates, etcd data) go")
-	interval := flag.Duration("step-interval", 2*time.Second, "time between two steps of the update")
-	pause := flag.Int("pause-steps", 10, "steps to wait after an update completes before the next one starts")
-	flag.IntVar(&simNodes, "nodes", 12, "nodes of the simulated cluster")
-	flag.BoolVar(&withPrometheus, "prometheus", true, "run a Prometheus ($PROMETHEUS or on PATH; hack/ensure-prometheus.sh) over the simulator's metrics with artifacts/local/prometheus/rules.yaml, and give the server its alerts")
-	flag.DurationVar(&alertsInterval, "alerts-interval", 5*time.Second, "the server's --alerts-interval (with --prometheus)")
-	flag.DurationVar(&holdDrain, "hold-drain", 45*time.Second, "in every update a PodDisruptionBudget holds one worker's drain this long (real time), which fires PodDisruptionBudgetAtLimit; 0: never")
-	flag.Float64Var(&simSpeed, "speed", 60, "speed factor of the simulated update (60: an update of about 75 minutes takes about a minute and a quarter)")
-	flag.Parse()
-
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, *outDir, *interval, *pause); err != nil && !errors.Is(err, context.Canceled) {
-		klog.ErrorS(err, "make run failed")
-		klog.Flush()
-		os.Exit(1)
+	code := cli.Run(newCommand(ctx))
+	stop()
+	os.Exit(code)
+}
+
+// newCommand returns the local-up command; it runs until ctx is done.
+func newCommand(ctx context.Context) *cobra.Command {
+	var (
+		outDir   string
+		interval time.Duration
+		pause    int
+	)
+	logging := logs.NewOptions()
+	cmd := &cobra.Command{
+		Use:   "local-up",
+		Short: "Run a local control plane, a simulated cluster mid-update and update-status-apiserver (make run)",
+		Long: "local-up starts etcd and kube-apiserver on loopback, creates an OpenShift cluster in the middle of an\n" +
+			"update, starts update-status-apiserver behind the aggregation layer and keeps the update moving until\n" +
+			"Ctrl-C or SIGTERM. It needs KUBE_BIN_DIR (KUBE_BIN_DIR=$(hack/build-kube.sh)) and runs from the\n" +
+			"repository root.",
+		Args:         cobra.NoArgs,
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := logsapi.ValidateAndApply(logging, nil); err != nil {
+				return err
+			}
+			err := run(cmd.Context(), outDir, interval, pause)
+			if errors.Is(err, context.Canceled) {
+				return nil
+			}
+			return err
+		},
 	}
-	klog.Flush()
+	cmd.SetContext(ctx)
+
+	var fss cliflag.NamedFlagSets
+	fs := fss.FlagSet("local-up")
+	fs.StringVar(&outDir, "output-dir", "_output/local", "where the kubeconfigs, the ready file and the run directory (logs, certificates, etcd data) go")
+	fs.DurationVar(&interval, "step-interval", 2*time.Second, "time between two steps of the update")
+	fs.IntVar(&pause, "pause-steps", 10, "steps to wait after an update completes before the next one starts")
+	fs.IntVar(&simNodes, "nodes", 12, "nodes of the simulated cluster")
+	fs.BoolVar(&withPrometheus, "prometheus", true, "run a Prometheus ($PROMETHEUS or on PATH; hack/ensure-prometheus.sh) over the simulator's metrics with artifacts/local/prometheus/rules.yaml, and give the server its alerts")
+	fs.DurationVar(&alertsInterval, "alerts-interval", 5*time.Second, "the server's --alerts-interval (with --prometheus)")
+	fs.DurationVar(&holdDrain, "hold-drain", 45*time.Second, "in every update a PodDisruptionBudget holds one worker's drain this long (real time), which fires PodDisruptionBudgetAtLimit; 0: never")
+	fs.Float64Var(&simSpeed, "speed", 60, "speed factor of the simulated update (60: an update of about 75 minutes takes about a minute and a quarter)")
+	logsapi.AddFlags(logging, fss.FlagSet("logging"))
+	for _, f := range fss.FlagSets {
+		cmd.Flags().AddFlagSet(f)
+	}
+	cols, _, _ := term.TerminalSize(cmd.OutOrStdout())
+	cliflag.SetUsageAndHelpFunc(cmd, fss, cols)
+	return cmd
 }
 
 var (

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -11,6 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
+	cliflag "k8s.io/component-base/cli/flag"
+	"k8s.io/component-base/logs"
+	logsapi "k8s.io/component-base/logs/api/v1"
+	"k8s.io/component-base/term"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -21,6 +24,7 @@ import (
 // NewCommand returns the update-simulator command.
 func NewCommand(ctx context.Context, out io.Writer) *cobra.Command {
 	o := NewOptions()
+	logging := logs.NewOptions()
 	cmd := &cobra.Command{
 		Use:   "update-simulator (--kubeconfig FILE | --output-dir DIR) [flags]",
 		Short: "Drive a simulated OpenShift cluster through an update",
@@ -35,14 +39,23 @@ func NewCommand(ctx context.Context, out io.Writer) *cobra.Command {
 			if err := o.Validate(); err != nil {
 				return err
 			}
+			if err := logsapi.ValidateAndApply(logging, nil); err != nil {
+				return err
+			}
 			return o.Run(ctx, cmd.OutOrStdout())
 		},
 	}
 	cmd.SetOut(out)
-	o.AddFlags(cmd.Flags())
-	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(klogFlags)
-	cmd.Flags().AddGoFlagSet(klogFlags)
+	// The simulator's flags, then the logging flags (-v, --vmodule, ...) in
+	// a section of their own, as Kubernetes components print them.
+	var fss cliflag.NamedFlagSets
+	o.AddFlags(fss.FlagSet("simulation"))
+	logsapi.AddFlags(logging, fss.FlagSet("logging"))
+	for _, fs := range fss.FlagSets {
+		cmd.Flags().AddFlagSet(fs)
+	}
+	cols, _, _ := term.TerminalSize(out)
+	cliflag.SetUsageAndHelpFunc(cmd, fss, cols)
 	return cmd
 }
 

@@ -71,7 +71,7 @@ func NewOptions() *Options {
 	}
 }
 
-// AddFlags binds the options to fs, in named sections.
+// AddFlags binds the options to fs.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Write the objects to the kube-apiserver of this kubeconfig (real time, scaled by --speed)")
 	fs.StringVar(&o.OutputDir, "output-dir", o.OutputDir, "Write each state as files under DIR/<step>/{cv,co,mcp,mc,node,mco-deployment}.yaml (v1 Lists) on a simulated clock, for `update-status compute --from-dir DIR/<step>`")

@@ -1,0 +1,67 @@
+// Package clitest checks what the project's commands print for --help.
+package clitest
+
+import (
+	"flag"
+	"regexp"
+	"strings"
+	"testing"
+
+	"k8s.io/klog/v2"
+)
+
+// flagLine matches the line of a flag in the usage text of pflag, with or
+// without a shorthand: "  -v, --v Level   ..." or "      --vmodule ...".
+var flagLine = regexp.MustCompile(`^\s+(?:-\S, )?--(\S+)`)
+
+// sectionLine matches the heading of a section of flags, "Logging flags:"
+// of k8s.io/component-base/cli/flag or cobra's "Flags:".
+var sectionLine = regexp.MustCompile(`^(\S.*?)\s*[Ff]lags:$`)
+
+// loggingSection is the heading k8s.io/component-base/cli/flag gives the
+// flag set named "logging".
+const loggingSection = "Logging"
+
+// CheckKlogFlags fails t when help, the --help output of a command, shows
+// one of klog's flags outside its logging section. With logging, the
+// command has one (the flags of k8s.io/component-base/logs/api/v1), and -v
+// and --vmodule must be in it; without, no klog flag may show at all.
+func CheckKlogFlags(t testing.TB, help string, logging bool) {
+	t.Helper()
+	klogFlags := map[string]bool{}
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	fs.VisitAll(func(f *flag.Flag) {
+		klogFlags[strings.ReplaceAll(f.Name, "_", "-")] = true
+	})
+
+	section := ""
+	inLogging := map[string]bool{}
+	for line := range strings.Lines(help) {
+		line = strings.TrimRight(line, "\n")
+		if m := sectionLine.FindStringSubmatch(line); m != nil {
+			section = m[1]
+			continue
+		}
+		m := flagLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		name := strings.ReplaceAll(m[1], "_", "-")
+		if !klogFlags[name] {
+			continue
+		}
+		if logging && section == loggingSection && (name == "v" || name == "vmodule") {
+			inLogging[name] = true
+			continue
+		}
+		t.Errorf("--help shows klog's flag --%s in section %q:\n%s", m[1], section, line)
+	}
+	if logging {
+		for _, name := range []string{"v", "vmodule"} {
+			if !inLogging[name] {
+				t.Errorf("--help lacks --%s in its %s flags section:\n%s", name, loggingSection, help)
+			}
+		}
+	}
+}

@@ -150,7 +150,7 @@ func TestConfigBuildsTheServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }() // Complete may have closed it already
 	o.SecureServing.Listener = ln
 	if err := o.Complete(); err != nil {
 		t.Fatal(err)

@@ -67,13 +67,15 @@ func Run(ctx context.Context, args []string, out, errOut io.Writer) int {
 	err := cmd.Execute()
 	klog.Flush()
 	if err != nil {
-		fmt.Fprintln(errOut, "error:", err)
+		_, _ = fmt.Fprintln(errOut, "error:", err)
 		return 1
 	}
 	return 0
 }
 
-// Run creates the cluster and drives the update. o must be valid.
+// Run creates the cluster and drives the update. o must be valid. What it
+// prints to out is a report for a person: a failed write does not stop the
+// update, so its error is not checked.
 func (o *Options) Run(ctx context.Context, out io.Writer) error {
 	so, err := o.simulatorOptions()
 	if err != nil {
@@ -106,27 +108,27 @@ func (o *Options) Run(ctx context.Context, out io.Writer) error {
 			if err := simulator.InstallCRDs(ctx, cfg); err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "crds: installed and established in %s\n", time.Since(begin).Round(time.Millisecond))
+			_, _ = fmt.Fprintf(out, "crds: installed and established in %s\n", time.Since(begin).Round(time.Millisecond))
 		}
 		if so.Sink, err = simulator.NewAPISink(cfg, simulator.APISinkOptions{QPS: o.QPS, Burst: o.Burst, Workers: o.Workers}); err != nil {
 			return err
 		}
 	}
 	if !o.Quiet {
-		so.OnProgress = func(p simulator.Progress) { fmt.Fprintln(out, formatProgress(p)) }
+		so.OnProgress = func(p simulator.Progress) { _, _ = fmt.Fprintln(out, formatProgress(p)) }
 	}
 	s, err := simulator.New(so)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "cluster: %s\n", so.String())
+	_, _ = fmt.Fprintf(out, "cluster: %s\n", so.String())
 
 	begin := time.Now()
 	if err := s.Create(ctx); err != nil {
 		return err
 	}
 	took := time.Since(begin)
-	fmt.Fprintf(out, "create: %d nodes, %d objects in %s; %s\n", so.Nodes, len(s.NodeNames(""))+objectsBesideNodes(s), took.Round(time.Millisecond), o.rate(s.Requests(), took))
+	_, _ = fmt.Fprintf(out, "create: %d nodes, %d objects in %s; %s\n", so.Nodes, len(s.NodeNames(""))+objectsBesideNodes(s), took.Round(time.Millisecond), o.rate(s.Requests(), took))
 	if o.CreateOnly {
 		return nil
 	}
@@ -161,7 +163,7 @@ func (o *Options) Run(ctx context.Context, out io.Writer) error {
 		if err != nil || i == len(o.Then) {
 			break
 		}
-		fmt.Fprintf(out, "update: %s in %s; next update to %s\n", s.Phase(), so.Clock.Now().Sub(simStart).Round(time.Second), o.Then[i])
+		_, _ = fmt.Fprintf(out, "update: %s in %s; next update to %s\n", s.Phase(), so.Clock.Now().Sub(simStart).Round(time.Second), o.Then[i])
 		if err = s.StartNextUpdate(ctx, o.Then[i]); err != nil {
 			return err
 		}
@@ -169,17 +171,17 @@ func (o *Options) Run(ctx context.Context, out io.Writer) error {
 	elapsed := time.Since(begin)
 	switch {
 	case errors.Is(err, simulator.ErrStalled):
-		fmt.Fprintf(out, "update: stalled in phase %s: nothing more happens until a fault is cleared\n", s.Phase())
+		_, _ = fmt.Fprintf(out, "update: stalled in phase %s: nothing more happens until a fault is cleared\n", s.Phase())
 	case err != nil:
 		return err
 	case fake != nil:
-		fmt.Fprintf(out, "update: %s in %s of simulated time\n", s.Phase(), so.Clock.Now().Sub(simStart).Round(time.Second))
+		_, _ = fmt.Fprintf(out, "update: %s in %s of simulated time\n", s.Phase(), so.Clock.Now().Sub(simStart).Round(time.Second))
 	default:
-		fmt.Fprintf(out, "update: %s in %s (about %s at speed 1)\n", s.Phase(), elapsed.Round(time.Second),
+		_, _ = fmt.Fprintf(out, "update: %s in %s (about %s at speed 1)\n", s.Phase(), elapsed.Round(time.Second),
 			time.Duration(float64(elapsed)*o.Speed).Round(time.Minute))
 	}
 	if fake == nil {
-		fmt.Fprintf(out, "update: %s\n", o.rate(s.Requests(), elapsed))
+		_, _ = fmt.Fprintf(out, "update: %s\n", o.rate(s.Requests(), elapsed))
 	}
 	return nil
 }

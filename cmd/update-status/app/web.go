@@ -98,7 +98,9 @@ func serveWeb(ctx context.Context, cmd *cobra.Command, l net.Listener, h *web.Ha
 	if serr := srv.Shutdown(shutdownCtx); serr != nil && err == nil {
 		err = serr
 	}
-	<-ran
+	if rerr := <-ran; err == nil {
+		err = rerr
+	}
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}

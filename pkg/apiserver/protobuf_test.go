@@ -92,7 +92,7 @@ func TestProtobufWatch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer resp.Body.Close()
+			defer func() { _ = resp.Body.Close() }() // a test reading a response
 			if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != runtime.ContentTypeProtobuf+";stream=watch" {
 				t.Fatalf("%d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
 			}
@@ -100,7 +100,7 @@ func TestProtobufWatch(t *testing.T) {
 			if !ok || info.StreamSerializer == nil {
 				t.Fatal("no protobuf stream serializer")
 			}
-			frames := info.StreamSerializer.Framer.NewFrameReader(resp.Body)
+			frames := info.StreamSerializer.NewFrameReader(resp.Body)
 			dec := restclientwatch.NewDecoder(streaming.NewDecoder(frames, info.StreamSerializer.Serializer), info.Serializer)
 			typ, obj, err := dec.Decode()
 			if err != nil {

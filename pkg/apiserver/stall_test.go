@@ -67,7 +67,7 @@ func TestStalledWatcherIsClosedOthersKeepReceiving(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stalled.Body.Close()
+	defer func() { _ = stalled.Body.Close() }() // a test reading a response
 	if stalled.ProtoMajor != 2 || stalled.StatusCode != http.StatusOK {
 		t.Fatalf("stalled watch: %s %s", stalled.Proto, stalled.Status)
 	}

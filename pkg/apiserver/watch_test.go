@@ -91,7 +91,7 @@ func streamEventsWith(t *testing.T, c *http.Client, url string) (<-chan wireEven
 	ch := make(chan wireEvent, 16)
 	go func() {
 		defer close(ch)
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }() // a test reading a response
 		dec := json.NewDecoder(bufio.NewReader(resp.Body))
 		for {
 			var ev wireEvent

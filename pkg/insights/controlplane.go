@@ -284,7 +284,7 @@ func baselineDuration(h []configv1.UpdateHistory) time.Duration {
 	}
 	for _, item := range h[1 : len(h)-1] {
 		if item.State == configv1.CompletedUpdate && item.CompletionTime != nil {
-			return item.CompletionTime.Time.Sub(item.StartedTime.Time)
+			return item.CompletionTime.Sub(item.StartedTime.Time)
 		}
 	}
 	return time.Hour

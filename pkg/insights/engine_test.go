@@ -348,7 +348,9 @@ func TestTruncation(t *testing.T) {
 	if notice == nil || notice.Impact.Level != v1alpha1.InfoImpactLevel {
 		t.Fatalf("no Info insight reports the truncation")
 	}
-	fmt.Sscanf(notice.Impact.Summary, "%d", &omitted)
+	if _, err := fmt.Sscanf(notice.Impact.Summary, "%d", &omitted); err != nil {
+		t.Fatalf("the truncation notice %q does not start with a count: %v", notice.Impact.Summary, err)
+	}
 	if len(res.Truncations) != 1 || res.Truncations[0].Omitted != omitted || omitted == 0 {
 		t.Errorf("truncations %+v, notice says %d", res.Truncations, omitted)
 	}

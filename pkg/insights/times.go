@@ -103,15 +103,3 @@ func condition(typ string, status metav1.ConditionStatus, reason, message string
 		LastTransitionTime: wire(at),
 	}
 }
-
-// conditionStatus maps a source condition status onto a metav1 one.
-func conditionStatus(s configv1.ConditionStatus) metav1.ConditionStatus {
-	switch s {
-	case configv1.ConditionTrue:
-		return metav1.ConditionTrue
-	case configv1.ConditionFalse:
-		return metav1.ConditionFalse
-	default:
-		return metav1.ConditionUnknown
-	}
-}

@@ -395,7 +395,7 @@ func etcdProcess(e *Etcd) *Process {
 func sanitize(s string) string {
 	b := []byte(s)
 	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
 			b[i] = '-'
 		}
 	}

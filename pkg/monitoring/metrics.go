@@ -145,9 +145,9 @@ func Collect(obj *update.UpdateStatus, emit func(metrics.Metric)) {
 		case cv != nil:
 			gauge(completionDesc, float64(cv.Completion)/100)
 			oneOf(assessmentDesc, string(cv.Assessment), controlPlaneAssessments)
-			gauge(startedDesc, unixSeconds(cv.StartedAt.Time.UnixNano()))
+			gauge(startedDesc, unixSeconds(cv.StartedAt.UnixNano()))
 			if cv.EstimatedCompletedAt != nil {
-				gauge(estimatedDesc, unixSeconds(cv.EstimatedCompletedAt.Time.UnixNano()))
+				gauge(estimatedDesc, unixSeconds(cv.EstimatedCompletedAt.UnixNano()))
 			}
 			gauge(infoDesc, 1, cv.Versions.Target.Version, cv.Versions.Previous.Version)
 		case pool != nil:

@@ -37,7 +37,9 @@ func TestRunbooksExist(t *testing.T) {
 		if sc.Scan() {
 			first = sc.Text()
 		}
-		f.Close()
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
 		if want := "# " + alert; first != want {
 			t.Errorf("%s: first line is %q, want %q", path, first, want)
 		}

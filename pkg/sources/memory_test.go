@@ -42,7 +42,7 @@ func realisticNode(i int) *corev1.Node {
 			fmt.Fprintf(&b, `"f:%s":{}`, k)
 		}
 		b.WriteString(`}}}`)
-		return &metav1.FieldsV1{Raw: []byte(b.String())}
+		return metav1.NewFieldsV1(b.String())
 	}
 	images := make([]corev1.ContainerImage, 40)
 	for j := range images {

@@ -97,7 +97,7 @@ func TestTransforms(t *testing.T) {
 			transform: transformNode,
 			in: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n3", CreationTimestamp: at(0),
 				ManagedFields: []metav1.ManagedFieldsEntry{
-					{Manager: "machine-config-daemon", Time: atPtr(5), FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{}}`)}},
+					{Manager: "machine-config-daemon", Time: atPtr(5), FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{}}`)},
 					{Manager: "kubelet", Subresource: "status", Time: atPtr(9)},
 				}}},
 			want: &insights.Node{Name: "n3", Changed: at(5).Time},
@@ -247,7 +247,7 @@ func TestCompactManagedFields(t *testing.T) {
 		{
 			name: "the latest main-resource time stays, without field sets",
 			in: []metav1.ManagedFieldsEntry{
-				{Manager: "a", Time: atPtr(1), FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{}}`)}},
+				{Manager: "a", Time: atPtr(1), FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{}}`)},
 				{Manager: "kubelet", Subresource: "status", Time: atPtr(9)},
 				{Manager: "b", Time: atPtr(5)},
 			},

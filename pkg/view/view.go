@@ -79,12 +79,11 @@ type View struct {
 	computingSince atomic.Int64 // unix nanoseconds; 0 when idle
 
 	// Owned by the Run goroutine.
-	last          *Revision
-	lastFP        fingerprint
-	objects       insightSet
-	fpState       fingerprintState
-	nextChange    time.Time
-	initialSynced bool
+	last       *Revision
+	lastFP     fingerprint
+	objects    insightSet
+	fpState    fingerprintState
+	nextChange time.Time
 	// lastDone is when the last computation ended (before its revision is
 	// published); the fold window follows it.
 	lastDone time.Time

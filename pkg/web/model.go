@@ -54,10 +54,10 @@ func NodeState(n *v1alpha1.NodeStatusInsight) string {
 
 func stateOf(st encoding.NodeState) string {
 	state := StateUnknown
-	switch {
-	case st.Assessment == "Degraded":
+	switch st.Assessment {
+	case "Degraded":
 		state = StateDegraded
-	case st.Assessment == "Unavailable":
+	case "Unavailable":
 		state = StateUnavailable
 	default:
 		switch st.Phase {

@@ -22,7 +22,7 @@ func TestProtobufMeta(t *testing.T) {
 	}
 	enc := apiserver.Codecs.EncoderForVersion(info.Serializer, v1alpha1.SchemeGroupVersion)
 	var stream bytes.Buffer
-	fw := info.StreamSerializer.Framer.NewFrameWriter(&stream)
+	fw := info.StreamSerializer.NewFrameWriter(&stream)
 	objs := []runtime.Object{
 		&v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: "cluster", ResourceVersion: "1000001", Labels: map[string]string{"a": "b"}}},
 		&v1alpha1.NodeProgressInsight{ObjectMeta: metav1.ObjectMeta{Name: "worker-3", ResourceVersion: "2000001", Labels: map[string]string{v1alpha1.LabelPool: "worker"}}},

@@ -189,14 +189,14 @@ func TestAbsurdSources(t *testing.T) {
 			})
 			// Wait for the server to publish a revision computed from the
 			// absurd sources.
-			us, _ := waitForStatus(ctx, t, 5*time.Second, "a new revision", func(us *v1alpha1.UpdateStatus) bool {
+			waitForStatus(ctx, t, 5*time.Second, "a new revision", func(us *v1alpha1.UpdateStatus) bool {
 				return us.ResourceVersion != before.ResourceVersion
 			})
 			// An injection may fold into more than one revision, and no
 			// condition tells the last: time passes, more than three fold
 			// delays (150 ms), and the object served then is the one checked.
 			time.Sleep(500 * time.Millisecond)
-			us = getStatus(ctx, t)
+			us := getStatus(ctx, t)
 			if errs := validation.ValidateUpdateStatus(us); len(errs) > 0 {
 				t.Fatalf("the served object is invalid after %s: %v", tt.name, errs.ToAggregate())
 			}

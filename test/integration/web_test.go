@@ -430,7 +430,7 @@ func TestWebPage(t *testing.T) {
 		t.Fatalf("drive the update to its end: %v", err)
 	}
 	startWeb(ctx, t, cpW.KubeconfigPath(localstack.AdminUser), "127.0.0.1:"+port)
-	dom = pg.waitFor(ctx, t, time.Minute, "the completed update after reconnecting", func(dom string) error {
+	pg.waitFor(ctx, t, time.Minute, "the completed update after reconnecting", func(dom string) error {
 		v, err := matchServed(ctx, cpW, dom)
 		if err != nil {
 			return err

@@ -92,8 +92,8 @@ func NewOptions() *Options {
 	// The kube-apiserver's aggregation layer multiplexes every client's
 	// requests to this server, watches included, over few HTTP/2 connections:
 	// allow 1,000 streams on one, as the library's RecommendedOptions do for
-	// aggregated servers (unset, the library allows 100). docs/watch.md has the
-	// figures.
+	// aggregated servers (unset, the library allows 100). docs/benchmarks.md
+	// (What was tried) has the figures.
 	o.SecureServing.HTTP2MaxStreamsPerConnection = 1000
 	// Without --tls-cert-file the self-signed certificate stays in memory, so
 	// the server also runs on a read-only root filesystem.

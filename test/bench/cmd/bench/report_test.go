@@ -144,3 +144,23 @@ func TestWatchTableRow(t *testing.T) {
 		t.Errorf("no reopened streams and resumed watches in\n%s\n%s", header, row)
 	}
 }
+
+func TestKeepTried(t *testing.T) {
+	const generated = "# Benchmarks\n\ntables\n"
+	tests := []struct {
+		name, old, want string
+	}{
+		{name: "no previous report", old: "", want: generated},
+		{name: "no section", old: "# Benchmarks\n\nold tables\n", want: generated},
+		{name: "section kept, old tables dropped", old: "# Benchmarks\n\nold tables\n\n## What was tried\n\nA try.\n",
+			want: "# Benchmarks\n\ntables\n\n## What was tried\n\nA try.\n"},
+		{name: "a heading that only starts the same is not the section", old: "# B\n\n## What was tried before\n", want: generated},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := string(keepTried([]byte(generated), []byte(tc.old))); got != tc.want {
+				t.Errorf("keepTried = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Fails when a Go file of the tree does not begin with the license header of
 # hack/boilerplate.go.txt (the header the code generators also write), and
-# lists those files. A build constraint and a blank line may stand before the
-# header, as deepcopy-gen and openapi-gen write it. With --fix it puts the header, and a blank line, at the
-# top of each of them instead.
+# lists those files. Build constraints may stand before the header, as
+# deepcopy-gen and openapi-gen write them. With --fix it puts the header (which
+# ends with a blank line) at the top of each of those files instead.
 set -o errexit -o nounset -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -23,11 +23,11 @@ HEADER="${ROOT}/hack/boilerplate.go.txt"
 lines=$(wc -l <"${HEADER}")
 missing=()
 has_header() {
-    local start=1
-    if [[ "$(head -n 1 "$1")" == //go:build* ]]; then
-        start=3
-    fi
-    sed -n "${start},$((start + lines - 1))p" "$1" | cmp -s - "${HEADER}"
+    # Skip build constraints (//go:build, // +build) and the blank lines
+    # after them.
+    local start
+    start=$(awk '!/^\/\/go:build / && !/^\/\/ \+build / && !/^$/ { print NR; exit }' "$1")
+    sed -n "${start:-1},$((${start:-1} + lines - 1))p" "$1" | cmp -s - "${HEADER}"
 }
 while IFS= read -r -d '' f; do
     if ! has_header "${f}"; then
@@ -40,7 +40,7 @@ if [[ ${#missing[@]} -eq 0 ]]; then
 fi
 if ${fix}; then
     for f in "${missing[@]}"; do
-        { cat "${HEADER}"; echo; cat "${f}"; } >"${f}.boilerplate"
+        cat "${HEADER}" "${f}" >"${f}.boilerplate"
         mv "${f}.boilerplate" "${f}"
         echo "verify-boilerplate: added the header to ${f}"
     done

@@ -44,6 +44,8 @@ if ${fix}; then
         mv "${f}.boilerplate" "${f}"
         echo "verify-boilerplate: added the header to ${f}"
     done
+    # gofmt moves a build constraint back above the header.
+    gofmt -w "${missing[@]}"
     exit 0
 fi
 echo "These Go files lack the license header of hack/boilerplate.go.txt (hack/verify-boilerplate.sh --fix adds it):" >&2

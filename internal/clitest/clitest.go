@@ -18,13 +18,31 @@ limitations under the License.
 package clitest
 
 import (
+	"bytes"
 	"flag"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+	"k8s.io/component-base/cli"
 	"k8s.io/klog/v2"
 )
+
+// Help runs cmd with --help as cli.Run runs a command (it adds the rest of
+// klog's flags, which the command accepts but does not print) and returns
+// what it printed.
+func Help(t testing.TB, cmd *cobra.Command) string {
+	t.Helper()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs([]string{"--help"})
+	if err := cli.RunNoErrOutput(cmd); err != nil {
+		t.Fatalf("%s --help: %v", cmd.Name(), err)
+	}
+	return out.String()
+}
 
 // flagLine matches the line of a flag in the usage text of pflag, with or
 // without a shorthand: "  -v, --v Level   ..." or "      --vmodule ...".

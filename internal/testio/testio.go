@@ -14,8 +14,8 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package testio holds helpers shared by tests of several packages: I/O, and
-// waiting for a condition.
+// Package testio holds helpers shared by tests of several packages: I/O,
+// waiting for a condition, and the watches of a fake clientset.
 package testio
 
 import (

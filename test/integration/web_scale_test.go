@@ -29,8 +29,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
-	clienttesting "k8s.io/client-go/testing"
 
+	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned/fake"
 	"github.com/update-status/apiserver/pkg/view"
@@ -85,18 +85,7 @@ func TestWebPageTenThousandNodes(t *testing.T) {
 	// The events of the latest watch of NodeProgressInsights, which the
 	// writer below must not overfill.
 	var nodeEvents atomic.Value
-	client.PrependWatchReactor("nodeprogressinsights", func(action clienttesting.Action) (bool, watch.Interface, error) {
-		var opts metav1.ListOptions
-		if wa, ok := action.(clienttesting.WatchActionImpl); ok {
-			opts = wa.ListOptions
-		}
-		w, err := client.Tracker().Watch(action.GetResource(), action.GetNamespace(), opts)
-		if err != nil {
-			return true, nil, err
-		}
-		nodeEvents.Store(w.ResultChan())
-		return true, w, nil
-	})
+	testio.OnWatch(client, "nodeprogressinsights", func(w watch.Interface) { nodeEvents.Store(w.ResultChan()) })
 	h := web.NewHandler(web.Options{Client: client})
 	runCtx, stop := context.WithCancel(ctx)
 	ran := make(chan struct{})

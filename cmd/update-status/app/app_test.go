@@ -30,7 +30,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
-	clienttesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/yaml"
 
@@ -190,18 +189,7 @@ func TestReportWatch(t *testing.T) {
 	// that one change is enough (no change published into the void).
 	watching := make(chan struct{})
 	var once sync.Once
-	client.PrependWatchReactor("updatestatuses", func(action clienttesting.Action) (bool, watch.Interface, error) {
-		var opts metav1.ListOptions
-		if wa, ok := action.(clienttesting.WatchActionImpl); ok {
-			opts = wa.ListOptions
-		}
-		w, err := client.Tracker().Watch(action.GetResource(), action.GetNamespace(), opts)
-		if err != nil {
-			return true, nil, err
-		}
-		once.Do(func() { close(watching) })
-		return true, w, nil
-	})
+	testio.OnWatch(client, "updatestatuses", func(watch.Interface) { once.Do(func() { close(watching) }) })
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	go func() { done <- Run(ctx, deps, []string{"report", "--kubeconfig", "k", "--watch"}) }()

@@ -216,7 +216,8 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 		sig := proj.signature(now, completedAt)
 		eca := wire(sig.projected)
 		in.EstimatedCompletedAt = &eca
-		in.EstimatedDuration = &metav1.Duration{Duration: sig.total}
+		total := int64(sig.total)
+		in.EstimatedDurationNanoseconds = &total
 		in.Assessment = v1alpha1.ControlPlaneAssessmentProgressing
 		if sig.negative {
 			in.Assessment = v1alpha1.ControlPlaneAssessmentDegraded

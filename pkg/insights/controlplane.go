@@ -307,7 +307,7 @@ func baselineDuration(h []configv1.UpdateHistory) time.Duration {
 }
 
 // projection computes the control plane's estimate: its total duration
-// (estimatedDuration) and the update's start plus that duration at whole
+// (estimatedDurationNanoseconds) and the update's start plus that duration at whole
 // seconds (estimatedCompletedAt) (docs/insights.md#estimated-completion).
 type projection struct {
 	started      time.Time

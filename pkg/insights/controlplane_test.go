@@ -345,8 +345,8 @@ func TestControlPlaneAssessment(t *testing.T) {
 				return
 			}
 			e, ok := encoding.InsightRemaining(cv, at)
-			if !ok || cv.EstimatedDuration == nil {
-				t.Fatalf("no estimate: eca %v, duration %v", cv.EstimatedCompletedAt, cv.EstimatedDuration)
+			if !ok || cv.EstimatedDurationNanoseconds == nil {
+				t.Fatalf("no estimate: eca %v, duration %v", cv.EstimatedCompletedAt, cv.EstimatedDurationNanoseconds)
 			}
 			switch tc.wantText {
 			case "slow":

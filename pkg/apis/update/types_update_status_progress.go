@@ -61,10 +61,11 @@ type ClusterVersionStatusInsight struct {
 	// +optional
 	EstimatedCompletedAt *metav1.Time `json:"estimatedCompletedAt,omitempty"`
 
-	// estimatedDuration is the update's estimated total duration counted from
-	// startedAt, to the nanosecond; set together with estimatedCompletedAt.
+	// estimatedDurationNanoseconds is the update's estimated total duration
+	// counted from startedAt, in nanoseconds; set together with
+	// estimatedCompletedAt.
 	// +optional
-	EstimatedDuration *metav1.Duration `json:"estimatedDuration,omitempty"`
+	EstimatedDurationNanoseconds *int64 `json:"estimatedDurationNanoseconds,omitempty"`
 }
 
 // ControlPlaneAssessment is a one-word summary of the control-plane update.

@@ -261,9 +261,9 @@ func (in *ClusterVersionStatusInsight) DeepCopyInto(out *ClusterVersionStatusIns
 		in, out := &in.EstimatedCompletedAt, &out.EstimatedCompletedAt
 		*out = (*in).DeepCopy()
 	}
-	if in.EstimatedDuration != nil {
-		in, out := &in.EstimatedDuration, &out.EstimatedDuration
-		*out = new(v1.Duration)
+	if in.EstimatedDurationNanoseconds != nil {
+		in, out := &in.EstimatedDurationNanoseconds, &out.EstimatedDurationNanoseconds
+		*out = new(int64)
 		**out = **in
 	}
 	return

@@ -588,10 +588,11 @@ func schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsightStatus(ref com
 							Ref:         ref(v1.Time{}.OpenAPIModelName()),
 						},
 					},
-					"estimatedDuration": {
+					"estimatedDurationNanoseconds": {
 						SchemaProps: spec.SchemaProps{
-							Description: "estimatedDuration is the update's estimated total duration counted from startedAt, to the nanosecond; it is set together with estimatedCompletedAt, which is startedAt plus this duration at whole seconds. The time remaining at an instant t is estimatedDuration minus (t - startedAt); computed from it, a client's estimate agrees with `oc adm upgrade status` at every instant.",
-							Ref:         ref(v1.Duration{}.OpenAPIModelName()),
+							Description: "estimatedDurationNanoseconds is the update's estimated total duration counted from startedAt, in nanoseconds; it is set together with estimatedCompletedAt, which is startedAt plus this duration at whole seconds. The time remaining at an instant t is this duration minus (t - startedAt); computed from it, a client's estimate agrees with `oc adm upgrade status` at every instant, which the whole seconds of estimatedCompletedAt cannot carry.",
+							Type:        []string{"integer"},
+							Format:      "int64",
 						},
 					},
 				},
@@ -599,7 +600,7 @@ func schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsightStatus(ref com
 			},
 		},
 		Dependencies: []string{
-			v1alpha1.ControlPlaneUpdateVersions{}.OpenAPIModelName(), v1alpha1.ResourceRef{}.OpenAPIModelName(), v1.Condition{}.OpenAPIModelName(), v1.Duration{}.OpenAPIModelName(), v1.Time{}.OpenAPIModelName()},
+			v1alpha1.ControlPlaneUpdateVersions{}.OpenAPIModelName(), v1alpha1.ResourceRef{}.OpenAPIModelName(), v1.Condition{}.OpenAPIModelName(), v1.Time{}.OpenAPIModelName()},
 	}
 }
 
@@ -685,10 +686,11 @@ func schema_pkg_apis_update_v1alpha1_ClusterVersionStatusInsight(ref common.Refe
 							Ref:         ref(v1.Time{}.OpenAPIModelName()),
 						},
 					},
-					"estimatedDuration": {
+					"estimatedDurationNanoseconds": {
 						SchemaProps: spec.SchemaProps{
-							Description: "estimatedDuration is the update's estimated total duration counted from startedAt, to the nanosecond; it is set together with estimatedCompletedAt, which is startedAt plus this duration at whole seconds. The time remaining at an instant t is estimatedDuration minus (t - startedAt); computed from it, a client's estimate agrees with `oc adm upgrade status` at every instant.",
-							Ref:         ref(v1.Duration{}.OpenAPIModelName()),
+							Description: "estimatedDurationNanoseconds is the update's estimated total duration counted from startedAt, in nanoseconds; it is set together with estimatedCompletedAt, which is startedAt plus this duration at whole seconds. The time remaining at an instant t is this duration minus (t - startedAt); computed from it, a client's estimate agrees with `oc adm upgrade status` at every instant, which the whole seconds of estimatedCompletedAt cannot carry.",
+							Type:        []string{"integer"},
+							Format:      "int64",
 						},
 					},
 				},
@@ -696,7 +698,7 @@ func schema_pkg_apis_update_v1alpha1_ClusterVersionStatusInsight(ref common.Refe
 			},
 		},
 		Dependencies: []string{
-			v1alpha1.ControlPlaneUpdateVersions{}.OpenAPIModelName(), v1alpha1.ResourceRef{}.OpenAPIModelName(), v1.Condition{}.OpenAPIModelName(), v1.Duration{}.OpenAPIModelName(), v1.Time{}.OpenAPIModelName()},
+			v1alpha1.ControlPlaneUpdateVersions{}.OpenAPIModelName(), v1alpha1.ResourceRef{}.OpenAPIModelName(), v1.Condition{}.OpenAPIModelName(), v1.Time{}.OpenAPIModelName()},
 	}
 }
 

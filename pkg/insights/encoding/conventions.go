@@ -134,13 +134,13 @@ func Remaining(started time.Time, total time.Duration, ref time.Time) time.Durat
 }
 
 // InsightRemaining is Remaining for a ClusterVersion insight at ref: from its
-// estimatedDuration, or, from a server that does not set it, from
+// estimatedDurationNanoseconds, or, from a server that does not set it, from
 // estimatedCompletedAt (whole seconds, so within a second of oc's). ok is
 // false when the insight carries no estimate.
 func InsightRemaining(cv *v1alpha1.ClusterVersionStatusInsight, ref time.Time) (d time.Duration, ok bool) {
 	switch {
-	case cv.EstimatedDuration != nil:
-		return Remaining(cv.StartedAt.Time, cv.EstimatedDuration.Duration, ref), true
+	case cv.EstimatedDurationNanoseconds != nil:
+		return Remaining(cv.StartedAt.Time, time.Duration(*cv.EstimatedDurationNanoseconds), ref), true
 	case cv.EstimatedCompletedAt != nil:
 		return Remaining(cv.StartedAt.Time, cv.EstimatedCompletedAt.Sub(cv.StartedAt.Time), ref), true
 	}

@@ -101,8 +101,11 @@ func newSuiteStore(t *testing.T, layout keyLayout, behindCache bool) *suiteStore
 	if err != nil {
 		t.Fatal(err)
 	}
-	keyFunc := func(obj runtime.Object) (string, error) { return storage.NamespaceKeyFunc("/pods/", obj) }
-	if layout == clusterKeys {
+	var keyFunc func(runtime.Object) (string, error)
+	switch layout {
+	case namespacedKeys:
+		keyFunc = func(obj runtime.Object) (string, error) { return storage.NamespaceKeyFunc("/pods/", obj) }
+	case clusterKeys:
 		keyFunc = func(obj runtime.Object) (string, error) { return storage.NoNamespaceKeyFunc("/pods/", obj) }
 	}
 	served, destroy, err := opts.Decorator(opts.StorageConfig, opts.ResourcePrefix, keyFunc,

@@ -539,17 +539,10 @@ func (m *ClusterVersionStatusInsight) MarshalToSizedBuffer(dAtA []byte) (int, er
 	_ = i
 	var l int
 	_ = l
-	if m.EstimatedDuration != nil {
-		{
-			size, err := m.EstimatedDuration.MarshalToSizedBuffer(dAtA[:i])
-			if err != nil {
-				return 0, err
-			}
-			i -= size
-			i = encodeVarintGenerated(dAtA, i, uint64(size))
-		}
+	if m.EstimatedDurationNanoseconds != nil {
+		i = encodeVarintGenerated(dAtA, i, uint64(*m.EstimatedDurationNanoseconds))
 		i--
-		dAtA[i] = 0x4a
+		dAtA[i] = 0x48
 	}
 	if m.EstimatedCompletedAt != nil {
 		{
@@ -2554,9 +2547,8 @@ func (m *ClusterVersionStatusInsight) Size() (n int) {
 		l = m.EstimatedCompletedAt.Size()
 		n += 1 + l + sovGenerated(uint64(l))
 	}
-	if m.EstimatedDuration != nil {
-		l = m.EstimatedDuration.Size()
-		n += 1 + l + sovGenerated(uint64(l))
+	if m.EstimatedDurationNanoseconds != nil {
+		n += 1 + sovGenerated(uint64(*m.EstimatedDurationNanoseconds))
 	}
 	return n
 }
@@ -3316,7 +3308,7 @@ func (this *ClusterVersionStatusInsight) String() string {
 		`StartedAt:` + strings.Replace(strings.Replace(fmt.Sprintf("%v", this.StartedAt), "Time", "v1.Time", 1), `&`, ``, 1) + `,`,
 		`CompletedAt:` + strings.Replace(fmt.Sprintf("%v", this.CompletedAt), "Time", "v1.Time", 1) + `,`,
 		`EstimatedCompletedAt:` + strings.Replace(fmt.Sprintf("%v", this.EstimatedCompletedAt), "Time", "v1.Time", 1) + `,`,
-		`EstimatedDuration:` + strings.Replace(fmt.Sprintf("%v", this.EstimatedDuration), "Duration", "v1.Duration", 1) + `,`,
+		`EstimatedDurationNanoseconds:` + valueToStringGenerated(this.EstimatedDurationNanoseconds) + `,`,
 		`}`,
 	}, "")
 	return s
@@ -5201,10 +5193,10 @@ func (m *ClusterVersionStatusInsight) Unmarshal(dAtA []byte) error {
 			}
 			iNdEx = postIndex
 		case 9:
-			if wireType != 2 {
-				return fmt.Errorf("proto: wrong wireType = %d for field EstimatedDuration", wireType)
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field EstimatedDurationNanoseconds", wireType)
 			}
-			var msglen int
+			var v int64
 			for shift := uint(0); ; shift += 7 {
 				if shift >= 64 {
 					return ErrIntOverflowGenerated
@@ -5214,28 +5206,12 @@ func (m *ClusterVersionStatusInsight) Unmarshal(dAtA []byte) error {
 				}
 				b := dAtA[iNdEx]
 				iNdEx++
-				msglen |= int(b&0x7F) << shift
+				v |= int64(b&0x7F) << shift
 				if b < 0x80 {
 					break
 				}
 			}
-			if msglen < 0 {
-				return ErrInvalidLengthGenerated
-			}
-			postIndex := iNdEx + msglen
-			if postIndex < 0 {
-				return ErrInvalidLengthGenerated
-			}
-			if postIndex > l {
-				return io.ErrUnexpectedEOF
-			}
-			if m.EstimatedDuration == nil {
-				m.EstimatedDuration = &v1.Duration{}
-			}
-			if err := m.EstimatedDuration.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
-				return err
-			}
-			iNdEx = postIndex
+			m.EstimatedDurationNanoseconds = &v
 		default:
 			iNdEx = preIndex
 			skippy, err := skipGenerated(dAtA[iNdEx:])

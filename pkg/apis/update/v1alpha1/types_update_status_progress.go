@@ -64,14 +64,15 @@ type ClusterVersionStatusInsight struct {
 	// +optional
 	EstimatedCompletedAt *metav1.Time `json:"estimatedCompletedAt,omitempty" protobuf:"bytes,8,opt,name=estimatedCompletedAt"`
 
-	// estimatedDuration is the update's estimated total duration counted from
-	// startedAt, to the nanosecond; it is set together with
+	// estimatedDurationNanoseconds is the update's estimated total duration
+	// counted from startedAt, in nanoseconds; it is set together with
 	// estimatedCompletedAt, which is startedAt plus this duration at whole
-	// seconds. The time remaining at an instant t is estimatedDuration minus
+	// seconds. The time remaining at an instant t is this duration minus
 	// (t - startedAt); computed from it, a client's estimate agrees with
-	// `oc adm upgrade status` at every instant.
+	// `oc adm upgrade status` at every instant, which the whole seconds of
+	// estimatedCompletedAt cannot carry.
 	// +optional
-	EstimatedDuration *metav1.Duration `json:"estimatedDuration,omitempty" protobuf:"bytes,9,opt,name=estimatedDuration"`
+	EstimatedDurationNanoseconds *int64 `json:"estimatedDurationNanoseconds,omitempty" protobuf:"varint,9,opt,name=estimatedDurationNanoseconds"`
 }
 
 // ControlPlaneAssessment is a one-word summary of the control-plane update.

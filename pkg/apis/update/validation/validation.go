@@ -165,7 +165,7 @@ const (
 	msgTarget        = "target version must not be '<none>' or have Installation metadata"
 	msgURL           = "reference must be a valid URL (an absolute URI or an absolute path, as CEL isURL accepts)"
 	msgZeroTime      = "must be a time when present, not the zero time (which serializes as null)"
-	msgEstimate      = "must be set with estimatedDuration"
+	msgEstimate      = "must be set with estimatedDurationNanoseconds"
 	msgPercent       = "must be between 0 and 100, inclusive"
 	msgNonNegative   = "must be greater than or equal to 0"
 )
@@ -420,7 +420,7 @@ func (v *validator) clusterVersion(p *path, cv *v1alpha1.ClusterVersionStatusIns
 	v.optionalTime(&cdp, cv.CompletedAt)
 	ep := p.child("estimatedCompletedAt")
 	v.optionalTime(&ep, cv.EstimatedCompletedAt)
-	if cv.EstimatedDuration != nil && cv.EstimatedCompletedAt == nil {
+	if cv.EstimatedDurationNanoseconds != nil && cv.EstimatedCompletedAt == nil {
 		v.add(field.Required(ep.build(), msgEstimate))
 	}
 }

@@ -25,6 +25,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
@@ -354,8 +355,8 @@ func TestInvalid(t *testing.T) {
 		{"completedAt zero", func(o *v1alpha1.UpdateStatus) { cv(o).CompletedAt = &metav1.Time{} }, []want{{invalid, cvPath + ".completedAt"}}},
 		{"estimatedCompletedAt zero", func(o *v1alpha1.UpdateStatus) { cv(o).EstimatedCompletedAt = &metav1.Time{} },
 			[]want{{invalid, cvPath + ".estimatedCompletedAt"}}},
-		{"estimatedDuration without estimatedCompletedAt", func(o *v1alpha1.UpdateStatus) {
-			cv(o).EstimatedCompletedAt, cv(o).EstimatedDuration = nil, &metav1.Duration{Duration: time.Hour}
+		{"estimatedDurationNanoseconds without estimatedCompletedAt", func(o *v1alpha1.UpdateStatus) {
+			cv(o).EstimatedCompletedAt, cv(o).EstimatedDurationNanoseconds = nil, ptr.To(int64(time.Hour))
 		}, []want{{required, cvPath + ".estimatedCompletedAt"}}},
 
 		// clusterOperator.

@@ -100,7 +100,7 @@ func Status(st *v1alpha1.UpdateStatusStatus, objs *Objects) *v1alpha1.UpdateStat
 		if m.known(o.Status.InsightUID, v1alpha1.ClusterVersionStatusInsightType, o.Status.Resource.Name) {
 			continue
 		}
-		m.addControlPlane(informer(&o.ObjectMeta, encoding.InformerControlPlane), v1alpha1.ControlPlaneInsight{
+		m.addControlPlane(informer(&o.ObjectMeta, v1alpha1.InformerControlPlane), v1alpha1.ControlPlaneInsight{
 			UID: o.Status.InsightUID, AcquiredAt: o.Status.AcquiredAt,
 			Insight: v1alpha1.ControlPlaneInsightUnion{Type: v1alpha1.ClusterVersionStatusInsightType,
 				ClusterVersionStatusInsight: &o.Status.ClusterVersionStatusInsight},
@@ -111,7 +111,7 @@ func Status(st *v1alpha1.UpdateStatusStatus, objs *Objects) *v1alpha1.UpdateStat
 		if m.known(o.Status.InsightUID, v1alpha1.ClusterOperatorStatusInsightType, o.Status.Name) {
 			continue
 		}
-		m.addControlPlane(informer(&o.ObjectMeta, encoding.InformerControlPlane), v1alpha1.ControlPlaneInsight{
+		m.addControlPlane(informer(&o.ObjectMeta, v1alpha1.InformerControlPlane), v1alpha1.ControlPlaneInsight{
 			UID: o.Status.InsightUID, AcquiredAt: o.Status.AcquiredAt,
 			Insight: v1alpha1.ControlPlaneInsightUnion{Type: v1alpha1.ClusterOperatorStatusInsightType,
 				ClusterOperatorStatusInsight: &o.Status.ClusterOperatorStatusInsight},
@@ -284,7 +284,7 @@ func (m *merger) addControlPlane(informer string, in v1alpha1.ControlPlaneInsigh
 // every other in the control plane.
 func (m *merger) add(meta *metav1.ObjectMeta, sc v1alpha1.ScopeType, poolName string, ref v1alpha1.PoolResourceRef, newPool bool,
 	uid string, at metav1.Time, typ v1alpha1.InsightType, u unionOf) {
-	inf := informer(meta, encoding.InformerNodes)
+	inf := informer(meta, v1alpha1.InformerNodes)
 	idx, listed := m.pools[poolName]
 	if sc == v1alpha1.WorkerPoolScope && poolName != "" && !listed && newPool {
 		if ref.Name == "" {

@@ -67,13 +67,13 @@ func notice(where string) string {
 var poolsNotice = string(encoding.HealthPoolsOmitted)
 
 func npi(name, pool string) v1alpha1.NodeProgressInsight {
-	o := v1alpha1.NodeProgressInsight{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels(scopeOf(pool), pool, encoding.InformerNodes)}}
+	o := v1alpha1.NodeProgressInsight{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels(scopeOf(pool), pool, v1alpha1.InformerNodes)}}
 	o.Status.InsightUID, o.Status.NodeStatusInsight = "node-"+name, *nodeInsight(name, pool)
 	return o
 }
 
 func mcppi(name string) v1alpha1.MachineConfigPoolProgressInsight {
-	o := v1alpha1.MachineConfigPoolProgressInsight{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels(scopeOf(name), name, encoding.InformerNodes)}}
+	o := v1alpha1.MachineConfigPoolProgressInsight{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels(scopeOf(name), name, v1alpha1.InformerNodes)}}
 	o.Status.InsightUID, o.Status.MachineConfigPoolStatusInsight = "mcp-"+name, *mcpInsight(name)
 	return o
 }
@@ -86,7 +86,7 @@ func hi(uid string, sc v1alpha1.ScopeType, pool, informer string) v1alpha1.Healt
 
 func copi(name string) v1alpha1.ClusterOperatorProgressInsight {
 	o := v1alpha1.ClusterOperatorProgressInsight{ObjectMeta: metav1.ObjectMeta{Name: name,
-		Labels: labels(v1alpha1.ControlPlaneScope, "", encoding.InformerControlPlane)}}
+		Labels: labels(v1alpha1.ControlPlaneScope, "", v1alpha1.InformerControlPlane)}}
 	o.Status.InsightUID, o.Status.Name = "co-"+name, name
 	return o
 }
@@ -130,7 +130,7 @@ func wp(pool, uid string) v1alpha1.WorkerPoolInsight {
 // "pool/informer" → uids of worker pools.
 func status(cpInformers map[string][]string, pools map[string][]string) *v1alpha1.UpdateStatusStatus {
 	st := &v1alpha1.UpdateStatusStatus{ControlPlane: &v1alpha1.ControlPlane{}}
-	for _, name := range []string{encoding.InformerAlerts, encoding.InformerControlPlane, encoding.InformerNodes} {
+	for _, name := range []string{v1alpha1.InformerAlerts, v1alpha1.InformerControlPlane, v1alpha1.InformerNodes} {
 		if uids, ok := cpInformers[name]; ok {
 			inf := v1alpha1.ControlPlaneInformer{Name: name}
 			for _, uid := range uids {
@@ -141,7 +141,7 @@ func status(cpInformers map[string][]string, pools map[string][]string) *v1alpha
 	}
 	for _, name := range []string{"worker", "infra"} {
 		if uids, ok := pools[name]; ok {
-			inf := v1alpha1.WorkerPoolInformer{Name: encoding.InformerNodes}
+			inf := v1alpha1.WorkerPoolInformer{Name: v1alpha1.InformerNodes}
 			for _, uid := range uids {
 				inf.Insights = append(inf.Insights, wp(name, uid))
 			}
@@ -196,7 +196,7 @@ func TestStatus(t *testing.T) {
 		objs: Objects{
 			MachineConfigPools: []v1alpha1.MachineConfigPoolProgressInsight{mcppi("worker")},
 			Nodes:              []v1alpha1.NodeProgressInsight{npi("w3", "worker"), npi("w1", "worker"), npi("w2", "worker")},
-			Health:             []v1alpha1.HealthInsight{hi("health-node-degraded-w2", v1alpha1.WorkerPoolScope, "worker", encoding.InformerNodes)},
+			Health:             []v1alpha1.HealthInsight{hi("health-node-degraded-w2", v1alpha1.WorkerPoolScope, "worker", v1alpha1.InformerNodes)},
 		},
 		truncated: true,
 		want: map[string][]string{
@@ -212,8 +212,8 @@ func TestStatus(t *testing.T) {
 		objs: Objects{
 			ClusterOperators: []v1alpha1.ClusterOperatorProgressInsight{copi("dns"), copi("etcd")},
 			Nodes:            []v1alpha1.NodeProgressInsight{npi("m2", "master"), npi("m1", "master")},
-			Health: []v1alpha1.HealthInsight{hi("health-alert-b", v1alpha1.ControlPlaneScope, "", encoding.InformerAlerts),
-				hi("health-alert-a", v1alpha1.ControlPlaneScope, "", encoding.InformerAlerts)},
+			Health: []v1alpha1.HealthInsight{hi("health-alert-b", v1alpha1.ControlPlaneScope, "", v1alpha1.InformerAlerts),
+				hi("health-alert-a", v1alpha1.ControlPlaneScope, "", v1alpha1.InformerAlerts)},
 		},
 		truncated: true,
 		want: map[string][]string{
@@ -228,7 +228,7 @@ func TestStatus(t *testing.T) {
 		objs: Objects{
 			MachineConfigPools: []v1alpha1.MachineConfigPoolProgressInsight{mcppi("master"), mcppi("worker"), mcppi("infra")},
 			Nodes:              []v1alpha1.NodeProgressInsight{npi("i1", "infra")},
-			Health:             []v1alpha1.HealthInsight{hi("health-mcp-paused-infra", v1alpha1.WorkerPoolScope, "infra", encoding.InformerNodes)},
+			Health:             []v1alpha1.HealthInsight{hi("health-mcp-paused-infra", v1alpha1.WorkerPoolScope, "infra", v1alpha1.InformerNodes)},
 		},
 		truncated: true,
 		want: map[string][]string{
@@ -239,7 +239,7 @@ func TestStatus(t *testing.T) {
 	}, {
 		name:      "health of a pool without an object goes to the control plane",
 		st:        status(map[string][]string{"nodes": {"mcp-master", poolsNotice}}, nil),
-		objs:      Objects{Health: []v1alpha1.HealthInsight{hi("health-mcp-selector-gone", v1alpha1.WorkerPoolScope, "gone", encoding.InformerNodes)}},
+		objs:      Objects{Health: []v1alpha1.HealthInsight{hi("health-mcp-selector-gone", v1alpha1.WorkerPoolScope, "gone", v1alpha1.InformerNodes)}},
 		truncated: true,
 		want:      map[string][]string{"controlPlane/nodes": {"mcp-master", "health-mcp-selector-gone"}},
 	}, {
@@ -251,7 +251,7 @@ func TestStatus(t *testing.T) {
 				o.Status.InsightUID = "node-renamed"
 				return o
 			}()},
-			Health: []v1alpha1.HealthInsight{hi(notice("workerPools-worker-nodes"), v1alpha1.WorkerPoolScope, "worker", encoding.InformerNodes)},
+			Health: []v1alpha1.HealthInsight{hi(notice("workerPools-worker-nodes"), v1alpha1.WorkerPoolScope, "worker", v1alpha1.InformerNodes)},
 		},
 		truncated: true,
 		want:      map[string][]string{"workerPools/worker/nodes": {"node-w1"}},

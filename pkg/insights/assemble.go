@@ -278,9 +278,9 @@ func (a *assembly) build(cv *configv1.ClusterVersion) Result {
 		name  string
 		items []item
 	}{
-		{encoding.InformerAlerts, alertItems},
-		{encoding.InformerControlPlane, cpiItems},
-		{encoding.InformerNodes, cpNodeItems},
+		{v1alpha1.InformerAlerts, alertItems},
+		{v1alpha1.InformerControlPlane, cpiItems},
+		{v1alpha1.InformerNodes, cpNodeItems},
 	}
 	for _, inf := range informers {
 		if len(inf.items) == 0 {
@@ -310,7 +310,7 @@ func (a *assembly) build(cv *configv1.ClusterVersion) Result {
 		}
 		insights := a.poolInsights(p, health)
 		if len(insights) > 0 {
-			pool.Informers = []v1alpha1.WorkerPoolInformer{{Name: encoding.InformerNodes, Insights: insights}}
+			pool.Informers = []v1alpha1.WorkerPoolInformer{{Name: v1alpha1.InformerNodes, Insights: insights}}
 		}
 		st.WorkerPools = append(st.WorkerPools, pool)
 	}
@@ -428,7 +428,7 @@ func (a *assembly) truncatePool(p *poolResult, health []item) ([]item, *[nodeRan
 		budget -= quota[r]
 		omitted += counts[r] - quota[r]
 	}
-	where := "workerPools/" + p.info.name + "/" + encoding.InformerNodes
+	where := "workerPools/" + p.info.name + "/" + v1alpha1.InformerNodes
 	health = append(health, healthToItem(omittedHealth(where, omitted, maxWorkerPoolInsights, v1alpha1.WorkerPoolScope)))
 	sortItems(health)
 	a.truncations = append(a.truncations, Truncation{Where: where, Omitted: omitted})

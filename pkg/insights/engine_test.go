@@ -659,7 +659,7 @@ func TestAlerts(t *testing.T) {
 	t.Run("unknown alerts leave no informer", func(t *testing.T) {
 		res := Compute(cluster(), now)
 		for _, inf := range res.Status.ControlPlane.Informers {
-			if inf.Name == encoding.InformerAlerts {
+			if inf.Name == v1alpha1.InformerAlerts {
 				t.Error("an alerts informer without alerts")
 			}
 		}

@@ -20,7 +20,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // Insight is one insight with everything needed to serve it as an object of
@@ -66,20 +65,20 @@ func (a *assembly) flatInsights() []*Insight {
 	}
 	if in := a.cv.insight; in != nil {
 		out = append(out, &Insight{UID: cvUID(in.Resource.Name), AcquiredAt: wire(a.cv.acquired), Scope: v1alpha1.ControlPlaneScope,
-			Informer: encoding.InformerControlPlane, ClusterVersion: in})
+			Informer: v1alpha1.InformerControlPlane, ClusterVersion: in})
 	}
 	for _, co := range a.cos {
 		out = append(out, &Insight{UID: co.uid, AcquiredAt: wire(co.acquired), Scope: v1alpha1.ControlPlaneScope,
-			Informer: encoding.InformerControlPlane, ClusterOperator: co.insight})
+			Informer: v1alpha1.InformerControlPlane, ClusterOperator: co.insight})
 	}
 	for _, h := range a.cpHealth {
-		health(h, encoding.InformerControlPlane)
+		health(h, v1alpha1.InformerControlPlane)
 	}
 	for _, h := range a.alerts {
-		health(h, encoding.InformerAlerts)
+		health(h, v1alpha1.InformerAlerts)
 	}
 	for _, h := range a.poolHealth {
-		health(h, encoding.InformerNodes)
+		health(h, v1alpha1.InformerNodes)
 	}
 	for _, p := range a.pools {
 		scope := v1alpha1.WorkerPoolScope
@@ -88,7 +87,7 @@ func (a *assembly) flatInsights() []*Insight {
 		}
 		if p.insight != nil {
 			out = append(out, &Insight{UID: mcpUID(p.info.name), AcquiredAt: wire(p.acquired), Scope: scope, Pool: p.info.name,
-				Informer: encoding.InformerNodes, MachineConfigPool: p.insight})
+				Informer: v1alpha1.InformerNodes, MachineConfigPool: p.insight})
 		}
 		for _, ent := range p.nodes {
 			// Nodes are most of the list: each keeps its entry while its
@@ -100,7 +99,7 @@ func (a *assembly) flatInsights() []*Insight {
 					continue
 				}
 				ent.flat = &Insight{UID: f.uid, AcquiredAt: f.acquiredAt, Scope: f.insight.Scope, Pool: p.info.name,
-					Informer: encoding.InformerNodes, Node: f.insight}
+					Informer: v1alpha1.InformerNodes, Node: f.insight}
 				ent.flatPool = p.info.name
 			}
 			out = append(out, ent.flat)
@@ -110,7 +109,7 @@ func (a *assembly) flatInsights() []*Insight {
 			if pool == "" {
 				pool = p.info.name
 			}
-			out = append(out, h.flatInsight(encoding.InformerNodes, pool))
+			out = append(out, h.flatInsight(v1alpha1.InformerNodes, pool))
 		}
 	}
 	return out

@@ -568,7 +568,7 @@ func TestAlertRulesThroughTheLiveSource(t *testing.T) {
 	}
 	found := map[string]got{}
 	for _, in := range res.Insights {
-		if in.Health == nil || in.Informer != encoding.InformerAlerts {
+		if in.Health == nil || in.Informer != v1alpha1.InformerAlerts {
 			continue
 		}
 		h := in.Health

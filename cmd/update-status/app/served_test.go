@@ -54,7 +54,7 @@ func truncatedCluster(n int) (*v1alpha1.UpdateStatus, []runtime.Object, time.Tim
 	ref := v1alpha1.PoolResourceRef{ResourceRef: v1alpha1.ResourceRef{Group: "machineconfiguration.openshift.io", Resource: "machineconfigpools", Name: "worker"}}
 	labels := func() map[string]string {
 		return map[string]string{v1alpha1.LabelScope: string(v1alpha1.WorkerPoolScope), v1alpha1.LabelPool: "worker",
-			v1alpha1.LabelInformer: encoding.InformerNodes}
+			v1alpha1.LabelInformer: v1alpha1.InformerNodes}
 	}
 	mcp := v1alpha1.MachineConfigPoolStatusInsight{Name: "worker", Resource: ref, Scope: v1alpha1.WorkerPoolScope,
 		Assessment: v1alpha1.PoolProgressing, Completion: 10,
@@ -64,7 +64,7 @@ func truncatedCluster(n int) (*v1alpha1.UpdateStatus, []runtime.Object, time.Tim
 		ObjectMeta: metav1.ObjectMeta{Name: "worker", Labels: labels()},
 		Status:     v1alpha1.MachineConfigPoolProgressInsightStatus{InsightUID: "mcp-worker", AcquiredAt: at, MachineConfigPoolStatusInsight: mcp},
 	}}
-	inf := v1alpha1.WorkerPoolInformer{Name: encoding.InformerNodes, Insights: []v1alpha1.WorkerPoolInsight{{UID: "mcp-worker", AcquiredAt: at,
+	inf := v1alpha1.WorkerPoolInformer{Name: v1alpha1.InformerNodes, Insights: []v1alpha1.WorkerPoolInsight{{UID: "mcp-worker", AcquiredAt: at,
 		Insight: v1alpha1.WorkerPoolInsightUnion{Type: v1alpha1.MachineConfigPoolStatusInsightType, MachineConfigPoolStatusInsight: &mcp}}}}
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("worker-%05d", i)

@@ -38,18 +38,6 @@ import (
 	"unicode/utf8"
 )
 
-// Informer names (docs/insights.md#where-insights-go).
-const (
-	// InformerControlPlane reports the ClusterVersion, the ClusterOperators and
-	// their health.
-	InformerControlPlane = "cpi"
-	// InformerNodes reports MachineConfigPools, Nodes and their health.
-	InformerNodes = "nodes"
-	// InformerAlerts reports firing Prometheus alerts that matter for an
-	// update; its insights sit under the control plane.
-	InformerAlerts = "alerts"
-)
-
 // UnknownTime stands in for a required instant that no source records (oc
 // leaves such times zero and prints "-"). It is the Unix epoch, so it sorts
 // as the oldest possible start.

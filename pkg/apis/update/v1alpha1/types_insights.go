@@ -35,6 +35,19 @@ const (
 	LabelImpactLevel = "update.openshift.io/impact-level"
 )
 
+// The built-in informers, the producers of the server's own insights
+// (docs/insights.md#where-insights-go).
+const (
+	// InformerControlPlane reports the ClusterVersion, the ClusterOperators and
+	// their health.
+	InformerControlPlane = "cpi"
+	// InformerNodes reports MachineConfigPools, Nodes and their health.
+	InformerNodes = "nodes"
+	// InformerAlerts reports firing Prometheus alerts that matter for an
+	// update; its insights sit under the control plane.
+	InformerAlerts = "alerts"
+)
+
 // +genclient
 // +genclient:nonNamespaced
 // +genclient:onlyVerbs=get,list,watch

@@ -29,7 +29,6 @@ import (
 
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // The per-insight kinds (docs/api-decisions.md#per-insight-resources) are
@@ -42,9 +41,9 @@ import (
 // Informers whose insights each kind may come from
 // (docs/api-decisions.md#insight-engine, Informers).
 var (
-	controlPlaneInformers = []string{encoding.InformerControlPlane}
-	nodesInformers        = []string{encoding.InformerNodes}
-	healthInformers       = []string{encoding.InformerControlPlane, encoding.InformerNodes, encoding.InformerAlerts}
+	controlPlaneInformers = []string{v1alpha1.InformerControlPlane}
+	nodesInformers        = []string{v1alpha1.InformerNodes}
+	healthInformers       = []string{v1alpha1.InformerControlPlane, v1alpha1.InformerNodes, v1alpha1.InformerAlerts}
 )
 
 // poolLabel says what L-POOL asks of a kind.

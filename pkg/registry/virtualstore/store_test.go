@@ -44,7 +44,7 @@ func obj(name string, rv uint64, lbls ...string) *update.UpdateStatus {
 	return o
 }
 
-func newStore(t *testing.T, history int) *Store {
+func newStore(t testing.TB, history int) *Store {
 	t.Helper()
 	s, err := New(Config{
 		Resource:      update.Resource("updatestatuses"),
@@ -59,7 +59,7 @@ func newStore(t *testing.T, history int) *Store {
 	return s
 }
 
-func publish(t *testing.T, s *Store, rv uint64, objs ...runtime.Object) {
+func publish(t testing.TB, s *Store, rv uint64, objs ...runtime.Object) {
 	t.Helper()
 	if err := s.Publish(rv, objs, true); err != nil {
 		t.Fatal(err)

@@ -84,9 +84,6 @@ type Config struct {
 type completedConfig struct {
 	GenericConfig genericapiserver.CompletedConfig
 	ExtraConfig   *ExtraConfig
-	// getCache is the GET cache of the handler chain; New connects it to
-	// the store.
-	getCache *getCache
 }
 
 // CompletedConfig is a Config after Complete; only it can build a server.
@@ -112,17 +109,15 @@ func (c *Config) Complete() CompletedConfig {
 		build = genericapiserver.DefaultBuildHandlerChain
 	}
 	serializer := c.GenericConfig.Serializer
-	cache := &getCache{revision: func() (uint64, bool) { return 0, false }}
 	c.GenericConfig.BuildHandlerChainFunc = func(apiHandler http.Handler, gc *genericapiserver.Config) http.Handler {
 		// Innermost, after authentication, authorization, audit and the
 		// timeout: each filter applies to update.openshift.io requests only.
-		inner := withListGzip(withGetCache(withReadOnly(apiHandler, serializer), cache))
+		inner := withListGzip(withReadOnly(apiHandler, serializer))
 		return build(withWatchWriter(inner, stall, clock.RealClock{}), gc)
 	}
 	return CompletedConfig{&completedConfig{
 		GenericConfig: c.GenericConfig.Complete(nil),
 		ExtraConfig:   &c.ExtraConfig,
-		getCache:      cache,
 	}}
 }
 
@@ -136,6 +131,8 @@ type UpdateStatusServer struct {
 	store   *virtualstore.Store
 	// insights are the stores of the per-insight kinds.
 	insights insightobjects.Stores
+	// statusREST is the storage of updatestatuses.
+	statusREST *updatestatus.REST
 }
 
 // New builds the server and installs the update.openshift.io API group.
@@ -177,9 +174,6 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 	}
 	extra.Sources.AddListener(v.Trigger)
 	s := &UpdateStatusServer{GenericAPIServer: generic, sources: extra.Sources, view: v, store: store, insights: insightStores}
-	if c.getCache != nil {
-		c.getCache.revision = store.Current
-	}
 	// The update metrics follow the served revision. /metrics is the
 	// process's: with several servers in one process (tests), the last one
 	// created reports.
@@ -195,6 +189,7 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.statusREST = main
 	insightRESTs, err := insightobjects.NewREST(insightStores, Scheme, codec, extra.Clock)
 	if err != nil {
 		return nil, err

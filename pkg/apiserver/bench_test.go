@@ -48,7 +48,7 @@ func BenchmarkGet(b *testing.B) {
 	b.Logf("object: %d bytes of JSON", size)
 
 	// A client that accepts gzip (client-go and kubectl do) gets the cached
-	// compressed encoding.
+	// encoding, compressed by the library for each request.
 	for _, bc := range []struct{ name, acceptEncoding string }{
 		{name: "get-unchanged"},
 		{name: "get-unchanged-gzip", acceptEncoding: "gzip"},

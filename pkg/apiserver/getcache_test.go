@@ -14,99 +14,138 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package apiserver
+package apiserver_test
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/json"
 	"net/http"
-	"net/http/httptest"
+	"strings"
 	"testing"
 
-	"k8s.io/apiserver/pkg/endpoints/request"
+	"github.com/update-status/apiserver/internal/testio"
+	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apiserver"
+	"github.com/update-status/apiserver/pkg/registry/updatestatus"
 )
 
-// TestGetCache drives the GET cache with a handler that counts its calls and
-// answers with the revision it saw.
-func TestGetCache(t *testing.T) {
-	const path = "/apis/update.openshift.io/v1alpha1/updatestatuses/cluster"
-	var rv uint64 = 1
-	calls := 0
-	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls++
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Audit-Id", "per-request")
-		if r.Header.Get("X-Fail") != "" {
-			w.WriteHeader(http.StatusTooManyRequests)
-		}
-		_, _ = w.Write([]byte(r.Header.Get("Accept") + " body"))
-	})
-	cache := &getCache{revision: func() (uint64, bool) { return rv, true }}
-	h := withGetCache(inner, cache)
-	get := func(target string, header map[string]string, verb, resource string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(http.MethodGet, target, nil)
-		for k, v := range header {
-			req.Header.Set(k, v)
-		}
-		req = req.WithContext(request.WithRequestInfo(req.Context(), &request.RequestInfo{
-			IsResourceRequest: true, Verb: verb, APIGroup: "update.openshift.io", Resource: resource,
-		}))
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		return rec
-	}
-	json := map[string]string{"Accept": "application/json", "Accept-Encoding": "gzip"}
-	pb := map[string]string{"Accept": "application/vnd.kubernetes.protobuf", "Accept-Encoding": "gzip"}
+// getEncodings are the requests whose answers the encoding cache keeps
+// apart: JSON and protobuf, each with and without gzip.
+var getEncodings = []map[string]string{
+	{"Accept": "application/json"},
+	{"Accept": "application/json", "Accept-Encoding": "gzip"},
+	{"Accept": protobufOnly},
+	{"Accept": protobufOnly, "Accept-Encoding": "gzip"},
+}
 
-	tests := []struct {
-		name      string
-		target    string
-		header    map[string]string
-		verb      string
-		resource  string
-		step      func()
-		wantCalls int
-	}{
-		{name: "first GET", target: path, header: json, wantCalls: 1},
-		{name: "same GET, same revision: cached", target: path, header: json, wantCalls: 0},
-		{name: "other media type", target: path, header: pb, wantCalls: 1},
-		{name: "other media type again", target: path, header: pb, wantCalls: 0},
-		{name: "with a query", target: path + "?resourceVersion=1", header: json, wantCalls: 1},
-		{name: "a table", target: path, header: map[string]string{"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}, wantCalls: 1},
-		{name: "a list", target: path, header: json, verb: "list", wantCalls: 1},
-		{name: "another resource", target: path, header: json, resource: "other", wantCalls: 1},
-		{name: "errors are not kept", target: path, header: map[string]string{"X-Fail": "1"}, wantCalls: 1},
-		{name: "errors are not kept, again", target: path, header: map[string]string{"X-Fail": "1"}, wantCalls: 1},
-		{name: "a new revision", target: path, header: json, step: func() { rv = 2 }, wantCalls: 1},
-		{name: "the new revision, cached", target: path, header: json, wantCalls: 0},
-		{name: "an older revision never replaces a newer one", target: path, header: json, step: func() { cache.store(1, getCacheKey{path: path}, &cachedAnswer{}) }, wantCalls: 0},
+// TestEveryGetIsCounted sends N GETs of the UpdateStatus, most of them
+// answered from the encoding cache, and checks that the library's request
+// metrics on /metrics and its audit log each count N more.
+func TestEveryGetIsCounted(t *testing.T) {
+	var audit testio.SyncBuffer
+	s := newTestServer(t, serverOptions{audit: &audit})
+	s.waitReady(t)
+	series := map[string]string{"group": update.GroupName, "resource": updatestatus.Resource, "subresource": "", "verb": "GET"}
+	count := func() (requests, durations float64, audited int) {
+		return metricSum(t, s, "apiserver_request_total", series),
+			metricSum(t, s, "apiserver_request_duration_seconds", series),
+			auditedGets(t, &audit)
 	}
-	for _, tt := range tests {
-		if tt.step != nil {
-			tt.step()
-		}
-		verb, resource := "get", "updatestatuses"
-		if tt.verb != "" {
-			verb = tt.verb
-		}
-		if tt.resource != "" {
-			resource = tt.resource
-		}
-		before := calls
-		rec := get(tt.target, tt.header, verb, resource)
-		if got := calls - before; got != tt.wantCalls {
-			t.Errorf("%s: %d handler calls, want %d", tt.name, got, tt.wantCalls)
-		}
-		if tt.header["X-Fail"] != "" {
-			continue
-		}
-		if rec.Code != http.StatusOK || !bytes.HasPrefix(rec.Body.Bytes(), []byte(tt.header["Accept"])) {
-			t.Errorf("%s: %d, body starts %.40q", tt.name, rec.Code, rec.Body.String())
-		}
-		if rec.Header().Get("Content-Type") != "application/json" {
-			t.Errorf("%s: Content-Type %q", tt.name, rec.Header().Get("Content-Type"))
-		}
-		if tt.wantCalls == 0 && rec.Header().Get("Audit-Id") != "" {
-			t.Errorf("%s: a per-request header was replayed", tt.name)
+	requests, durations, audited := count()
+
+	const n = 20
+	for i := range n {
+		if rec := s.do(t, http.MethodGet, objPath, "", getEncodings[i%len(getEncodings)]); rec.Code != http.StatusOK {
+			t.Fatalf("GET %d: %d %s", i, rec.Code, rec.Body)
 		}
 	}
+
+	r, d, a := count()
+	if r-requests != n || d-durations != n || a-audited != n {
+		t.Errorf("after %d GETs: apiserver_request_total +%v, apiserver_request_duration_seconds_count +%v, audit events +%d; want +%d each",
+			n, r-requests, d-durations, a-audited, n)
+	}
+}
+
+// TestCachedGetAnswersAsPlain compares the answers of a server with the
+// encoding cache and of one without: the same status, headers and bytes in
+// every encoding, the first GET of a revision and the later ones alike.
+// The object is large enough for the library to compress it.
+func TestCachedGetAnswersAsPlain(t *testing.T) {
+	cached, plain := newSyntheticServer(t, 1000), newSyntheticServer(t, 1000)
+	apiserver.WithoutEncodingCache(plain.srv)
+	for _, header := range getEncodings {
+		want := plain.do(t, http.MethodGet, objPath, "", header)
+		if want.Code != http.StatusOK || want.Header().Get("Content-Encoding") != header["Accept-Encoding"] {
+			t.Fatalf("%v, plain: %d, Content-Encoding %q", header, want.Code, want.Header().Get("Content-Encoding"))
+		}
+		for _, round := range []string{"first", "second"} {
+			got := cached.do(t, http.MethodGet, objPath, "", header)
+			if got.Code != want.Code || !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) {
+				t.Errorf("%v, %s GET: %d with %d bytes, plain %d with %d bytes", header, round, got.Code, got.Body.Len(), want.Code, want.Body.Len())
+			}
+			for k := range mergeKeys(got.Header(), want.Header()) {
+				if k == "Audit-Id" || k == "Date" {
+					continue // per request
+				}
+				if g, w := got.Header().Values(k), want.Header().Values(k); strings.Join(g, ",") != strings.Join(w, ",") {
+					t.Errorf("%v, %s GET: header %s %q, plain %q", header, round, k, g, w)
+				}
+			}
+		}
+	}
+}
+
+func mergeKeys(a, b http.Header) map[string]bool {
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	return keys
+}
+
+// metricSum reads the server's /metrics and sums the series of name whose
+// labels have the values of want (testio.MetricSum).
+func metricSum(t *testing.T, s *testServer, name string, want map[string]string) float64 {
+	t.Helper()
+	sum, err := testio.MetricSum(s.do(t, http.MethodGet, "/metrics", "", nil).Body.Bytes(), name, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
+
+// auditedGets counts the audit events of completed GETs of the
+// UpdateStatus that logged the object answered.
+func auditedGets(t *testing.T, log *testio.SyncBuffer) int {
+	t.Helper()
+	n := 0
+	sc := bufio.NewScanner(strings.NewReader(log.String()))
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var ev struct {
+			Stage     string
+			Verb      string
+			ObjectRef struct {
+				Resource, Subresource string
+			}
+			ResponseStatus struct{ Code int }
+			ResponseObject struct{ Kind string }
+		}
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("audit line %.100q: %v", sc.Text(), err)
+		}
+		if ev.Stage == "ResponseComplete" && ev.Verb == "get" && ev.ObjectRef.Resource == updatestatus.Resource &&
+			ev.ObjectRef.Subresource == "" && ev.ResponseStatus.Code == http.StatusOK && ev.ResponseObject.Kind == "UpdateStatus" {
+			n++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

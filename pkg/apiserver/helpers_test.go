@@ -26,17 +26,23 @@ import (
 	"testing"
 	"time"
 
+	auditinternal "k8s.io/apiserver/pkg/apis/audit"
+	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
+	auditpolicy "k8s.io/apiserver/pkg/audit/policy"
 	genericfeatures "k8s.io/apiserver/pkg/features"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	auditlog "k8s.io/apiserver/plugin/pkg/audit/log"
 	"k8s.io/client-go/rest"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/internal/synth"
 	"github.com/update-status/apiserver/internal/testio"
+	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apiserver"
 	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/registry/updatestatus"
 	"github.com/update-status/apiserver/pkg/sources"
 	"github.com/update-status/apiserver/pkg/view"
 	"github.com/update-status/apiserver/pkg/view/viewtest"
@@ -60,6 +66,9 @@ type serverOptions struct {
 	clock     clock.WithTicker
 	foldDelay time.Duration
 	stall     time.Duration
+	// audit receives the audit events, one JSON line each, of the requests
+	// to updatestatuses; none are kept when nil.
+	audit io.Writer
 }
 
 // newTestServer builds and starts a server. Without sources it uses a
@@ -80,6 +89,16 @@ func newTestServer(tb testing.TB, o serverOptions) *testServer {
 	gc := apiserver.NewGenericConfig()
 	gc.LoopbackClientConfig = &rest.Config{Host: "https://127.0.0.1:1"}
 	gc.ExternalAddress = "127.0.0.1:443"
+	if o.audit != nil {
+		gc.AuditBackend = auditlog.NewBackend(o.audit, auditlog.FormatJson, auditv1.SchemeGroupVersion)
+		gc.AuditPolicyRuleEvaluator = auditpolicy.NewPolicyRuleEvaluator(&auditinternal.Policy{
+			OmitStages: []auditinternal.Stage{auditinternal.StageRequestReceived},
+			Rules: []auditinternal.PolicyRule{{
+				Level:     auditinternal.LevelRequestResponse,
+				Resources: []auditinternal.GroupResources{{Group: update.GroupName, Resources: []string{updatestatus.Resource}}},
+			}},
+		})
+	}
 	cfg := &apiserver.Config{
 		GenericConfig: gc,
 		ExtraConfig: apiserver.ExtraConfig{Sources: o.sources, Computer: o.computer, Clock: o.clock,

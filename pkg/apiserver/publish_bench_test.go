@@ -68,7 +68,7 @@ func BenchmarkNodeChangeToWatchCache(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	all := append([]*virtualstore.REST{usREST}, rests[:]...)
+	all := append([]*virtualstore.REST{usREST.REST}, rests[:]...)
 	b.Cleanup(func() {
 		for _, r := range all {
 			r.Destroy()

@@ -34,6 +34,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	"github.com/update-status/apiserver/pkg/localstack"
@@ -359,4 +360,56 @@ func summaryCount(p *v1alpha1.MachineConfigPoolStatusInsight, t v1alpha1.NodeSum
 		}
 	}
 	return 0
+}
+
+// TestEveryGetIsCounted sends 20 GETs of the UpdateStatus through the
+// aggregator, half in JSON and half in protobuf, and reads the server's own
+// /metrics: the library's request counter and latency histogram count
+// every one of them, the GETs of an unchanged revision (whose encoding the
+// server keeps) as well as the first.
+func TestEveryGetIsCounted(t *testing.T) {
+	ctx := t.Context()
+	jsonClient := updateClient(t, &cp.Users.Admin)
+	pbCfg := cp.RESTConfig(&cp.Users.Admin)
+	pbCfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf"
+	pbClient, err := versioned.NewForConfig(pbCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct, err := kubernetes.NewForConfig(cp.DirectConfig(cp.ServerURL, &cp.Users.Admin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	series := map[string]string{"group": "update.openshift.io", "resource": "updatestatuses", "subresource": "", "verb": "GET"}
+	count := func() (requests, durations float64) {
+		t.Helper()
+		body, err := direct.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+		if err != nil {
+			t.Fatalf("GET /metrics of the server: %v", err)
+		}
+		if requests, err = testio.MetricSum(body, "apiserver_request_total", series); err != nil {
+			t.Fatal(err)
+		}
+		if durations, err = testio.MetricSum(body, "apiserver_request_duration_seconds", series); err != nil {
+			t.Fatal(err)
+		}
+		return requests, durations
+	}
+
+	requests, durations := count()
+	const n = 20
+	for i := range n {
+		client := jsonClient
+		if i%2 == 1 {
+			client = pbClient
+		}
+		if _, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{}); err != nil {
+			t.Fatalf("GET %d: %v", i, err)
+		}
+	}
+	r, d := count()
+	if r-requests != n || d-durations != n {
+		t.Errorf("after %d GETs through the aggregator: apiserver_request_total +%v, apiserver_request_duration_seconds_count +%v; want +%d each",
+			n, r-requests, d-durations, n)
+	}
 }

@@ -17,7 +17,8 @@ limitations under the License.
 // Package updatestatus is the REST storage of the virtual, read-only
 // UpdateStatus resource: the singleton "cluster" and its status subresource,
 // served by the apiserver's registry and watch cache from the revisions the
-// live view publishes (pkg/registry/virtualstore), plus tables for kubectl.
+// live view publishes (pkg/registry/virtualstore), with each revision's GET
+// encodings kept (encodings.go), plus tables for kubectl.
 package updatestatus
 
 import (
@@ -52,7 +53,7 @@ func NewStore() (*virtualstore.Store, error) {
 // NewREST returns the storage of updatestatuses and updatestatuses/status
 // over store. typer and codec are the server's scheme and storage codec;
 // clock gives the ages in tables.
-func NewREST(store *virtualstore.Store, typer runtime.ObjectTyper, codec runtime.Codec, clock clock.PassiveClock) (*virtualstore.REST, *StatusREST, error) {
+func NewREST(store *virtualstore.Store, typer runtime.ObjectTyper, codec runtime.Codec, clock clock.PassiveClock) (*REST, *StatusREST, error) {
 	r, err := virtualstore.NewREST(virtualstore.RESTConfig{
 		Store:      store,
 		Codec:      codec,
@@ -66,12 +67,13 @@ func NewREST(store *virtualstore.Store, typer runtime.ObjectTyper, codec runtime
 	if err != nil {
 		return nil, nil, err
 	}
-	return r, &StatusREST{main: r}, nil
+	main := &REST{REST: r, encodings: &encodingCache{}}
+	return main, &StatusREST{main: main}, nil
 }
 
 // StatusREST serves updatestatuses/status: the same object, read-only.
 type StatusREST struct {
-	main *virtualstore.REST
+	main *REST
 }
 
 var (

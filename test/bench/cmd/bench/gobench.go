@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // nodeChangeBench is the Go benchmark that measures the server's CPU for one
@@ -113,11 +114,114 @@ func benchList(ctx context.Context, root string) (map[string][]float64, error) {
 // goBench runs the Go benchmark name of ./pkg/apiserver/ in the repository
 // root, count times in one go test, and returns its output.
 func goBench(ctx context.Context, root, name, benchtime string, count int) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", "test", "-run", "XXX", "-bench", name+"$", "-benchtime", benchtime, "-count", strconv.Itoa(count), "./pkg/apiserver/")
+	return goBenchIn(ctx, root, "./pkg/apiserver/", name, benchtime, count)
+}
+
+// goBenchIn is goBench for the package pkg.
+func goBenchIn(ctx context.Context, root, pkg, name, benchtime string, count int) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", "test", "-run", "XXX", "-bench", name+"$", "-benchtime", benchtime, "-count", strconv.Itoa(count), pkg)
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
 	return string(out), nil
+}
+
+// handBuiltBench is a Go benchmark that runs a hand-built part of the
+// serving path and the plain path it stands in for side by side in one
+// process (docs/watch.md, "Why the library"): the sub-benchmark key (key=with
+// or key=plain) tells the two apart, the rest of the name is the case.
+type handBuiltBench struct {
+	part, pkg, name, benchtime string
+	// metric is the unit compared: cpu-ns/op or ns/op.
+	metric           string
+	key, with, plain string
+}
+
+// handBuilt are the benchmarks of section 8, one go test each.
+var handBuilt = []handBuiltBench{
+	{part: "encoding cache of UpdateStatus GETs", pkg: "./pkg/apiserver/", name: "BenchmarkGetCache", benchtime: "1s",
+		metric: "cpu-ns/op", key: "path", with: "cache", plain: "plain"},
+	{part: "coalescing watch", pkg: "./pkg/registry/virtualstore/", name: "BenchmarkCoalescingWatch", benchtime: "300x",
+		metric: "cpu-ns/op", key: "path", with: "coalesce", plain: "plain"},
+	{part: "the engine's object table", pkg: "./pkg/insights/", name: "BenchmarkObjectLookups", benchtime: "1s",
+		metric: "ns/op", key: "impl", with: "table", plain: "map"},
+}
+
+// handBuiltResult is what one handBuiltBench measured: per case, the
+// metric of each run with the part and without.
+type handBuiltResult struct {
+	bench       handBuiltBench
+	cases       []string // in the order of the output
+	with, plain map[string][]float64
+}
+
+var benchLine = regexp.MustCompile(`(?m)^(Benchmark\S+?)(?:-[0-9]+)?\s+[0-9]+\s+(.*)$`)
+
+// parseHandBuilt reads the go test -bench output of hb.
+func parseHandBuilt(hb handBuiltBench, out string) (*handBuiltResult, error) {
+	res := &handBuiltResult{bench: hb, with: map[string][]float64{}, plain: map[string][]float64{}}
+	for _, m := range benchLine.FindAllStringSubmatch(out, -1) {
+		parts := strings.Split(m[1], "/")
+		if parts[0] != hb.name {
+			continue
+		}
+		var kase []string
+		var side map[string][]float64
+		for _, p := range parts[1:] {
+			switch p {
+			case hb.key + "=" + hb.with:
+				side = res.with
+			case hb.key + "=" + hb.plain:
+				side = res.plain
+			default:
+				kase = append(kase, p)
+			}
+		}
+		fields := strings.Fields(m[2])
+		for i := 0; side != nil && i+1 < len(fields); i += 2 {
+			if fields[i+1] != hb.metric {
+				continue
+			}
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", m[1], err)
+			}
+			c := strings.Join(kase, "/")
+			if _, seen := res.with[c]; !seen {
+				if _, seen := res.plain[c]; !seen {
+					res.cases = append(res.cases, c)
+				}
+			}
+			side[c] = append(side[c], v)
+		}
+	}
+	for _, c := range res.cases {
+		if len(res.with[c]) == 0 || len(res.plain[c]) == 0 {
+			return nil, fmt.Errorf("%s %s: %s of only one path", hb.name, c, hb.metric)
+		}
+	}
+	if len(res.cases) == 0 {
+		return nil, fmt.Errorf("no %s in the output of %s", hb.metric, hb.name)
+	}
+	return res, nil
+}
+
+// benchHandBuilt runs each of handBuilt nodeChangeRuns times (one go test,
+// -count) in the repository root.
+func benchHandBuilt(ctx context.Context, root string) ([]*handBuiltResult, error) {
+	var out []*handBuiltResult
+	for _, hb := range handBuilt {
+		raw, err := goBenchIn(ctx, root, hb.pkg, hb.name, hb.benchtime, nodeChangeRuns)
+		if err != nil {
+			return out, err
+		}
+		res, err := parseHandBuilt(hb, raw)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, res)
+	}
+	return out, nil
 }

@@ -59,3 +59,32 @@ func TestParseListBench(t *testing.T) {
 		t.Error("an output without every sub-benchmark must be an error")
 	}
 }
+
+func TestParseHandBuilt(t *testing.T) {
+	hb := handBuiltBench{name: "BenchmarkGetCache", metric: "cpu-ns/op", key: "path", with: "cache", plain: "plain"}
+	out := "goos: linux\n" +
+		"BenchmarkGetCache/obj=us/enc=json/path=cache-2   \t      50\t     94550 ns/op\t     96350 cpu-ns/op\t   1775204 resp-bytes\n" +
+		"BenchmarkGetCache/obj=us/enc=json/path=plain-2   \t      50\t   4821130 ns/op\t   4730330 cpu-ns/op\n" +
+		"BenchmarkGetCache/obj=us/enc=json-gzip/path=cache-2 \t  50\t   2887000 ns/op\t   2850000 cpu-ns/op\n" +
+		"BenchmarkGetCache/obj=us/enc=json-gzip/path=plain-2 \t  50\t   7829000 ns/op\t   7781000 cpu-ns/op\n" +
+		"BenchmarkGetCache/obj=us/enc=json/path=cache-2   \t      50\t     90000 ns/op\t     98000 cpu-ns/op\n" +
+		"BenchmarkOther/path=cache-2 \t 50\t 1 ns/op\t 1 cpu-ns/op\n" +
+		"PASS\n"
+	got, err := parseHandBuilt(hb, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got.cases, got.with, got.plain) !=
+		"[obj=us/enc=json obj=us/enc=json-gzip] map[obj=us/enc=json:[96350 98000] obj=us/enc=json-gzip:[2.85e+06]] map[obj=us/enc=json:[4.73033e+06] obj=us/enc=json-gzip:[7.781e+06]]" {
+		t.Errorf("parseHandBuilt = %v %v %v", got.cases, got.with, got.plain)
+	}
+	for _, bad := range []string{
+		"PASS\n",
+		"BenchmarkGetCache/obj=us/path=cache-2 \t 50\t 1 ns/op\t 1 cpu-ns/op\n",
+		"BenchmarkGetCache/obj=us/path=cache-2 \t 50\t 1 ns/op\n",
+	} {
+		if _, err := parseHandBuilt(hb, bad); err == nil {
+			t.Errorf("parseHandBuilt(%q): no error", bad)
+		}
+	}
+}

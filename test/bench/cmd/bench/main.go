@@ -263,6 +263,10 @@ sizes:
 				rep.failures = append(rep.failures, err.Error())
 			}
 		}
+		klog.InfoS("Running the Go benchmarks of the hand-built parts")
+		if rep.handBuilt, err = benchHandBuilt(ctx, root); err != nil {
+			rep.failures = append(rep.failures, err.Error())
+		}
 		rep.wall = time.Since(begin)
 		if err := rep.write(c.out); err != nil {
 			return err

@@ -44,6 +44,8 @@ type report struct {
 	// listInProcess are the ns/op of each sub-benchmark of listBench, one
 	// per run.
 	listInProcess map[string][]float64
+	// handBuilt are the in-process benchmarks of the hand-built parts.
+	handBuilt []*handBuiltResult
 }
 
 func describeMachine() string {
@@ -108,6 +110,7 @@ func (r *report) write(path string) error {
 	}
 	r.goals(p)
 	r.tables(p)
+	r.handBuiltParts(p)
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
@@ -525,6 +528,26 @@ func (r *report) tables(p func(string, ...any)) {
 	p("\n## 7. Start-up\n\nFrom the server process's start to the first 200 from its `/readyz`, with the cluster already in the kube-apiserver.\n\n| nodes | start-up | cluster creation by the simulator |\n|---|---|---|\n")
 	for _, s := range r.sizes {
 		p("| %d | %s | %v |\n", s.Nodes, ms(s.Startup), s.CreateTime.Round(100*time.Millisecond))
+	}
+	p("\n")
+}
+
+// handBuiltParts writes section 8: each hand-built part against the plain
+// path it stands in for, in-process.
+func (r *report) handBuiltParts(p func(string, ...any)) {
+	if len(r.handBuilt) == 0 {
+		return
+	}
+	p("## 8. Hand-built parts against the plain path, in-process\n\n")
+	p("Go benchmarks of the tree (`go test -run XXX -bench NAME$ -benchtime T -count %d PKG`, medians). Each runs a hand-built part of the server and the plain path it stands in for side by side in one process, at 5,000 nodes; ", nodeChangeRuns)
+	p("a part stays while the plain path costs more than 15%% more (docs/watch.md, *Why the library*; docs/api-decisions.md, *Incremental evaluation*). cpu-ns/op is the process's CPU time per op, steadier than the wall clock on a shared machine. The object table's row is its lookups alone; what a Go map in its place costs a whole recomputation is in docs/api-decisions.md.\n\n")
+	p("| part | benchmark (package) | case | metric | with the part | plain | plain / with |\n|---|---|---|---|---|---|---|\n")
+	for _, h := range r.handBuilt {
+		for _, c := range h.cases {
+			w, pl := median(h.with[c]), median(h.plain[c])
+			p("| %s | %s (%s) | %s | %s | %s | %s | %s |\n", h.bench.part, h.bench.name, strings.Trim(h.bench.pkg, "./"), c, h.bench.metric,
+				ms(time.Duration(w)), ms(time.Duration(pl)), ratio(pl, w))
+		}
 	}
 	p("\n")
 }

@@ -180,3 +180,23 @@ func TestKeepTried(t *testing.T) {
 		})
 	}
 }
+
+func TestHandBuiltParts(t *testing.T) {
+	var b strings.Builder
+	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	(&report{}).handBuiltParts(p)
+	if b.Len() != 0 {
+		t.Errorf("without results: %q", b.String())
+	}
+	r := &report{handBuilt: []*handBuiltResult{{
+		bench: handBuilt[0],
+		cases: []string{"obj=updatestatus/enc=json"},
+		with:  map[string][]float64{"obj=updatestatus/enc=json": {96350, 90000, 120000}},
+		plain: map[string][]float64{"obj=updatestatus/enc=json": {4730330}},
+	}}}
+	r.handBuiltParts(p)
+	want := "| encoding cache of UpdateStatus GETs | BenchmarkGetCache (pkg/apiserver) | obj=updatestatus/enc=json | cpu-ns/op | 0.096 ms | 4.730 ms | 49x |\n"
+	if !strings.Contains(b.String(), "## 8. ") || !strings.Contains(b.String(), want) {
+		t.Errorf("section 8:\n%s\nwant the row\n%s", b.String(), want)
+	}
+}

@@ -56,8 +56,9 @@ var listGzipChunks = sync.Pool{New: func() any { return bufio.NewWriterSize(nil,
 // library's compress/gzip. A LIST of 5,000 NodeProgressInsights is about
 // 5.5 MiB of JSON, and compress/gzip took as long as encoding it
 // (docs/benchmarks.md, section 4, and BenchmarkListNodeInsights). Only
-// LISTs: GETs of UpdateStatus are compressed once per revision by the GET
-// cache, and watch streams stay the library's. Whether the client may get
+// LISTs: GETs are the library's to compress (the encoding of an
+// UpdateStatus GET is cached per revision, not its compression), and watch
+// streams stay the library's. Whether the client may get
 // gzip is the library's decision (its Accept-Encoding parsing and
 // APIResponseCompression gate); the filter then hides Accept-Encoding from
 // it so that nothing is compressed twice.

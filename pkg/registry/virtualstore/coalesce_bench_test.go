@@ -58,7 +58,7 @@ import (
 //	go run golang.org/x/perf/cmd/benchstat@latest -col /path FILE
 func BenchmarkCoalescingWatch(b *testing.B) {
 	const slowEvery = 4
-	var status v1alpha1.UpdateStatusStatus = viewtest.Synthetic(5000, 1)
+	status := viewtest.Synthetic(5000, 1)
 	big := &update.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}}
 	if err := v1alpha1.Convert_v1alpha1_UpdateStatusStatus_To_update_UpdateStatusStatus(&status, &big.Status, nil); err != nil {
 		b.Fatal(err)

@@ -64,14 +64,9 @@ type Config struct {
 	Computer Computer
 	// Clock is the time source. Required.
 	Clock clock.Clock
-	// FoldDelay is the fold window: a source event that arrives after a
-	// quiet period (no computation ended within FoldDelay) is computed at
-	// once; events that arrive while a computation runs or within FoldDelay
-	// after it ends wait for the end of that window and are folded into one
-	// computation. So a burst costs at most one computation per FoldDelay
-	// plus a computation's time, and an event waits at most FoldDelay plus
-	// the computation in progress. 0 computes every event at once. At most
-	// MaxFoldDelay.
+	// FoldDelay is how long the view waits after the first of a burst of
+	// source events before it computes; every event in that window is folded
+	// into one computation. 0 computes at once. At most MaxFoldDelay.
 	FoldDelay time.Duration
 	// StuckAfter is how long one computation may run before the liveness
 	// check fails. 0 means DefaultStuckAfter.
@@ -98,9 +93,6 @@ type View struct {
 	objects    insightSet
 	fpState    fingerprintState
 	nextChange time.Time
-	// lastDone is when the last computation ended (before its revision is
-	// published); the fold window follows it.
-	lastDone time.Time
 }
 
 // New validates cfg and returns a View.
@@ -143,8 +135,8 @@ func (v *View) Trigger() {
 // It does no work and copies nothing.
 func (v *View) Current() *Revision { return v.current.Load() }
 
-// Run computes once, then on every trigger (folded as Config.FoldDelay says)
-// and at the engine's next-change moments, until ctx is done.
+// Run computes once, then on every trigger (after the fold delay) and at the
+// engine's next-change moments, until ctx is done.
 func (v *View) Run(ctx context.Context) {
 	v.started.Store(true)
 	v.running.Store(true)
@@ -189,14 +181,12 @@ func (v *View) Run(ctx context.Context) {
 	}
 }
 
-// fold waits out what is left of the fold window after the last computation
-// (nothing after a quiet period); it returns false when ctx ends first.
+// fold waits for the fold delay; it returns false when ctx ends first.
 func (v *View) fold(ctx context.Context) bool {
-	wait := v.lastDone.Add(v.cfg.FoldDelay).Sub(v.cfg.Clock.Now())
-	if wait <= 0 {
+	if v.cfg.FoldDelay == 0 {
 		return true
 	}
-	t := v.cfg.Clock.NewTimer(wait)
+	t := v.cfg.Clock.NewTimer(v.cfg.FoldDelay)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
@@ -238,8 +228,7 @@ func (v *View) recompute(trigger string) {
 	}
 	now := v.cfg.Clock.Now()
 	res, computeErr := v.compute(snap.Inputs, now)
-	v.lastDone = v.cfg.Clock.Now()
-	computeDuration.Observe(v.lastDone.Sub(start).Seconds())
+	computeDuration.Observe(v.cfg.Clock.Since(start).Seconds())
 
 	var status *v1alpha1.UpdateStatusStatus
 	switch {

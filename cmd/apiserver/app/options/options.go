@@ -124,7 +124,7 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig,
 		"Path to the kubeconfig of the cluster whose update is reported (ClusterVersion, ClusterOperators, MachineConfigPools, MachineConfigs, Nodes). In-cluster configuration when empty.")
 	fs.DurationVar(&o.FoldDelay, "fold-delay", o.FoldDelay,
-		fmt.Sprintf("The fold window after each recomputation of the status: a source change after a quiet period is computed at once, changes within the window are gathered into one recomputation at its end (at most %v).", view.MaxFoldDelay))
+		fmt.Sprintf("How long to gather source changes before recomputing the status (at most %v).", view.MaxFoldDelay))
 	fs.DurationVar(&o.DiscoveryInterval, "source-discovery-interval", o.DiscoveryInterval,
 		"How often to look for source APIs that are not served (e.g. MachineConfigPool) or stopped being served.")
 	fs.DurationVar(&o.WatchStallTimeout, "watch-stall-timeout", o.WatchStallTimeout,

@@ -207,7 +207,7 @@ func TestAbsurdSources(t *testing.T) {
 				return us.ResourceVersion != before.ResourceVersion
 			})
 			// An injection may fold into more than one revision, and no
-			// condition tells the last: time passes, more than three fold
+			// condition tells the last: this simulates time passing, more than three fold
 			// delays (150 ms), and the object served then is the one checked.
 			time.Sleep(500 * time.Millisecond)
 			us := getStatus(ctx, t)

@@ -424,7 +424,7 @@ func followStatus(ctx context.Context, client interface {
 		if rv == "" {
 			us, err := client.Get(ctx, statusName, metav1.GetOptions{})
 			if err != nil {
-				time.Sleep(200 * time.Millisecond) // a client's pause before it retries
+				time.Sleep(200 * time.Millisecond) // simulates time passing: a client's pause before it retries
 				continue
 			}
 			if present(us) {
@@ -437,7 +437,7 @@ func followStatus(ctx context.Context, client interface {
 		if err != nil {
 			rv = ""
 			relists <- i
-			time.Sleep(200 * time.Millisecond) // a client's pause before it retries
+			time.Sleep(200 * time.Millisecond) // simulates time passing: a client's pause before it retries
 			continue
 		}
 		if !opened {

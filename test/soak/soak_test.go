@@ -157,7 +157,7 @@ func TestSoak(t *testing.T) {
 					if runCtx.Err() == nil {
 						watchErrors.Add(1)
 						noteErr("watch: " + err.Error())
-						time.Sleep(time.Second) // a client's pause before it watches again
+						time.Sleep(time.Second) // simulates time passing: a client's pause before it watches again
 					}
 					continue
 				}
@@ -285,7 +285,7 @@ func TestSoak(t *testing.T) {
 	go func() {
 		flip := false
 		for runCtx.Err() == nil {
-			time.Sleep(time.Second) // the cluster changes once a second
+			time.Sleep(time.Second) // simulates time passing: the cluster changes once a second
 			flip = !flip
 			status, reason := configv1.ConditionFalse, "AsExpected"
 			if flip {

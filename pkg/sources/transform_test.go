@@ -30,7 +30,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
 	configv1 "github.com/openshift/api/config/v1"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
@@ -305,7 +304,9 @@ func TestTransformNodeSharesRepeatedStrings(t *testing.T) {
 	}
 	a, b := transform(node("a", "rendered-1")), transform(node("b", "rendered-1"))
 	c := transform(node("c", "rendered-2"))
-	same := func(x, y string) bool { return x == y && unsafe.StringData(x) == unsafe.StringData(y) }
+	same := func(x, y string) bool {
+		return x == y && reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer()
+	}
 	tests := []struct {
 		name string
 		ok   bool

@@ -21,9 +21,10 @@ import (
 	"hash"
 	"io"
 	"time"
-	"unsafe"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/insights"
 )
 
 // fingerprint identifies the content of a served object as clients see it on
@@ -36,17 +37,19 @@ type fingerprint [sha256.Size]byte
 func (f fingerprint) digest() uint64 { return binary.BigEndian.Uint64(f[:8]) }
 
 // insightSums gives the content fingerprint of an insight the view has
-// already fingerprinted, by the pointer the engine shares between results;
-// ok is false for an insight it has not seen.
-type insightSums func(p unsafe.Pointer) (sum uint64, ok bool)
+// already fingerprinted as an object of its own: the object named by the
+// insight's subject, built from the very content the engine shares between
+// results. ok is false for an insight it has not seen.
+type insightSums func(in insights.Insight) (sum uint64, ok bool)
 
 // fingerprintOf computes the fingerprint of obj. Every insight already
 // fingerprinted as an object of its own counts by that fingerprint (known),
 // and a worker pool's insight list that is the very list of the previous
 // computation (the engine shares unchanged lists) counts by its earlier
 // fingerprint (lists), so the cost follows what changed, not the size of the
-// object. The rest is encoded as JSON straight into the hash.
-func fingerprintOf(obj *update.UpdateStatus, known insightSums, st *fingerprintState) (fingerprint, error) {
+// object. The rest is encoded as JSON straight into the hash. obj is the
+// served object and status the engine's status it was converted from.
+func fingerprintOf(obj *update.UpdateStatus, status *v1alpha1.UpdateStatusStatus, known insightSums, st *fingerprintState) (fingerprint, error) {
 	h := sha256.New()
 	f := fingerprinter{h: h, enc: json.NewEncoder(h), known: known, buf: st.buf[:0]}
 	defer func() { st.buf = f.buf[:0] }()
@@ -59,7 +62,7 @@ func fingerprintOf(obj *update.UpdateStatus, known insightSums, st *fingerprintS
 		writeField(h, c.Reason)
 		writeField(h, c.Message)
 	}
-	if cp := obj.Status.ControlPlane; cp != nil {
+	if cp := status.ControlPlane; cp != nil {
 		writeField(h, "controlPlane")
 		outer := *cp
 		outer.Informers = nil
@@ -71,15 +74,16 @@ func fingerprintOf(obj *update.UpdateStatus, known insightSums, st *fingerprintS
 			for j := range inf.Insights {
 				in := &inf.Insights[j]
 				u := &in.Insight
-				f.insight(in.UID, in.AcquiredAt.Time, u.Type, u.ClusterVersionStatusInsight, u.ClusterOperatorStatusInsight,
-					u.MachineConfigPoolStatusInsight, u.NodeStatusInsight, u.HealthInsight)
+				f.insight(in.UID, in.AcquiredAt.Time, u.Type, insights.Insight{UID: in.UID, ClusterVersion: u.ClusterVersionStatusInsight,
+					ClusterOperator: u.ClusterOperatorStatusInsight, MachineConfigPool: u.MachineConfigPoolStatusInsight,
+					Node: u.NodeStatusInsight, Health: u.HealthInsight})
 			}
 			h.Write(f.buf)
 		}
 	}
 	next := listSums{}
-	for i := range obj.Status.WorkerPools {
-		p := &obj.Status.WorkerPools[i]
+	for i := range status.WorkerPools {
+		p := &status.WorkerPools[i]
 		writeField(h, "pool")
 		outer := *p
 		outer.Informers = nil
@@ -90,22 +94,25 @@ func fingerprintOf(obj *update.UpdateStatus, known insightSums, st *fingerprintS
 			if len(inf.Insights) == 0 {
 				continue
 			}
-			key := listKey{first: &inf.Insights[0], n: len(inf.Insights)}
-			sum, ok := st.lists[key]
-			if !ok {
+			key := listKey{pool: p.Name, informer: inf.Name}
+			list := listSum{first: &inf.Insights[0], n: len(inf.Insights)}
+			prev, ok := st.lists[key]
+			list.sum = prev.sum
+			if !ok || prev.first != list.first || prev.n != list.n {
 				f.buf = f.buf[:0]
 				for k := range inf.Insights {
 					in := &inf.Insights[k]
 					u := &in.Insight
-					f.insight(in.UID, in.AcquiredAt.Time, u.Type, nil, nil, u.MachineConfigPoolStatusInsight, u.NodeStatusInsight, u.HealthInsight)
+					f.insight(in.UID, in.AcquiredAt.Time, u.Type, insights.Insight{UID: in.UID, MachineConfigPool: u.MachineConfigPoolStatusInsight,
+						Node: u.NodeStatusInsight, Health: u.HealthInsight})
 				}
 				if f.err != nil {
 					return fingerprint{}, f.err
 				}
-				sum = sha256.Sum256(f.buf)
+				list.sum = sha256.Sum256(f.buf)
 			}
-			next[key] = sum
-			h.Write(sum[:])
+			next[key] = list
+			h.Write(list.sum[:])
 		}
 	}
 	if f.err != nil {
@@ -117,17 +124,21 @@ func fingerprintOf(obj *update.UpdateStatus, known insightSums, st *fingerprintS
 	return fp, nil
 }
 
-// listKey identifies one insight list by its memory: the engine never
-// modifies a list it returned, so the same first element and length mean
-// the same list.
-type listKey struct {
-	first *update.WorkerPoolInsight
+// listKey names the insight list of one informer in one worker pool.
+type listKey struct{ pool, informer string }
+
+// listSum is the fingerprint of one insight list and the list it was taken
+// of: the engine never modifies a list it returned, so a list with the same
+// first element and length is the same list.
+type listSum struct {
+	first *v1alpha1.WorkerPoolInsight
 	n     int
+	sum   [sha256.Size]byte
 }
 
 // listSums are the fingerprints of the worker pools' insight lists of the
 // last computation.
-type listSums map[listKey][sha256.Size]byte
+type listSums map[listKey]listSum
 
 // fingerprintState is what fingerprintOf keeps from one call to the next:
 // the fingerprints of the last lists and a buffer.
@@ -151,29 +162,27 @@ func (f *fingerprinter) encode(v any) {
 }
 
 // insight appends one insight of a list to f.buf: its envelope, then its
-// content by its known fingerprint or, when unknown, as JSON.
-func (f *fingerprinter) insight(uid string, acquired time.Time, typ update.InsightType, cv *update.ClusterVersionStatusInsight,
-	co *update.ClusterOperatorStatusInsight, mcp *update.MachineConfigPoolStatusInsight, node *update.NodeStatusInsight,
-	health *update.HealthStatusInsight) {
-	var p unsafe.Pointer
+// content (the one set member of c) by its known fingerprint or, when
+// unknown, as JSON.
+func (f *fingerprinter) insight(uid string, acquired time.Time, typ v1alpha1.InsightType, c insights.Insight) {
 	var v any
 	switch {
-	case cv != nil:
-		p, v = unsafe.Pointer(cv), cv
-	case co != nil:
-		p, v = unsafe.Pointer(co), co
-	case mcp != nil:
-		p, v = unsafe.Pointer(mcp), mcp
-	case node != nil:
-		p, v = unsafe.Pointer(node), node
-	case health != nil:
-		p, v = unsafe.Pointer(health), health
+	case c.ClusterVersion != nil:
+		v = c.ClusterVersion
+	case c.ClusterOperator != nil:
+		v = c.ClusterOperator
+	case c.MachineConfigPool != nil:
+		v = c.MachineConfigPool
+	case c.Node != nil:
+		v = c.Node
+	case c.Health != nil:
+		v = c.Health
 	default:
 		f.buf = appendField(append(f.buf, 'n'), uid)
 		return
 	}
 	if f.known != nil {
-		if sum, ok := f.known(p); ok {
+		if sum, ok := f.known(c); ok {
 			// The insight's object fingerprint covers its uid, acquiredAt
 			// and type too (the same insight, served as an object).
 			f.buf = append(f.buf, 'k')

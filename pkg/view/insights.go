@@ -18,10 +18,10 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/google/uuid"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -112,24 +112,6 @@ func kindOf(in *insights.Insight) (InsightKind, string) {
 	return NumInsightKinds, ""
 }
 
-// content is the pointer to the insight's fields, which identifies unchanged
-// content between two results of one engine.
-func content(in *insights.Insight) unsafe.Pointer {
-	switch {
-	case in.ClusterVersion != nil:
-		return unsafe.Pointer(in.ClusterVersion)
-	case in.ClusterOperator != nil:
-		return unsafe.Pointer(in.ClusterOperator)
-	case in.MachineConfigPool != nil:
-		return unsafe.Pointer(in.MachineConfigPool)
-	case in.Node != nil:
-		return unsafe.Pointer(in.Node)
-	case in.Health != nil:
-		return unsafe.Pointer(in.Health)
-	}
-	return nil
-}
-
 // insightLabels returns the labels of the object of in. A value a label
 // cannot hold (a pool name of 64 characters) leaves its label out. Objects
 // with the same labels share one map (labels), which nothing modifies: the
@@ -177,35 +159,42 @@ func uuidOf(uid types.UID) uuid.UUID {
 	return u
 }
 
-// newInsightObject builds the object of in. The insight's fields are shared,
-// not copied: the internal and v1alpha1 types have the same layout.
-func newInsightObject(k InsightKind, meta metav1.ObjectMeta, in *insights.Insight) runtime.Object {
+// newInsightObject builds the object of in with the generated conversions,
+// which share the insight's fields below the top-level struct instead of
+// copying them.
+func newInsightObject(k InsightKind, meta metav1.ObjectMeta, in *insights.Insight) (runtime.Object, error) {
 	uid, at := in.UID, in.AcquiredAt
+	var err error
 	switch k {
 	case ClusterVersionInsights:
-		return &update.ClusterVersionProgressInsight{ObjectMeta: meta, Status: update.ClusterVersionProgressInsightStatus{
-			InsightUID: uid, AcquiredAt: at, ClusterVersionStatusInsight: *(*update.ClusterVersionStatusInsight)(unsafe.Pointer(in.ClusterVersion))}}
+		o := &update.ClusterVersionProgressInsight{ObjectMeta: meta, Status: update.ClusterVersionProgressInsightStatus{InsightUID: uid, AcquiredAt: at}}
+		err = v1alpha1.Convert_v1alpha1_ClusterVersionStatusInsight_To_update_ClusterVersionStatusInsight(in.ClusterVersion, &o.Status.ClusterVersionStatusInsight, nil)
+		return o, err
 	case ClusterOperatorInsights:
-		return &update.ClusterOperatorProgressInsight{ObjectMeta: meta, Status: update.ClusterOperatorProgressInsightStatus{
-			InsightUID: uid, AcquiredAt: at, ClusterOperatorStatusInsight: *(*update.ClusterOperatorStatusInsight)(unsafe.Pointer(in.ClusterOperator))}}
+		o := &update.ClusterOperatorProgressInsight{ObjectMeta: meta, Status: update.ClusterOperatorProgressInsightStatus{InsightUID: uid, AcquiredAt: at}}
+		err = v1alpha1.Convert_v1alpha1_ClusterOperatorStatusInsight_To_update_ClusterOperatorStatusInsight(in.ClusterOperator, &o.Status.ClusterOperatorStatusInsight, nil)
+		return o, err
 	case MachineConfigPoolInsights:
-		return &update.MachineConfigPoolProgressInsight{ObjectMeta: meta, Status: update.MachineConfigPoolProgressInsightStatus{
-			InsightUID: uid, AcquiredAt: at, MachineConfigPoolStatusInsight: *(*update.MachineConfigPoolStatusInsight)(unsafe.Pointer(in.MachineConfigPool))}}
+		o := &update.MachineConfigPoolProgressInsight{ObjectMeta: meta, Status: update.MachineConfigPoolProgressInsightStatus{InsightUID: uid, AcquiredAt: at}}
+		err = v1alpha1.Convert_v1alpha1_MachineConfigPoolStatusInsight_To_update_MachineConfigPoolStatusInsight(in.MachineConfigPool, &o.Status.MachineConfigPoolStatusInsight, nil)
+		return o, err
 	case NodeInsights:
-		return &update.NodeProgressInsight{ObjectMeta: meta, Status: update.NodeProgressInsightStatus{
-			InsightUID: uid, AcquiredAt: at, NodeStatusInsight: *(*update.NodeStatusInsight)(unsafe.Pointer(in.Node))}}
+		o := &update.NodeProgressInsight{ObjectMeta: meta, Status: update.NodeProgressInsightStatus{InsightUID: uid, AcquiredAt: at}}
+		err = v1alpha1.Convert_v1alpha1_NodeStatusInsight_To_update_NodeStatusInsight(in.Node, &o.Status.NodeStatusInsight, nil)
+		return o, err
 	case HealthInsights:
-		return &update.HealthInsight{ObjectMeta: meta, Status: update.HealthInsightStatus{
-			InsightUID: uid, AcquiredAt: at, HealthStatusInsight: *(*update.HealthStatusInsight)(unsafe.Pointer(in.Health))}}
+		o := &update.HealthInsight{ObjectMeta: meta, Status: update.HealthInsightStatus{InsightUID: uid, AcquiredAt: at}}
+		err = v1alpha1.Convert_v1alpha1_HealthStatusInsight_To_update_HealthStatusInsight(in.Health, &o.Status.HealthStatusInsight, nil)
+		return o, err
 	}
-	return nil
+	return nil, fmt.Errorf("no insight kind %d", k)
 }
 
 // Objects returns the per-insight objects of one computation, each kind
 // sorted by name, without resourceVersions: what a revision would serve,
 // built from scratch (update-status compute prints them offline). meta is
 // the metadata of the UpdateStatus of the same computation.
-func Objects(res *insights.Result, meta metav1.ObjectMeta) [NumInsightKinds][]runtime.Object {
+func Objects(res *insights.Result, meta metav1.ObjectMeta) ([NumInsightKinds][]runtime.Object, error) {
 	var out [NumInsightKinds][]runtime.Object
 	seen := make(map[objectKey]bool, len(res.Insights))
 	labels := map[labelKey]map[string]string{}
@@ -216,12 +205,16 @@ func Objects(res *insights.Result, meta metav1.ObjectMeta) [NumInsightKinds][]ru
 			continue
 		}
 		seen[key] = true
-		out[k] = append(out[k], newInsightObject(k, insightMeta(&meta, k, name, insightLabels(in, labels)), in))
+		obj, err := newInsightObject(k, insightMeta(&meta, k, name, insightLabels(in, labels)), in)
+		if err != nil {
+			return out, err
+		}
+		out[k] = append(out[k], obj)
 	}
 	for k := range out {
 		sort.Slice(out[k], func(i, j int) bool { return nameOf(out[k][i]) < nameOf(out[k][j]) })
 	}
-	return out
+	return out, nil
 }
 
 func nameOf(obj runtime.Object) string {
@@ -237,7 +230,7 @@ type objectKey struct {
 type objectEntry struct {
 	kind InsightKind
 	// in is the engine's insight the object was built from, never
-	// modified; content(in) is its key in insightSet.sums.
+	// modified.
 	in  *insights.Insight
 	obj runtime.Object
 	// sum fingerprints the object's content, resourceVersion aside.
@@ -247,18 +240,16 @@ type objectEntry struct {
 }
 
 // insightSet is the view's memory of the served insight objects, so that a
-// computation touches only what changed: an insight whose engine pointer,
-// uid, acquiredAt and labels are as before keeps its object, and a new
-// object whose content equals the old one's keeps the old object too.
+// computation touches only what changed: an insight whose engine content
+// (the same pointer), uid, acquiredAt and labels are as before keeps its
+// object, and a new object whose content equals the old one's keeps the old
+// object too.
 type insightSet struct {
 	gen     uint64
 	entries map[objectKey]*objectEntry
 	// sum is the sum of the entries' content fingerprints: with the
 	// UpdateStatus fingerprint it identifies the content of a revision.
 	sum uint64
-	// sums are the entries' fingerprints by engine pointer, for the
-	// UpdateStatus fingerprint.
-	sums map[unsafe.Pointer]uint64
 	// labels are the label maps of the objects, shared by objects with the
 	// same labels.
 	labels map[labelKey]map[string]string
@@ -271,20 +262,15 @@ type insightSet struct {
 	prevEntries, spare []*objectEntry
 }
 
-// known implements insightSums.
-func (s *insightSet) known(p unsafe.Pointer) (uint64, bool) {
-	sum, ok := s.sums[p]
-	return sum, ok
-}
-
-// setPointer records that ent now stands for the engine's insight fields p.
-func (s *insightSet) setPointer(ent *objectEntry, p unsafe.Pointer, sum uint64) {
-	if ent.in != nil {
-		if old := content(ent.in); old != p {
-			delete(s.sums, old)
-		}
+// known implements insightSums: the fingerprint of the entry named by the
+// insight's subject, when the entry was built from that very content.
+func (s *insightSet) known(in insights.Insight) (uint64, bool) {
+	k, name := kindOf(&in)
+	ent := s.entries[objectKey{k, name}]
+	if ent == nil || !sameContent(ent.in, &in) {
+		return 0, false
 	}
-	s.sums[p] = sum
+	return ent.sum, true
 }
 
 // pendingChange is an object to publish once the revision's
@@ -306,7 +292,6 @@ func (s *insightSet) update(list []*insights.Insight, meta *metav1.ObjectMeta, m
 	}
 	if s.entries == nil {
 		s.entries = make(map[objectKey]*objectEntry, len(list))
-		s.sums = make(map[unsafe.Pointer]uint64, len(list))
 	}
 	s.gen++
 	var changes []pendingChange
@@ -330,7 +315,6 @@ func (s *insightSet) update(list []*insights.Insight, meta *metav1.ObjectMeta, m
 				continue
 			}
 		}
-		p := content(in)
 		k, name := kindOf(in)
 		if k == NumInsightKinds || name == "" {
 			entries = append(entries, nil)
@@ -351,7 +335,10 @@ func (s *insightSet) update(list []*insights.Insight, meta *metav1.ObjectMeta, m
 			}
 			continue
 		}
-		obj := newInsightObject(k, insightMeta(meta, k, name, insightLabels(in, s.labels)), in)
+		obj, err := newInsightObject(k, insightMeta(meta, k, name, insightLabels(in, s.labels)), in)
+		if err != nil {
+			return nil, err
+		}
 		sum, err := objectSum(k, obj)
 		if err != nil {
 			return nil, err
@@ -363,14 +350,12 @@ func (s *insightSet) update(list []*insights.Insight, meta *metav1.ObjectMeta, m
 			s.sum -= ent.sum
 			if ent.sum == sum && !all {
 				// Same content from a new computation: keep the served object.
-				s.setPointer(ent, p, sum)
 				ent.in, ent.seen = in, s.gen
 				s.sum += sum
 				entries = append(entries, ent)
 				continue
 			}
 		}
-		s.setPointer(ent, p, sum)
 		*ent = objectEntry{kind: k, in: in, obj: obj, sum: sum, seen: s.gen}
 		s.sum += sum
 		entries = append(entries, ent)
@@ -380,7 +365,6 @@ func (s *insightSet) update(list []*insights.Insight, meta *metav1.ObjectMeta, m
 		for key, ent := range s.entries {
 			if ent.seen != s.gen {
 				delete(s.entries, key)
-				delete(s.sums, content(ent.in))
 				s.sum -= ent.sum
 				changes = append(changes, pendingChange{kind: key.kind, gone: key.name})
 			}
@@ -440,11 +424,19 @@ func shallowCopy(obj runtime.Object) runtime.Object {
 }
 
 // sameInsight reports whether a and b give their objects the same content:
-// the same engine fields (pointer), uid, acquiredAt and labels.
+// the same engine content, uid, acquiredAt and labels.
 func sameInsight(a, b *insights.Insight) bool {
-	p := content(a)
-	return p != nil && p == content(b) && a.UID == b.UID && a.AcquiredAt.Equal(&b.AcquiredAt) && a.Scope == b.Scope && a.Pool == b.Pool &&
+	return sameContent(a, b) && a.UID == b.UID && a.AcquiredAt.Equal(&b.AcquiredAt) && a.Scope == b.Scope && a.Pool == b.Pool &&
 		a.Informer == b.Informer && levelOf(a) == levelOf(b)
+}
+
+// sameContent reports whether a and b share their engine content: the
+// engine never modifies what it returned, so the same pointer in two results
+// is the same, unchanged content.
+func sameContent(a, b *insights.Insight) bool {
+	return a != nil && b != nil && a.ClusterVersion == b.ClusterVersion && a.ClusterOperator == b.ClusterOperator &&
+		a.MachineConfigPool == b.MachineConfigPool && a.Node == b.Node && a.Health == b.Health &&
+		(a.ClusterVersion != nil || a.ClusterOperator != nil || a.MachineConfigPool != nil || a.Node != nil || a.Health != nil)
 }
 
 func levelOf(in *insights.Insight) v1alpha1.InsightImpactLevel {

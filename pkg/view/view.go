@@ -276,7 +276,7 @@ func (v *View) recompute(trigger string) {
 		return
 	}
 	v.objects.lastList = list
-	fp, err := fingerprintOf(obj, v.objects.known, &v.fpState)
+	fp, err := fingerprintOf(obj, status, v.objects.known, &v.fpState)
 	if err != nil {
 		klog.ErrorS(err, "Cannot fingerprint the UpdateStatus object")
 		recomputations.WithLabelValues(trigger, resultFailed).Inc()

@@ -63,7 +63,11 @@ func computed(t *testing.T) (*v1alpha1.UpdateStatus, []runtime.Object) {
 	scheme := runtime.NewScheme()
 	install.Install(scheme)
 	var objs []runtime.Object
-	for _, list := range view.Objects(&res, view.ObjectMeta(src.ClusterVersion)) {
+	byKind, err := view.Objects(&res, view.ObjectMeta(src.ClusterVersion))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, list := range byKind {
 		for _, o := range list {
 			out, err := scheme.ConvertToVersion(o, v1alpha1.SchemeGroupVersion)
 			if err != nil {

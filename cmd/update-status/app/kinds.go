@@ -79,7 +79,10 @@ func parseKind(s string) (view.InsightKind, error) {
 // insightObjects returns the v1alpha1 per-insight objects of one
 // computation, by kind; meta is the metadata of its UpdateStatus.
 func insightObjects(res *insights.Result, meta metav1.ObjectMeta) ([view.NumInsightKinds][]runtime.Object, error) {
-	objs := view.Objects(res, meta)
+	objs, err := view.Objects(res, meta)
+	if err != nil {
+		return objs, err
+	}
 	for k := range objs {
 		for i, obj := range objs[k] {
 			out, err := scheme.ConvertToVersion(obj, v1alpha1.SchemeGroupVersion)

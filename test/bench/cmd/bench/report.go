@@ -538,7 +538,7 @@ func (r *report) handBuiltParts(p func(string, ...any)) {
 	}
 	p("## 8. Hand-built parts against the plain path, in-process\n\n")
 	p("Go benchmarks of the tree (`go test -run XXX -bench NAME$ -benchtime T -count %d PKG`, medians). Each runs a hand-built part of the server and the plain path it stands in for side by side in one process, at 5,000 nodes; ", nodeChangeRuns)
-	p("a part stays while the plain path costs more than 15%% more (docs/watch.md, *Why the library*; docs/api-decisions.md, *Incremental evaluation*). cpu-ns/op is the process's CPU time per op, steadier than the wall clock on a shared machine. The object table's row is its lookups alone; what a Go map in its place costs a whole recomputation is in docs/api-decisions.md.\n\n")
+	p("a part stays while the plain path costs more than 15%% more (docs/watch.md, *Why the library*; docs/api-decisions.md, *Incremental evaluation*). cpu-ns/op is the process's CPU time per op, steadier than the wall clock on a shared machine. The object table's row is its lookups alone; what a Go map in its place costs a whole recomputation is in docs/api-decisions.md. The object table is the one part outside generated code that imports `unsafe`: it hashes a Node's address, and `hash/maphash.Comparable` in its place makes its lookups slower than the Go map's.\n\n")
 	p("| part | benchmark (package) | case | metric | with the part | plain | plain / with |\n|---|---|---|---|---|---|---|\n")
 	for _, h := range r.handBuilt {
 		for _, c := range h.cases {

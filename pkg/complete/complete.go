@@ -51,7 +51,7 @@ func isNotice(uid string, h *v1alpha1.HealthStatusInsight) bool {
 		return false
 	}
 	switch encoding.KindOf(uid) {
-	case encoding.HealthInsightsOmitted, encoding.HealthPoolsOmitted:
+	case v1alpha1.HealthInsightsOmitted, v1alpha1.HealthPoolsOmitted:
 		return true
 	}
 	return false

@@ -59,10 +59,10 @@ func healthInsight(sc v1alpha1.ScopeType) *v1alpha1.HealthStatusInsight {
 
 // notice is the uid of the engine's notice that where left insights out.
 func notice(where string) string {
-	return encoding.UID(string(encoding.HealthInsightsOmitted), "", "", "", where)
+	return encoding.UID(string(v1alpha1.HealthInsightsOmitted), "", "", "", where)
 }
 
-var poolsNotice = string(encoding.HealthPoolsOmitted)
+var poolsNotice = string(v1alpha1.HealthPoolsOmitted)
 
 func npi(name, pool string) v1alpha1.NodeProgressInsight {
 	o := v1alpha1.NodeProgressInsight{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels(scopeOf(pool), pool, v1alpha1.InformerNodes)}}

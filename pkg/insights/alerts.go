@@ -96,7 +96,7 @@ func alertHealth(alerts []Alert, updateStartedAt time.Time) []*healthItem {
 		if ns := a.Labels["namespace"]; encoding.IsDNSLabel(ns) {
 			ref.Namespace = ns
 		}
-		h := newHealth(encoding.HealthAlert, "", &ref, v1alpha1.ControlPlaneScope, a.ActiveAt, level,
+		h := newHealth(v1alpha1.HealthAlert, "", &ref, v1alpha1.ControlPlaneScope, a.ActiveAt, level,
 			v1alpha1.UnknownImpactType, "Alert is firing: "+summary, desc, reference)
 		if h == nil {
 			continue
@@ -121,7 +121,7 @@ func alertUID(name string, a *Alert) string {
 	}
 	sort.Strings(parts)
 	hash := encoding.Hash16(parts...)
-	prefix := string(encoding.HealthAlert)
+	prefix := string(v1alpha1.HealthAlert)
 	if k := encoding.EncodeAlertName(name); !strings.HasPrefix(k, "0x") && !strings.HasPrefix(k, "1x") {
 		if uid := prefix + "-" + k + "-" + hash[:8]; len(uid) <= encoding.MaxUIDLength {
 			return uid

@@ -156,14 +156,14 @@ func sortItems(items []item) {
 
 // omittedHealth reports a truncated list.
 func omittedHealth(where string, omitted, limit int, scope v1alpha1.ScopeType) *healthItem {
-	h := newHealth(encoding.HealthInsightsOmitted, where, nil, scope, time.Time{}, v1alpha1.InfoImpactLevel,
+	h := newHealth(v1alpha1.HealthInsightsOmitted, where, nil, scope, time.Time{}, v1alpha1.InfoImpactLevel,
 		v1alpha1.NoneImpactType,
 		fmt.Sprintf("%d insights were left out of %s to stay within the API's limit of %d", omitted, where, limit),
 		"The list has more insights than the API allows. It keeps the pool or cluster version insight, all health "+
 			"insights, then node insights ordered by state (degraded, unavailable, updating, draining or rebooting, "+
 			"paused, pending, completed) and name; the pool summaries still count every node.",
 		refAPIIntro)
-	h.uid = encoding.UID(string(encoding.HealthInsightsOmitted), "", "", "", strings.ReplaceAll(where, "/", "-"))
+	h.uid = encoding.UID(string(v1alpha1.HealthInsightsOmitted), "", "", "", strings.ReplaceAll(where, "/", "-"))
 	return h
 }
 
@@ -208,7 +208,7 @@ func (a *assembly) build(cv *configv1.ClusterVersion) Result {
 		for i, p := range left {
 			names[i] = p.info.name
 		}
-		if h := newHealth(encoding.HealthPoolsOmitted, "", nil, v1alpha1.WorkerPoolScope, time.Time{},
+		if h := newHealth(v1alpha1.HealthPoolsOmitted, "", nil, v1alpha1.WorkerPoolScope, time.Time{},
 			v1alpha1.InfoImpactLevel, v1alpha1.NoneImpactType,
 			fmt.Sprintf("%d worker pools were left out to stay within the API's limit of %d", len(left), maxWorkerPools),
 			"Left out (the pools with the fewest nodes): "+strings.Join(names, ", "), refAPIIntro); h != nil {
@@ -447,7 +447,7 @@ func isOperatorNameValid(name string) bool {
 // describe (docs/insights.md#inputs-oc-rejects).
 func unrepresentableOperator(f *coFacts) *healthItem {
 	name := f.co.Name
-	h := newHealth(encoding.HealthUnrepresentable, "co/"+name, nil, v1alpha1.ControlPlaneScope, time.Time{},
+	h := newHealth(v1alpha1.HealthUnrepresentable, "co/"+name, nil, v1alpha1.ControlPlaneScope, time.Time{},
 		v1alpha1.InfoImpactLevel, v1alpha1.UnknownImpactType,
 		"A cluster operator has a name the API cannot carry, it is left out",
 		fmt.Sprintf("ClusterOperator %q is counted, but no insight describes it: insight names must match ^[a-z0-9-]+$ and have at most 64 characters.",
@@ -464,7 +464,7 @@ func unrepresentablePool(p *poolInfo) *healthItem {
 	if p.master {
 		scope = v1alpha1.ControlPlaneScope
 	}
-	h := newHealth(encoding.HealthUnrepresentable, "mcp/"+p.name, nil, scope, time.Time{},
+	h := newHealth(v1alpha1.HealthUnrepresentable, "mcp/"+p.name, nil, scope, time.Time{},
 		v1alpha1.InfoImpactLevel, v1alpha1.UnknownImpactType,
 		"A machine config pool has a name the API cannot carry, it is left out",
 		fmt.Sprintf("MachineConfigPool %q has no pool insight: insight names must match ^[a-z0-9-]+$ and have at most 64 characters.",

@@ -101,7 +101,7 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 	if cv == nil {
 		r.updating = condition(typ, metav1.ConditionUnknown, string(v1alpha1.ClusterVersionCannotDetermineUpdating),
 			"ClusterVersion version not found", time.Time{})
-		if h := newHealth(encoding.HealthCVMissing, "", nil, v1alpha1.ControlPlaneScope, time.Time{},
+		if h := newHealth(v1alpha1.HealthCVMissing, "", nil, v1alpha1.ControlPlaneScope, time.Time{},
 			v1alpha1.ErrorImpactLevel, v1alpha1.UnknownImpactType,
 			"no cluster version information available - you must be connected to an OpenShift version 4 server to fetch the current version",
 			"The ClusterVersion named version does not exist, so the update cannot be assessed.", refAPIIntro); h != nil {
@@ -133,7 +133,7 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 
 	r.health = append(r.health, failingHealth(f, &ref)...)
 	if p == nil {
-		if h := newHealth(encoding.HealthCVNoProgressing, cv.Name, &ref, v1alpha1.ControlPlaneScope, f.changed,
+		if h := newHealth(v1alpha1.HealthCVNoProgressing, cv.Name, &ref, v1alpha1.ControlPlaneScope, f.changed,
 			v1alpha1.ErrorImpactLevel, v1alpha1.UnknownImpactType,
 			"no current Progressing info, see `oc describe clusterversion` for more details.",
 			"The ClusterVersion has no Progressing condition, so whether an update is in progress cannot be determined.",
@@ -143,7 +143,7 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 		}
 	}
 	if !haveOperators {
-		if h := newHealth(encoding.HealthCONone, "", nil, v1alpha1.ControlPlaneScope, f.changed,
+		if h := newHealth(v1alpha1.HealthCONone, "", nil, v1alpha1.ControlPlaneScope, f.changed,
 			v1alpha1.ErrorImpactLevel, v1alpha1.UnknownImpactType,
 			"no cluster operator information available - you must be connected to an OpenShift version 4 server",
 			"There are no ClusterOperators, so the control plane update cannot be assessed.", refAPIIntro); h != nil {
@@ -156,7 +156,7 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 	completed := ops.updated == ops.total
 	versions, ok := historyVersions(f)
 	if !ok || !encoding.IsDNSSubdomain(cv.Name) {
-		if hi := newHealth(encoding.HealthCVBadHistory, cv.Name, &ref, v1alpha1.ControlPlaneScope, f.changed,
+		if hi := newHealth(v1alpha1.HealthCVBadHistory, cv.Name, &ref, v1alpha1.ControlPlaneScope, f.changed,
 			v1alpha1.WarningImpactLevel, v1alpha1.UnknownImpactType,
 			fmt.Sprintf("Cluster Version %s has an update history this server cannot represent", cv.Name),
 			"The update history of the ClusterVersion is empty or names a version that is not a semantic version, "+
@@ -175,7 +175,7 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 				break
 			}
 		}
-		if hi := newHealth(encoding.HealthPreviousPartial, cv.Name, &ref, v1alpha1.ControlPlaneScope, h[0].StartedTime.Time,
+		if hi := newHealth(v1alpha1.HealthPreviousPartial, cv.Name, &ref, v1alpha1.ControlPlaneScope, h[0].StartedTime.Time,
 			v1alpha1.WarningImpactLevel, v1alpha1.NoneImpactType,
 			fmt.Sprintf("Previous update to %s never completed, last complete update was %s", h[1].Version, lastComplete),
 			fmt.Sprintf("Current update to %s was initiated while the previous update to version %s was still in progress", h[0].Version, h[1].Version),
@@ -279,7 +279,7 @@ func failingHealth(f *cvFacts, ref *v1alpha1.ResourceRef) []*healthItem {
 	var h *healthItem
 	switch {
 	case c == nil:
-		h = newHealth(encoding.HealthCVNoFailing, cv.Name, ref, v1alpha1.ControlPlaneScope, f.changed,
+		h = newHealth(v1alpha1.HealthCVNoFailing, cv.Name, ref, v1alpha1.ControlPlaneScope, f.changed,
 			v1alpha1.WarningImpactLevel, v1alpha1.UpdateStalledImpactType,
 			fmt.Sprintf("Cluster Version %s has no Failing condition", cv.Name),
 			"Current status of Cluster Version reconciliation is unclear.  See 'oc -n openshift-cluster-version logs -l k8s-app=cluster-version-operator --tail -1' to debug.",
@@ -289,7 +289,7 @@ func failingHealth(f *cvFacts, ref *v1alpha1.ResourceRef) []*healthItem {
 		if c.Status == configv1.ConditionUnknown {
 			verb = "may be"
 		}
-		h = newHealth(encoding.HealthCVFailing, cv.Name, ref, v1alpha1.ControlPlaneScope, c.LastTransitionTime.Time,
+		h = newHealth(v1alpha1.HealthCVFailing, cv.Name, ref, v1alpha1.ControlPlaneScope, c.LastTransitionTime.Time,
 			v1alpha1.WarningImpactLevel, v1alpha1.UpdateStalledImpactType,
 			fmt.Sprintf("Cluster Version %s %s failing to proceed with the update (%s)", cv.Name, verb, c.Reason),
 			c.Message, refCODeg)

@@ -219,11 +219,11 @@ func coHealth(f *coFacts, now time.Time) ([]*healthItem, time.Time) {
 		cond           *configv1.ClusterOperatorStatusCondition
 		bad            configv1.ConditionStatus
 		warn, errAfter time.Duration
-		kind           encoding.HealthKind
+		kind           v1alpha1.HealthKind
 		state, runbook string
 	}{
-		{f.available, configv1.ConditionFalse, coUnavailableWarn, coUnavailableErr, encoding.HealthCOUnavailable, "unavailable", refCODown},
-		{f.degraded, configv1.ConditionTrue, coDegradedWarn, coDegradedErr, encoding.HealthCODegraded, "degraded", refCODeg},
+		{f.available, configv1.ConditionFalse, coUnavailableWarn, coUnavailableErr, v1alpha1.HealthCOUnavailable, "unavailable", refCODown},
+		{f.degraded, configv1.ConditionTrue, coDegradedWarn, coDegradedErr, v1alpha1.HealthCODegraded, "degraded", refCODeg},
 	} {
 		if r.cond == nil || r.cond.Status != r.bad {
 			continue

@@ -128,29 +128,29 @@ func TestOperatorHealthThresholds(t *testing.T) {
 		status    configv1.ConditionStatus
 		age       time.Duration
 		message   string
-		wantKind  encoding.HealthKind
+		wantKind  v1alpha1.HealthKind
 		wantLevel v1alpha1.InsightImpactLevel // "" when no insight
 		wantDesc  string
 		wantNext  time.Duration // from the transition; 0 when none
 	}{
 		{name: "unavailable for exactly 5m is not reported", typ: configv1.OperatorAvailable, status: configv1.ConditionFalse, age: 5 * time.Minute,
-			wantKind: encoding.HealthCOUnavailable, wantNext: 5*time.Minute + 1},
+			wantKind: v1alpha1.HealthCOUnavailable, wantNext: 5*time.Minute + 1},
 		{name: "unavailable just over 5m is a warning", typ: configv1.OperatorAvailable, status: configv1.ConditionFalse, age: 5*time.Minute + 1, message: "down",
-			wantKind: encoding.HealthCOUnavailable, wantLevel: v1alpha1.WarningImpactLevel, wantDesc: "down", wantNext: 20*time.Minute + 1},
+			wantKind: v1alpha1.HealthCOUnavailable, wantLevel: v1alpha1.WarningImpactLevel, wantDesc: "down", wantNext: 20*time.Minute + 1},
 		{name: "unavailable for exactly 20m is still a warning", typ: configv1.OperatorAvailable, status: configv1.ConditionFalse, age: 20 * time.Minute,
-			wantKind: encoding.HealthCOUnavailable, wantLevel: v1alpha1.WarningImpactLevel, wantDesc: "<no message>", wantNext: 20*time.Minute + 1},
+			wantKind: v1alpha1.HealthCOUnavailable, wantLevel: v1alpha1.WarningImpactLevel, wantDesc: "<no message>", wantNext: 20*time.Minute + 1},
 		{name: "unavailable over 20m is an error", typ: configv1.OperatorAvailable, status: configv1.ConditionFalse, age: 20*time.Minute + time.Second,
-			wantKind: encoding.HealthCOUnavailable, wantLevel: v1alpha1.ErrorImpactLevel, wantDesc: "<no message>"},
+			wantKind: v1alpha1.HealthCOUnavailable, wantLevel: v1alpha1.ErrorImpactLevel, wantDesc: "<no message>"},
 		{name: "availability unknown is never reported", typ: configv1.OperatorAvailable, status: configv1.ConditionUnknown, age: time.Hour,
-			wantKind: encoding.HealthCOUnavailable},
+			wantKind: v1alpha1.HealthCOUnavailable},
 		{name: "degraded for exactly 5m is not reported", typ: configv1.OperatorDegraded, status: configv1.ConditionTrue, age: 5 * time.Minute,
-			wantKind: encoding.HealthCODegraded, wantNext: 5*time.Minute + 1},
+			wantKind: v1alpha1.HealthCODegraded, wantNext: 5*time.Minute + 1},
 		{name: "degraded just over 5m is a warning", typ: configv1.OperatorDegraded, status: configv1.ConditionTrue, age: 5*time.Minute + time.Second, message: "meh",
-			wantKind: encoding.HealthCODegraded, wantLevel: v1alpha1.WarningImpactLevel, wantDesc: "meh", wantNext: 40*time.Minute + 1},
+			wantKind: v1alpha1.HealthCODegraded, wantLevel: v1alpha1.WarningImpactLevel, wantDesc: "meh", wantNext: 40*time.Minute + 1},
 		{name: "degraded for exactly 40m is still a warning", typ: configv1.OperatorDegraded, status: configv1.ConditionTrue, age: 40 * time.Minute, message: "meh",
-			wantKind: encoding.HealthCODegraded, wantLevel: v1alpha1.WarningImpactLevel, wantDesc: "meh", wantNext: 40*time.Minute + 1},
+			wantKind: v1alpha1.HealthCODegraded, wantLevel: v1alpha1.WarningImpactLevel, wantDesc: "meh", wantNext: 40*time.Minute + 1},
 		{name: "degraded over 40m is an error", typ: configv1.OperatorDegraded, status: configv1.ConditionTrue, age: 41 * time.Minute, message: "meh",
-			wantKind: encoding.HealthCODegraded, wantLevel: v1alpha1.ErrorImpactLevel, wantDesc: "meh"},
+			wantKind: v1alpha1.HealthCODegraded, wantLevel: v1alpha1.ErrorImpactLevel, wantDesc: "meh"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := cluster()
@@ -211,7 +211,7 @@ func TestOperatorCountsAndNonPlatformOperators(t *testing.T) {
 	if coOf(res, "not-in-payload") != nil {
 		t.Error("a ClusterOperator that is not part of the payload must not get an insight")
 	}
-	if n := len(healthOf(res, encoding.HealthCOUnavailable)); n != 0 {
+	if n := len(healthOf(res, v1alpha1.HealthCOUnavailable)); n != 0 {
 		t.Errorf("got %d unavailable insights; Available=Unknown and non-payload operators produce none", n)
 	}
 	cv := cvOf(t, res)
@@ -397,7 +397,7 @@ func TestVersions(t *testing.T) {
 				if cv != nil {
 					t.Fatal("got a ClusterVersion insight for an unrepresentable history")
 				}
-				if len(healthOf(res, encoding.HealthCVBadHistory)) != 1 {
+				if len(healthOf(res, v1alpha1.HealthCVBadHistory)) != 1 {
 					t.Error("missing the health insight that explains the missing ClusterVersion insight")
 				}
 				return
@@ -413,17 +413,17 @@ func TestFailingCondition(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		failing   *configv1.ClusterOperatorStatusCondition // nil: removed
-		wantKind  encoding.HealthKind
+		wantKind  v1alpha1.HealthKind
 		wantText  string
 		wantStart time.Time
 	}{
-		{name: "no Failing condition", wantKind: encoding.HealthCVNoFailing, wantText: "Cluster Version version has no Failing condition", wantStart: t0},
+		{name: "no Failing condition", wantKind: v1alpha1.HealthCVNoFailing, wantText: "Cluster Version version has no Failing condition", wantStart: t0},
 		{name: "failing", failing: ptr(ccond(failingCondition, configv1.ConditionTrue, "ClusterOperatorsDegraded", "etcd is degraded", t0.Add(time.Minute))),
-			wantKind: encoding.HealthCVFailing, wantText: "Cluster Version version is failing to proceed with the update (ClusterOperatorsDegraded)", wantStart: t0.Add(time.Minute)},
+			wantKind: v1alpha1.HealthCVFailing, wantText: "Cluster Version version is failing to proceed with the update (ClusterOperatorsDegraded)", wantStart: t0.Add(time.Minute)},
 		{name: "maybe failing", failing: ptr(ccond(failingCondition, configv1.ConditionUnknown, "Hmm", "who knows", t0.Add(time.Minute))),
-			wantKind: encoding.HealthCVFailing, wantText: "Cluster Version version may be failing to proceed with the update (Hmm)", wantStart: t0.Add(time.Minute)},
-		{name: "failing without a message is dropped", failing: ptr(ccond(failingCondition, configv1.ConditionTrue, "X", "", t0)), wantKind: encoding.HealthCVFailing},
-		{name: "not failing", failing: ptr(ccond(failingCondition, configv1.ConditionFalse, "", "", t0)), wantKind: encoding.HealthCVFailing},
+			wantKind: v1alpha1.HealthCVFailing, wantText: "Cluster Version version may be failing to proceed with the update (Hmm)", wantStart: t0.Add(time.Minute)},
+		{name: "failing without a message is dropped", failing: ptr(ccond(failingCondition, configv1.ConditionTrue, "X", "", t0)), wantKind: v1alpha1.HealthCVFailing},
+		{name: "not failing", failing: ptr(ccond(failingCondition, configv1.ConditionFalse, "", "", t0)), wantKind: v1alpha1.HealthCVFailing},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := cluster()
@@ -480,7 +480,7 @@ func TestPreviousUpdateNeverCompleted(t *testing.T) {
 			}
 			res := Compute(src, now)
 			mustValid(t, res)
-			hs := healthOf(res, encoding.HealthPreviousPartial)
+			hs := healthOf(res, v1alpha1.HealthPreviousPartial)
 			if tc.want == "" {
 				if len(hs) != 0 {
 					t.Fatalf("unexpected %q", hs[0].h.Impact.Summary)

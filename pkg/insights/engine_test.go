@@ -351,7 +351,7 @@ func TestTruncation(t *testing.T) {
 		if n := in.Insight.NodeStatusInsight; n != nil && cond(n.Conditions, "Degraded").Status == metav1.ConditionTrue {
 			degradedNodes++
 		}
-		if encoding.KindOf(in.UID) == encoding.HealthInsightsOmitted {
+		if encoding.KindOf(in.UID) == v1alpha1.HealthInsightsOmitted {
 			notice = in.Insight.HealthInsight
 		}
 	}
@@ -400,7 +400,7 @@ func TestTooManyPools(t *testing.T) {
 	if !found {
 		t.Error("the worker pool must be kept")
 	}
-	if len(healthOf(res, encoding.HealthPoolsOmitted)) != 1 {
+	if len(healthOf(res, v1alpha1.HealthPoolsOmitted)) != 1 {
 		t.Error("no insight reports the left-out pools")
 	}
 }
@@ -410,23 +410,23 @@ func TestMalformedInputs(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		edit     func(s *Sources) *Sources
-		wantKind encoding.HealthKind
+		wantKind v1alpha1.HealthKind
 		wantCV   v1alpha1.ControlPlaneAssessment
 	}{
-		{name: "nil sources", edit: func(*Sources) *Sources { return nil }, wantKind: encoding.HealthCVMissing},
-		{name: "empty sources", edit: func(*Sources) *Sources { return &Sources{} }, wantKind: encoding.HealthCVMissing},
-		{name: "no ClusterVersion", edit: func(s *Sources) *Sources { s.ClusterVersion = nil; return s }, wantKind: encoding.HealthCVMissing},
+		{name: "nil sources", edit: func(*Sources) *Sources { return nil }, wantKind: v1alpha1.HealthCVMissing},
+		{name: "empty sources", edit: func(*Sources) *Sources { return &Sources{} }, wantKind: v1alpha1.HealthCVMissing},
+		{name: "no ClusterVersion", edit: func(s *Sources) *Sources { s.ClusterVersion = nil; return s }, wantKind: v1alpha1.HealthCVMissing},
 		{name: "no ClusterOperators", edit: func(s *Sources) *Sources { s.ClusterOperators = nil; return s },
-			wantKind: encoding.HealthCONone, wantCV: v1alpha1.ControlPlaneAssessmentUnknown},
+			wantKind: v1alpha1.HealthCONone, wantCV: v1alpha1.ControlPlaneAssessmentUnknown},
 		{name: "no Progressing condition", edit: func(s *Sources) *Sources {
 			s.ClusterVersion.Status.Conditions = s.ClusterVersion.Status.Conditions[1:]
 			return s
-		}, wantKind: encoding.HealthCVNoProgressing, wantCV: v1alpha1.ControlPlaneAssessmentUnknown},
-		{name: "empty history", edit: func(s *Sources) *Sources { s.ClusterVersion.Status.History = nil; return s }, wantKind: encoding.HealthCVBadHistory},
+		}, wantKind: v1alpha1.HealthCVNoProgressing, wantCV: v1alpha1.ControlPlaneAssessmentUnknown},
+		{name: "empty history", edit: func(s *Sources) *Sources { s.ClusterVersion.Status.History = nil; return s }, wantKind: v1alpha1.HealthCVBadHistory},
 		{name: "garbage previous version", edit: func(s *Sources) *Sources {
 			s.ClusterVersion.Status.History[1].Version = "v\x00x"
 			return s
-		}, wantKind: encoding.HealthCVBadHistory},
+		}, wantKind: v1alpha1.HealthCVBadHistory},
 		{name: "nil entries everywhere", edit: func(s *Sources) *Sources {
 			s.Nodes = append(s.Nodes, nil)
 			s.ClusterOperators = append(s.ClusterOperators, nil)
@@ -449,7 +449,7 @@ func TestMalformedInputs(t *testing.T) {
 				ccond(failingCondition, configv1.ConditionTrue, huge, huge, t0))
 			s.ClusterVersion.Status.History[0].Version = "4.16.0-" + strings.Repeat("a", 100)
 			return s
-		}, wantKind: encoding.HealthCVBadHistory},
+		}, wantKind: v1alpha1.HealthCVBadHistory},
 		{name: "thousands of conditions", edit: func(s *Sources) *Sources {
 			for i := 0; i < 5000; i++ {
 				s.Nodes[3].Conditions = append(s.Nodes[3].Conditions,
@@ -467,7 +467,7 @@ func TestMalformedInputs(t *testing.T) {
 			n := newNode("in-bad-pool", "Bad_Pool")
 			s.Nodes = append(s.Nodes, n)
 			return s
-		}, wantKind: encoding.HealthUnrepresentable},
+		}, wantKind: v1alpha1.HealthUnrepresentable},
 		{name: "duplicate names", edit: func(s *Sources) *Sources {
 			dup := s.Nodes[3].DeepCopy()
 			dup.UID = "other"
@@ -537,8 +537,8 @@ func TestNextChange(t *testing.T) {
 		if want := since.Add(5 * time.Minute); !res.NextChange.Equal(want) {
 			t.Fatalf("NextChange %v, want %v", res.NextChange, want)
 		}
-		if len(healthOf(Compute(src, res.NextChange.Add(-1)), encoding.HealthNodeUnavailable)) != 0 ||
-			len(healthOf(Compute(src, res.NextChange), encoding.HealthNodeUnavailable)) != 1 {
+		if len(healthOf(Compute(src, res.NextChange.Add(-1)), v1alpha1.HealthNodeUnavailable)) != 0 ||
+			len(healthOf(Compute(src, res.NextChange), v1alpha1.HealthNodeUnavailable)) != 1 {
 			t.Error("the insight does not appear exactly at NextChange")
 		}
 	})
@@ -619,7 +619,7 @@ func TestAlerts(t *testing.T) {
 			src.Alerts = []Alert{tc.alert}
 			res := Compute(src, now)
 			mustValid(t, res)
-			hs := healthOf(res, encoding.HealthAlert)
+			hs := healthOf(res, v1alpha1.HealthAlert)
 			if tc.wantLevel == "" {
 				if len(hs) != 0 {
 					t.Fatalf("unexpected %q", hs[0].h.Impact.Summary)
@@ -650,7 +650,7 @@ func TestAlerts(t *testing.T) {
 		src.Alerts = []Alert{a, b}
 		res := Compute(src, now)
 		mustValid(t, res)
-		if hs := healthOf(res, encoding.HealthAlert); len(hs) != 2 {
+		if hs := healthOf(res, v1alpha1.HealthAlert); len(hs) != 2 {
 			t.Fatalf("got %d alert insights, want 2", len(hs))
 		}
 	})

@@ -98,7 +98,7 @@ func (h *healthItem) flatInsight(informer, pool string) *Insight {
 // insight as incomplete (empty summary, description or reference,
 // docs/insights.md#complete-insights-only). Texts are shortened to the API's
 // limits.
-func newHealth(kind encoding.HealthKind, subject string, ref *v1alpha1.ResourceRef, scope v1alpha1.ScopeType,
+func newHealth(kind v1alpha1.HealthKind, subject string, ref *v1alpha1.ResourceRef, scope v1alpha1.ScopeType,
 	started time.Time, level v1alpha1.InsightImpactLevel, impact v1alpha1.InsightImpactType,
 	summary, description, reference string) *healthItem {
 	if summary == "" || description == "" || reference == "" {

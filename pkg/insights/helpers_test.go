@@ -282,7 +282,7 @@ func mcpOf(res Result, name string) *v1alpha1.MachineConfigPoolStatusInsight {
 
 // healthOf returns the health insights of a kind (all when kind is empty),
 // each uid once.
-func healthOf(res Result, kind encoding.HealthKind) []found {
+func healthOf(res Result, kind v1alpha1.HealthKind) []found {
 	var out []found
 	seen := map[string]bool{}
 	for _, f := range all(&res.Status) {

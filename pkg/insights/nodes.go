@@ -234,7 +234,7 @@ func evaluateNode(n *Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
 	}
 	ref := nodeRef(n.Name)
 	if !encoding.IsDNSSubdomain(n.Name) {
-		f.unrepresentable = newHealth(encoding.HealthUnrepresentable, n.Name, nil, scope, time.Time{},
+		f.unrepresentable = newHealth(v1alpha1.HealthUnrepresentable, n.Name, nil, scope, time.Time{},
 			v1alpha1.InfoImpactLevel, v1alpha1.UnknownImpactType,
 			"A node has a name the API cannot carry, it is left out",
 			fmt.Sprintf("Node %q is not a valid resource name, so no insight describes it.", encoding.Short(n.Name, 300)),
@@ -250,14 +250,14 @@ func evaluateNode(n *Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
 		if f.isDegraded {
 			desc = mcReason
 		}
-		f.unavailable = newHealth(encoding.HealthNodeUnavailable, n.Name, &ref, scope, unavailableSince(f.bad),
+		f.unavailable = newHealth(v1alpha1.HealthNodeUnavailable, n.Name, &ref, scope, unavailableSince(f.bad),
 			v1alpha1.WarningImpactLevel, v1alpha1.UpdateSpeedImpactType, unavailableSummary(n.Name, f.bad), desc, refMCO)
 		if f.unavailable != nil {
 			f.unavailable.acquired = f.changed
 		}
 	}
 	if f.isDegraded {
-		f.degraded = newHealth(encoding.HealthNodeDegraded, n.Name, &ref, scope, time.Time{},
+		f.degraded = newHealth(v1alpha1.HealthNodeDegraded, n.Name, &ref, scope, time.Time{},
 			v1alpha1.ErrorImpactLevel, v1alpha1.UpdateStalledImpactType, fmt.Sprintf("Node %s is degraded", n.Name), mcReason, refMCO)
 		if f.degraded != nil {
 			f.degraded.acquired = f.changed

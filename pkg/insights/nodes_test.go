@@ -35,7 +35,7 @@ type nodeWant struct {
 	degraded  bool
 	est       string // "?" none, "-" zero, else a duration
 	version   string
-	health    []encoding.HealthKind
+	health    []v1alpha1.HealthKind
 }
 
 func estText(d *metav1.Duration) string {
@@ -79,37 +79,37 @@ func TestNodeRules(t *testing.T) {
 			delete(n.Annotations, LastAppliedDrainAnnotation)
 		}, want: nodeWant{phase: v1alpha1.NodeCompleted, updating: true, available: NodeAvailableReasonMCDProcessing, est: "-", version: fromV}},
 		{name: "paused pool", edit: func(s *Sources) { s.MachineConfigPools[1].Spec.Paused = true },
-			want: nodeWant{phase: v1alpha1.NodePaused, est: "-", version: fromV, health: []encoding.HealthKind{encoding.HealthPoolPaused}}},
+			want: nodeWant{phase: v1alpha1.NodePaused, est: "-", version: fromV, health: []v1alpha1.HealthKind{v1alpha1.HealthPoolPaused}}},
 		{name: "paused pool keeps an updating node updating", edit: func(s *Sources) {
 			s.MachineConfigPools[1].Spec.Paused = true
 			updating(s.Nodes[3], MCDStateWorking)
 		}, want: nodeWant{phase: v1alpha1.NodeUpdating, updating: true, available: NodeAvailableReasonMCDProcessing, est: "5m0s", version: fromV,
-			health: []encoding.HealthKind{encoding.HealthPoolPaused}}},
+			health: []v1alpha1.HealthKind{v1alpha1.HealthPoolPaused}}},
 		{name: "not ready for under 5m is not serious", edit: notReady(5*time.Minute - time.Second),
 			want: nodeWant{phase: v1alpha1.NodeUpdatePending, available: v1alpha1.NodeAvailableReasonNotReady, est: "?", version: fromV}},
 		{name: "not ready for 5m is serious", edit: notReady(5 * time.Minute),
 			want: nodeWant{phase: v1alpha1.NodeUpdatePending, available: v1alpha1.NodeAvailableReasonNotReady, est: "?", version: fromV,
-				health: []encoding.HealthKind{encoding.HealthNodeUnavailable}}},
+				health: []v1alpha1.HealthKind{v1alpha1.HealthNodeUnavailable}}},
 		{name: "not ready and updated shows no estimate", edit: func(s *Sources) { notReady(time.Hour)(s); updated(s.Nodes[3]) },
 			want: nodeWant{phase: v1alpha1.NodeCompleted, available: v1alpha1.NodeAvailableReasonNotReady, est: "-", version: toV,
-				health: []encoding.HealthKind{encoding.HealthNodeUnavailable}}},
+				health: []v1alpha1.HealthKind{v1alpha1.HealthNodeUnavailable}}},
 		{name: "disk pressure for under a minute is not serious", edit: func(s *Sources) {
 			setNodeCondition(s.Nodes[3], corev1.NodeCondition{Type: corev1.NodeDiskPressure, Status: corev1.ConditionTrue, LastTransitionTime: mt(now.Add(-59 * time.Second))})
 		}, want: nodeWant{phase: v1alpha1.NodeUpdatePending, available: NodeAvailableReasonDiskPressure, est: "?", version: fromV}},
 		{name: "disk pressure for a minute is serious", edit: func(s *Sources) {
 			setNodeCondition(s.Nodes[3], corev1.NodeCondition{Type: corev1.NodeDiskPressure, Status: corev1.ConditionTrue, LastTransitionTime: mt(now.Add(-time.Minute))})
 		}, want: nodeWant{phase: v1alpha1.NodeUpdatePending, available: NodeAvailableReasonDiskPressure, est: "?", version: fromV,
-			health: []encoding.HealthKind{encoding.HealthNodeUnavailable}}},
+			health: []v1alpha1.HealthKind{v1alpha1.HealthNodeUnavailable}}},
 		{name: "network unavailable for a minute is serious", edit: func(s *Sources) {
 			setNodeCondition(s.Nodes[3], corev1.NodeCondition{Type: corev1.NodeNetworkUnavailable, Status: corev1.ConditionTrue, LastTransitionTime: mt(now.Add(-2 * time.Minute))})
 		}, want: nodeWant{phase: v1alpha1.NodeUpdatePending, available: NodeAvailableReasonNetworkUnavailable, est: "?", version: fromV,
-			health: []encoding.HealthKind{encoding.HealthNodeUnavailable}}},
+			health: []v1alpha1.HealthKind{v1alpha1.HealthNodeUnavailable}}},
 		{name: "unschedulable is never serious", edit: func(s *Sources) { s.Nodes[3].Unschedulable = true },
 			want: nodeWant{phase: v1alpha1.NodeUpdatePending, available: v1alpha1.NodeAvailableReasonUnschedulable, est: "?", version: fromV}},
 		{name: "degraded", edit: func(s *Sources) {
 			s.Nodes[3].Annotations[MCDStateAnnotation] = MCDStateDegraded
 			s.Nodes[3].Annotations[MCDReasonAnnotation] = "boom"
-		}, want: nodeWant{phase: v1alpha1.NodeUpdatePending, degraded: true, est: "?", version: fromV, health: []encoding.HealthKind{encoding.HealthNodeDegraded}}},
+		}, want: nodeWant{phase: v1alpha1.NodeUpdatePending, degraded: true, est: "?", version: fromV, health: []v1alpha1.HealthKind{v1alpha1.HealthNodeDegraded}}},
 		{name: "degraded without a reason reports no insight", edit: func(s *Sources) { s.Nodes[3].Annotations[MCDStateAnnotation] = MCDStateUnreconcilable },
 			want: nodeWant{phase: v1alpha1.NodeUpdatePending, degraded: true, est: "?", version: fromV}},
 		{name: "degraded without a desired config is not degraded", edit: func(s *Sources) {
@@ -121,7 +121,7 @@ func TestNodeRules(t *testing.T) {
 			s.Nodes[3].Annotations[MCDStateAnnotation] = MCDStateDegraded
 			s.Nodes[3].Annotations[MCDReasonAnnotation] = "boom"
 		}, want: nodeWant{phase: v1alpha1.NodeUpdatePending, available: v1alpha1.NodeAvailableReasonNotReady, degraded: true, est: "?", version: fromV,
-			health: []encoding.HealthKind{encoding.HealthNodeDegraded, encoding.HealthNodeUnavailable}}},
+			health: []v1alpha1.HealthKind{v1alpha1.HealthNodeDegraded, v1alpha1.HealthNodeUnavailable}}},
 		{name: "layered pool: a node without the pool's image is not unavailable", edit: func(s *Sources) {
 			notReady(time.Hour)(s)
 			s.MachineConfigPools[1].Labels = map[string]string{LayeringEnabledLabel: ""}
@@ -133,7 +133,7 @@ func TestNodeRules(t *testing.T) {
 			s.MachineConfigPools[1].Annotations = map[string]string{NewestImageEquivalentConfigAnnotation: "img@sha256:1"}
 			s.Nodes[3].Annotations[DesiredImageAnnotation] = "img@sha256:1"
 		}, want: nodeWant{phase: v1alpha1.NodeUpdatePending, available: v1alpha1.NodeAvailableReasonNotReady, est: "?", version: fromV,
-			health: []encoding.HealthKind{encoding.HealthNodeUnavailable}}},
+			health: []v1alpha1.HealthKind{v1alpha1.HealthNodeUnavailable}}},
 		{name: "plain pool: a node with a desired image is not unavailable", edit: func(s *Sources) {
 			notReady(time.Hour)(s)
 			s.Nodes[3].Annotations[DesiredImageAnnotation] = "img@sha256:1"
@@ -207,7 +207,7 @@ func TestNodeTexts(t *testing.T) {
 	if ni.Message != "Not ready | Node is marked unschedulable" {
 		t.Errorf("message %q", ni.Message)
 	}
-	hs := healthOf(res, encoding.HealthNodeUnavailable)
+	hs := healthOf(res, v1alpha1.HealthNodeUnavailable)
 	if len(hs) != 1 {
 		t.Fatalf("got %d unavailable insights", len(hs))
 	}
@@ -243,7 +243,7 @@ func TestLongDaemonReason(t *testing.T) {
 	if got := cond(ni.Conditions, "Degraded").Message; got != reason {
 		t.Errorf("Degraded message has %d bytes, want the full %d", len(got), len(reason))
 	}
-	h := healthOf(res, encoding.HealthNodeDegraded)[0].h
+	h := healthOf(res, v1alpha1.HealthNodeDegraded)[0].h
 	if len(h.Impact.Description) > 4096 || !encoding.IsTruncated(h.Impact.Description) ||
 		!strings.HasPrefix(reason, encoding.TruncatedPrefix(h.Impact.Description)) {
 		t.Errorf("description (%d bytes) is not a marked prefix of the reason", len(h.Impact.Description))
@@ -372,7 +372,7 @@ func TestBadPoolSelector(t *testing.T) {
 	src.MachineConfigPools[1].Spec.NodeSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k", Operator: "Bogus"}}}
 	res := Compute(src, now)
 	mustValid(t, res)
-	hs := healthOf(res, encoding.HealthPoolBadSelector)
+	hs := healthOf(res, v1alpha1.HealthPoolBadSelector)
 	if len(hs) != 1 || hs[0].h.Impact.Summary != "failed to get label selector from the pool: worker" {
 		t.Fatalf("got %+v", hs)
 	}
@@ -386,7 +386,7 @@ func TestPausedControlPlanePool(t *testing.T) {
 	src.MachineConfigPools[0].Spec.Paused = true
 	res := Compute(src, now)
 	mustValid(t, res)
-	hs := healthOf(res, encoding.HealthPoolPaused)
+	hs := healthOf(res, v1alpha1.HealthPoolPaused)
 	if len(hs) != 1 || hs[0].where != "controlPlane/nodes" || hs[0].h.Scope.Type != v1alpha1.ControlPlaneScope {
 		t.Fatalf("got %+v", hs)
 	}

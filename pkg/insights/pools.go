@@ -26,7 +26,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 const (
@@ -96,7 +95,7 @@ func newPoolSet(mcps []*mcfgv1.MachineConfigPool) *poolSet {
 				scope = v1alpha1.ControlPlaneScope
 			}
 			ref := mcpRef(m.Name)
-			if h := newHealth(encoding.HealthPoolBadSelector, m.Name, &ref, scope, p.changed,
+			if h := newHealth(v1alpha1.HealthPoolBadSelector, m.Name, &ref, scope, p.changed,
 				v1alpha1.ErrorImpactLevel, v1alpha1.UnknownImpactType,
 				"failed to get label selector from the pool: "+m.Name,
 				fmt.Sprintf("The node selector of MachineConfigPool %s cannot be parsed (%v), so no node is counted in it.", m.Name, err),
@@ -276,7 +275,7 @@ func pausedHealth(p *poolInfo, c *poolCounters) *healthItem {
 		scope = v1alpha1.ControlPlaneScope
 	}
 	ref := mcpRef(p.name)
-	h := newHealth(encoding.HealthPoolPaused, p.name, &ref, scope, time.Time{}, v1alpha1.WarningImpactLevel,
+	h := newHealth(v1alpha1.HealthPoolPaused, p.name, &ref, scope, time.Time{}, v1alpha1.WarningImpactLevel,
 		v1alpha1.UpdateStalledImpactType,
 		fmt.Sprintf("Outdated nodes in a paused pool '%s' will not be updated", p.name),
 		"Pool is paused, which stops all changes to the nodes in the pool, including updates. The nodes will not be updated until the pool is unpaused by the administrator.",

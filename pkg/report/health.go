@@ -37,7 +37,7 @@ type healthRow struct {
 // collectionKey orders Health insights the way oc collects them (nodes and
 // pools per pool, alerts, the ClusterVersion, the ClusterOperators, the
 // previous-update insight), which decides the order of insights that tie on
-// start time and level. The kind comes from the uid (encoding.HealthKind).
+// start time and level. The kind comes from the uid (v1alpha1.HealthKind).
 type collectionKey struct {
 	rank     int
 	pool     int
@@ -73,23 +73,23 @@ func (r *renderer) collectionKey(e healthEntry) collectionKey {
 		subject = rs[0].Name
 	}
 	switch encoding.KindOf(e.uid) {
-	case encoding.HealthNodeUnavailable, encoding.HealthNodeDegraded:
+	case v1alpha1.HealthNodeUnavailable, v1alpha1.HealthNodeDegraded:
 		pool := r.v.nodePool[subject]
 		k.rank, k.pool, k.poolName, k.name = 0, r.v.poolRank[pool], pool, subject
-		if encoding.KindOf(e.uid) == encoding.HealthNodeDegraded {
+		if encoding.KindOf(e.uid) == v1alpha1.HealthNodeDegraded {
 			k.sub = 1
 		}
-	case encoding.HealthPoolPaused:
+	case v1alpha1.HealthPoolPaused:
 		k.rank, k.pool, k.poolName, k.name, k.sub = 0, r.v.poolRank[subject], subject, "\xff", 2
-	case encoding.HealthAlert:
+	case v1alpha1.HealthAlert:
 		k.rank, k.summary = 1, e.insight.Impact.Summary
-	case encoding.HealthCVNoFailing, encoding.HealthCVFailing:
+	case v1alpha1.HealthCVNoFailing, v1alpha1.HealthCVFailing:
 		k.rank = 2
-	case encoding.HealthCOUnavailable:
+	case v1alpha1.HealthCOUnavailable:
 		k.rank, k.name = 3, subject
-	case encoding.HealthCODegraded:
+	case v1alpha1.HealthCODegraded:
 		k.rank, k.name, k.sub = 3, subject, 1
-	case encoding.HealthPreviousPartial:
+	case v1alpha1.HealthPreviousPartial:
 		k.rank = 4
 	}
 	return k
@@ -248,7 +248,7 @@ func (r *renderer) fullDescription(e healthEntry) string {
 	subject := e.insight.Scope.Resources[0].Name
 	var full string
 	switch encoding.KindOf(e.uid) {
-	case encoding.HealthCOUnavailable, encoding.HealthCODegraded:
+	case v1alpha1.HealthCOUnavailable, v1alpha1.HealthCODegraded:
 		for _, co := range r.v.operators {
 			if co.Name == subject {
 				if c := findCondition(co.Conditions, string(v1alpha1.ClusterOperatorStatusInsightHealthy)); c != nil {
@@ -256,7 +256,7 @@ func (r *renderer) fullDescription(e healthEntry) string {
 				}
 			}
 		}
-	case encoding.HealthNodeDegraded, encoding.HealthNodeUnavailable:
+	case v1alpha1.HealthNodeDegraded, v1alpha1.HealthNodeUnavailable:
 		for _, p := range append([]*poolView{r.v.master}, r.v.workers...) {
 			if p == nil {
 				continue

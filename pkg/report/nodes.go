@@ -48,7 +48,7 @@ func (r *renderer) nodes(p *poolView, controlPlane bool) {
 	allUpdated := true
 	for i, n := range p.nodes {
 		rows[i] = newNodeRow(n)
-		allUpdated = allUpdated && rows[i].Phase == "Updated"
+		allUpdated = allUpdated && rows[i].Phase == encoding.NodePhaseUpdated
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := &rows[i], &rows[j]
@@ -84,13 +84,13 @@ func (r *renderer) nodes(p *poolView, controlPlane bool) {
 			if !row.Unavailable {
 				available++
 			}
-			if row.Phase == "Draining" {
+			if row.Phase == encoding.NodePhaseDraining {
 				draining++
 			}
-			if row.Phase == "Paused" {
+			if row.Phase == encoding.NodePhasePaused {
 				excluded++
 			}
-			if row.Assessment == "Progressing" {
+			if row.Assessment == encoding.NodeAssessmentProgressing {
 				progressing++
 			}
 			continue

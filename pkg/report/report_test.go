@@ -222,7 +222,7 @@ func TestLongDescriptionComesFromTheStatusInsight(t *testing.T) {
 	var desc string
 	for _, inf := range res.Status.ControlPlane.Informers {
 		for _, in := range inf.Insights {
-			if encoding.KindOf(in.UID) == encoding.HealthCODegraded {
+			if encoding.KindOf(in.UID) == v1alpha1.HealthCODegraded {
 				desc = in.Insight.HealthInsight.Impact.Description
 			}
 		}

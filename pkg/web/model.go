@@ -69,23 +69,23 @@ func NodeState(n *v1alpha1.NodeStatusInsight) string {
 func stateOf(st encoding.NodeState) string {
 	state := StateUnknown
 	switch st.Assessment {
-	case "Degraded":
+	case encoding.NodeAssessmentDegraded:
 		state = StateDegraded
-	case "Unavailable":
+	case encoding.NodeAssessmentUnavailable:
 		state = StateUnavailable
 	default:
 		switch st.Phase {
-		case "Draining":
+		case encoding.NodePhaseDraining:
 			state = StateDraining
-		case "Updating":
+		case encoding.NodePhaseUpdating:
 			state = StateUpdating
-		case "Rebooting":
+		case encoding.NodePhaseRebooting:
 			state = StateRebooting
-		case "Paused":
+		case encoding.NodePhasePaused:
 			state = StatePaused
-		case "Pending":
+		case encoding.NodePhasePending:
 			state = StateOutdated
-		case "Updated":
+		case encoding.NodePhaseUpdated:
 			state = StateUpdated
 		}
 	}

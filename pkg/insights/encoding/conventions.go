@@ -23,54 +23,22 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 )
 
-// HealthKind names the rule that produced a Health insight. It is the prefix
-// of the insight's uid (the rest identifies the subject), so clients can
-// tell, for example, a degraded ClusterOperator from an unavailable one
-// without parsing the summary.
-type HealthKind string
-
-// Health insight kinds. The first nine are the rules of oc; the others are
-// this project's additions for inputs oc rejects or limits it does not have.
-const (
-	HealthNodeUnavailable HealthKind = "health-node-unavailable"
-	HealthNodeDegraded    HealthKind = "health-node-degraded"
-	HealthPoolPaused      HealthKind = "health-mcp-paused"
-	HealthAlert           HealthKind = "health-alert"
-	HealthCVNoFailing     HealthKind = "health-cv-nofailing"
-	HealthCVFailing       HealthKind = "health-cv-failing"
-	HealthCOUnavailable   HealthKind = "health-co-unavailable"
-	HealthCODegraded      HealthKind = "health-co-degraded"
-	HealthPreviousPartial HealthKind = "health-cv-previouspartial"
-
-	HealthCVMissing       HealthKind = "health-cv-missing"
-	HealthCVNoProgressing HealthKind = "health-cv-noprogressing"
-	HealthCVBadHistory    HealthKind = "health-cv-badhistory"
-	HealthCONone          HealthKind = "health-co-none"
-	HealthPoolBadSelector HealthKind = "health-mcp-selector"
-	HealthPoolMissing     HealthKind = "health-mcp-missing"
-	HealthUnrepresentable HealthKind = "health-unrepresentable"
-	HealthInsightsOmitted HealthKind = "health-omitted"
-	HealthPoolsOmitted    HealthKind = "health-pools-omitted"
-	// HealthUnknownKind is the kind of a uid no rule of this project produces.
-	HealthUnknownKind HealthKind = ""
-)
-
-var healthKinds = []HealthKind{
-	HealthNodeUnavailable, HealthNodeDegraded, HealthPoolPaused, HealthAlert, HealthCVNoFailing,
-	HealthCVFailing, HealthCOUnavailable, HealthCODegraded, HealthPreviousPartial, HealthCVMissing,
-	HealthCVNoProgressing, HealthCVBadHistory, HealthCONone, HealthPoolBadSelector, HealthPoolMissing,
-	HealthUnrepresentable, HealthInsightsOmitted, HealthPoolsOmitted,
+var healthKinds = []v1alpha1.HealthKind{
+	v1alpha1.HealthNodeUnavailable, v1alpha1.HealthNodeDegraded, v1alpha1.HealthPoolPaused, v1alpha1.HealthAlert, v1alpha1.HealthCVNoFailing,
+	v1alpha1.HealthCVFailing, v1alpha1.HealthCOUnavailable, v1alpha1.HealthCODegraded, v1alpha1.HealthPreviousPartial, v1alpha1.HealthCVMissing,
+	v1alpha1.HealthCVNoProgressing, v1alpha1.HealthCVBadHistory, v1alpha1.HealthCONone, v1alpha1.HealthPoolBadSelector,
+	v1alpha1.HealthUnrepresentable, v1alpha1.HealthInsightsOmitted, v1alpha1.HealthPoolsOmitted,
 }
 
 // KindOf returns the kind of the Health insight with the given uid, or
-// HealthUnknownKind.
-func KindOf(uid string) HealthKind {
+// v1alpha1.HealthUnknownKind.
+func KindOf(uid string) v1alpha1.HealthKind {
 	for _, k := range healthKinds {
 		if uid == string(k) || strings.HasPrefix(uid, string(k)+"-") {
 			return k
 		}
 	}
-	return HealthUnknownKind
+	return v1alpha1.HealthUnknownKind
 }
 
 // EncodeReasonMessage carries a source condition's reason inside a condition

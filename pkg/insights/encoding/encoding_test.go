@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 )
 
 func TestAlertNames(t *testing.T) {
@@ -131,11 +133,11 @@ func TestUID(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 	for _, uid := range []string{"health-co-degraded-etcd", "health-cv-failing-version", "health-alert-x-1234abcd", "health-omitted-workerpools-worker-nodes"} {
-		if KindOf(uid) == HealthUnknownKind {
+		if KindOf(uid) == v1alpha1.HealthUnknownKind {
 			t.Errorf("KindOf(%q) unknown", uid)
 		}
 	}
-	if KindOf("health-co-degraded-etcd") != HealthCODegraded || KindOf("health-cv-nofailing-version") != HealthCVNoFailing || KindOf("co-etcd") != HealthUnknownKind {
+	if KindOf("health-co-degraded-etcd") != v1alpha1.HealthCODegraded || KindOf("health-cv-nofailing-version") != v1alpha1.HealthCVNoFailing || KindOf("co-etcd") != v1alpha1.HealthUnknownKind {
 		t.Error("KindOf mixes up kinds")
 	}
 }

@@ -59,21 +59,40 @@ type NodeState struct {
 	Degraded bool
 }
 
+// oc's node assessments and phases, the values of NodeState.Assessment and
+// NodeState.Phase.
+const (
+	NodeAssessmentDegraded    = "Degraded"
+	NodeAssessmentUnavailable = "Unavailable"
+	NodeAssessmentProgressing = "Progressing"
+	NodeAssessmentExcluded    = "Excluded"
+	NodeAssessmentOutdated    = "Outdated"
+	NodeAssessmentCompleted   = "Completed"
+
+	NodePhaseDraining  = "Draining"
+	NodePhaseUpdating  = "Updating"
+	NodePhaseRebooting = "Rebooting"
+	NodePhasePaused    = "Paused"
+	NodePhasePending   = "Pending"
+	NodePhaseUpdated   = "Updated"
+)
+
 // nodePhases maps the Updating condition's reason to oc's phase and its rank.
 var nodePhases = map[string]struct {
 	text string
 	rank int
 }{
-	string(v1alpha1.NodeDraining):      {"Draining", 0},
-	string(v1alpha1.NodeUpdating):      {"Updating", 1},
-	string(v1alpha1.NodeRebooting):     {"Rebooting", 2},
-	string(v1alpha1.NodePaused):        {"Paused", 3},
-	string(v1alpha1.NodeUpdatePending): {"Pending", 4},
-	string(v1alpha1.NodeCompleted):     {"Updated", 5},
+	string(v1alpha1.NodeDraining):      {NodePhaseDraining, 0},
+	string(v1alpha1.NodeUpdating):      {NodePhaseUpdating, 1},
+	string(v1alpha1.NodeRebooting):     {NodePhaseRebooting, 2},
+	string(v1alpha1.NodePaused):        {NodePhasePaused, 3},
+	string(v1alpha1.NodeUpdatePending): {NodePhasePending, 4},
+	string(v1alpha1.NodeCompleted):     {NodePhaseUpdated, 5},
 }
 
 var nodeAssessmentRanks = map[string]int{
-	"Degraded": 0, "Unavailable": 1, "Progressing": 2, "Excluded": 3, "Outdated": 4, "Completed": 5,
+	NodeAssessmentDegraded: 0, NodeAssessmentUnavailable: 1, NodeAssessmentProgressing: 2,
+	NodeAssessmentExcluded: 3, NodeAssessmentOutdated: 4, NodeAssessmentCompleted: 5,
 }
 
 // NodeStateOf reads the state of the node named name from its Node
@@ -91,24 +110,24 @@ func NodeStateOf(name string, conds []metav1.Condition, est *metav1.Duration) No
 			st.Phase, st.PhaseRank = p.text, p.rank
 		}
 	}
-	st.Updated = st.Phase == "Updated" && !st.Updating
+	st.Updated = st.Phase == NodePhaseUpdated && !st.Updating
 	st.Unavailable = avail != nil && avail.Status == metav1.ConditionFalse
 	st.Degraded = deg != nil && deg.Status == metav1.ConditionTrue
 	switch st.Phase {
-	case "Draining", "Updating", "Rebooting":
-		st.Assessment = "Progressing"
-	case "Paused":
-		st.Assessment = "Excluded"
-	case "Pending":
-		st.Assessment = "Outdated"
-	case "Updated":
-		st.Assessment = "Completed"
+	case NodePhaseDraining, NodePhaseUpdating, NodePhaseRebooting:
+		st.Assessment = NodeAssessmentProgressing
+	case NodePhasePaused:
+		st.Assessment = NodeAssessmentExcluded
+	case NodePhasePending:
+		st.Assessment = NodeAssessmentOutdated
+	case NodePhaseUpdated:
+		st.Assessment = NodeAssessmentCompleted
 	}
 	switch {
 	case st.Degraded:
-		st.Assessment, st.Message = "Degraded", deg.Message
+		st.Assessment, st.Message = NodeAssessmentDegraded, deg.Message
 	case st.Unavailable && !st.Updating:
-		st.Assessment, st.Message = "Unavailable", avail.Message
+		st.Assessment, st.Message = NodeAssessmentUnavailable, avail.Message
 	}
 	if rank, ok := nodeAssessmentRanks[st.Assessment]; ok {
 		st.AssessmentRank = rank

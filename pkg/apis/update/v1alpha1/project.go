@@ -50,3 +50,58 @@ const (
 	NodeDegradedReasonAsExpected      = "AsExpected"
 	NodeDegradedReasonCannotDetermine = "CannotDetermine"
 )
+
+// HealthKind names the rule of this server that produced a Health insight. It
+// is the prefix of the insight's uid (the rest identifies the subject), so clients can
+// tell, for example, a degraded ClusterOperator from an unavailable one
+// without parsing the summary.
+type HealthKind string
+
+// Health insight kinds. The first nine are the rules of oc; the others are
+// this project's additions for inputs oc rejects or limits it does not have.
+const (
+	// HealthNodeUnavailable reports a node seriously unavailable while it is not
+	// updating.
+	HealthNodeUnavailable HealthKind = "health-node-unavailable"
+	// HealthNodeDegraded reports a node its machine-config daemon calls degraded.
+	HealthNodeDegraded HealthKind = "health-node-degraded"
+	// HealthPoolPaused reports a paused MachineConfigPool, whose nodes are left
+	// out of the update.
+	HealthPoolPaused HealthKind = "health-mcp-paused"
+	// HealthAlert reports a firing alert that bears on the update.
+	HealthAlert HealthKind = "health-alert"
+	// HealthCVNoFailing reports the ClusterVersion has no Failing condition.
+	HealthCVNoFailing HealthKind = "health-cv-nofailing"
+	// HealthCVFailing reports a ClusterVersion whose Failing condition is True.
+	HealthCVFailing HealthKind = "health-cv-failing"
+	// HealthCOUnavailable reports a ClusterOperator is unavailable.
+	HealthCOUnavailable HealthKind = "health-co-unavailable"
+	// HealthCODegraded reports a ClusterOperator is degraded.
+	HealthCODegraded HealthKind = "health-co-degraded"
+	// HealthPreviousPartial reports an update started before the previous one
+	// completed.
+	HealthPreviousPartial HealthKind = "health-cv-previouspartial"
+
+	// HealthCVMissing reports there is no ClusterVersion.
+	HealthCVMissing HealthKind = "health-cv-missing"
+	// HealthCVNoProgressing reports the ClusterVersion has no Progressing condition.
+	HealthCVNoProgressing HealthKind = "health-cv-noprogressing"
+	// HealthCVBadHistory reports a ClusterVersion history that is empty or holds a
+	// version that is not semantic.
+	HealthCVBadHistory HealthKind = "health-cv-badhistory"
+	// HealthCONone reports there are no ClusterOperators.
+	HealthCONone HealthKind = "health-co-none"
+	// HealthPoolBadSelector reports a MachineConfigPool's node selector cannot be parsed.
+	HealthPoolBadSelector HealthKind = "health-mcp-selector"
+	// HealthUnrepresentable reports an operator, pool or node whose name the API
+	// cannot carry.
+	HealthUnrepresentable HealthKind = "health-unrepresentable"
+	// HealthInsightsOmitted reports insights left out of UpdateStatus to stay
+	// within its limits.
+	HealthInsightsOmitted HealthKind = "health-omitted"
+	// HealthPoolsOmitted reports worker pools left out of UpdateStatus to stay
+	// within its limits.
+	HealthPoolsOmitted HealthKind = "health-pools-omitted"
+	// HealthUnknownKind is the kind of a uid no rule of this project produces.
+	HealthUnknownKind HealthKind = ""
+)

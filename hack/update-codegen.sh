@@ -2,7 +2,9 @@
 # Regenerates every generated file: protobuf (generated.proto, generated.pb.go
 # and the protobuf tags of the versioned types), deepcopy, conversion and
 # defaulter helpers beside the types, and OpenAPI definitions, clientset (with
-# apply configurations and watch), listers and informers under pkg/generated/.
+# apply configurations and watch), listers and informers under pkg/generated/,
+# and the CustomResourceDefinitions of artifacts/deploy/crds (controller-gen,
+# hack/ensure-controller-gen.sh) from the types of the CRD-served groups.
 # The generators are the k8s.io/code-generator, kube-openapi and goimports
 # versions pinned as tools in go.mod, built into _output/codegen-bin; protoc is
 # the distribution's (hack/ensure-protoc.sh).
@@ -69,3 +71,12 @@ kube::codegen::gen_client \
     --output-pkg "${MODULE}/pkg/generated" \
     --boilerplate "${ROOT}/hack/boilerplate.go.txt" \
     "${ROOT}/pkg/apis"
+
+# The CustomResourceDefinitions of the groups the kube-apiserver serves (only
+# informers.update.openshift.io): their schemas, CEL rules and printer columns
+# come from the +kubebuilder markers of the Go types, including those of the
+# update.openshift.io/v1alpha1 insight types they embed.
+CONTROLLER_GEN=$("${ROOT}/hack/ensure-controller-gen.sh")
+"${CONTROLLER_GEN}" crd \
+    paths="./pkg/apis/informers/..." \
+    output:crd:dir="${ROOT}/artifacts/deploy/crds"

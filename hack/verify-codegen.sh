@@ -16,7 +16,7 @@ git ls-files -z --cached --others --exclude-standard | \
 "${TMP}/tree/hack/update-codegen.sh" >/dev/null
 
 status=0
-for d in pkg/apis pkg/generated hack/api-rules-violations.list; do
+for d in pkg/apis pkg/generated artifacts/deploy/crds hack/api-rules-violations.list; do
     if ! diff -Naupr "${ROOT}/${d}" "${TMP}/tree/${d}"; then
         status=1
     fi

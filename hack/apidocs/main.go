@@ -299,6 +299,8 @@ func writeField(b *strings.Builder, f *ast.Field, types map[string]*apiType) {
 	var valid []string
 	for _, m := range markers {
 		switch {
+		case mirrorsK8sMarker(m, markers):
+			// The CRD generator's copy of a +k8s:validation marker: listed once.
 		case strings.HasPrefix(m, "+k8s:validation:"), strings.HasPrefix(m, "+kubebuilder:validation:"):
 			k := m[strings.LastIndex(m[:strings.IndexAny(m+"=", "=")], ":")+1:]
 			valid = append(valid, "`"+cell(k)+"`")
@@ -318,6 +320,24 @@ func writeField(b *strings.Builder, f *ast.Field, types map[string]*apiType) {
 		}
 	}
 	fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", name, typ, required, strings.Join(valid, "<br>"), cell(prose(text)))
+}
+
+// mirrorsK8sMarker reports whether m is a +kubebuilder:validation marker that
+// says what a +k8s:validation marker of the same field says (MaxItems=16
+// beside maxItems=16): the types carry both, one for controller-gen and one
+// for openapi-gen.
+func mirrorsK8sMarker(m string, markers []string) bool {
+	rest, ok := strings.CutPrefix(m, "+kubebuilder:validation:")
+	if !ok || rest == "" {
+		return false
+	}
+	twin := "+k8s:validation:" + strings.ToLower(rest[:1]) + rest[1:]
+	for _, x := range markers {
+		if x == twin {
+			return true
+		}
+	}
+	return false
 }
 
 // enumType returns the package's enum type that expr names (through

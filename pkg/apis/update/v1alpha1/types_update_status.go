@@ -59,6 +59,7 @@ type UpdateStatusStatus struct {
 	// +patchStrategy=merge
 	// +patchMergeKey=type
 	// +k8s:validation:maxItems=10
+	// +kubebuilder:validation:MaxItems=10
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,1,rep,name=conditions"`
 
@@ -74,6 +75,7 @@ type UpdateStatusStatus struct {
 	// +patchStrategy=merge
 	// +patchMergeKey=name
 	// +k8s:validation:maxItems=32
+	// +kubebuilder:validation:MaxItems=32
 	// +optional
 	WorkerPools []Pool `json:"workerPools,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,3,rep,name=workerPools"`
 }
@@ -87,6 +89,7 @@ type ControlPlane struct {
 	// +patchStrategy=merge
 	// +patchMergeKey=type
 	// +k8s:validation:maxItems=10
+	// +kubebuilder:validation:MaxItems=10
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,1,rep,name=conditions"`
 
@@ -107,12 +110,14 @@ type ControlPlane struct {
 	// +patchStrategy=merge
 	// +patchMergeKey=name
 	// +k8s:validation:maxItems=16
+	// +kubebuilder:validation:MaxItems=16
 	// +optional
 	Informers []ControlPlaneInformer `json:"informers,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,4,rep,name=informers"`
 }
 
 // ControlPlaneConditionType is a condition type of the control-plane summary.
 // +enum
+// +k8s:enum
 type ControlPlaneConditionType string
 
 const (
@@ -122,6 +127,7 @@ const (
 
 // ControlPlaneUpdatingReason is a reason of the control-plane Updating condition.
 // +enum
+// +k8s:enum
 type ControlPlaneUpdatingReason string
 
 const (
@@ -142,11 +148,13 @@ type Pool struct {
 	// +patchStrategy=merge
 	// +patchMergeKey=type
 	// +k8s:validation:maxItems=10
+	// +kubebuilder:validation:MaxItems=10
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,1,rep,name=conditions"`
 
 	// name is the name of the pool; it equals resource.name.
 	// +k8s:validation:maxLength=253
+	// +kubebuilder:validation:MaxLength=253
 	// +required
 	Name string `json:"name" protobuf:"bytes,2,opt,name=name"`
 
@@ -161,6 +169,7 @@ type Pool struct {
 	// +patchStrategy=merge
 	// +patchMergeKey=name
 	// +k8s:validation:maxItems=16
+	// +kubebuilder:validation:MaxItems=16
 	// +optional
 	Informers []WorkerPoolInformer `json:"informers,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,4,rep,name=informers"`
 }
@@ -170,6 +179,7 @@ type Pool struct {
 type ControlPlaneInformer struct {
 	// name identifies the producer.
 	// +k8s:validation:maxLength=253
+	// +kubebuilder:validation:MaxLength=253
 	// +required
 	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 
@@ -180,6 +190,7 @@ type ControlPlaneInformer struct {
 	// +patchStrategy=merge
 	// +patchMergeKey=uid
 	// +k8s:validation:maxItems=128
+	// +kubebuilder:validation:MaxItems=128
 	// +optional
 	Insights []ControlPlaneInsight `json:"insights,omitempty" patchStrategy:"merge" patchMergeKey:"uid" protobuf:"bytes,2,rep,name=insights"`
 }
@@ -189,6 +200,7 @@ type ControlPlaneInformer struct {
 type WorkerPoolInformer struct {
 	// name identifies the producer.
 	// +k8s:validation:maxLength=253
+	// +kubebuilder:validation:MaxLength=253
 	// +required
 	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 
@@ -198,6 +210,7 @@ type WorkerPoolInformer struct {
 	// +patchStrategy=merge
 	// +patchMergeKey=uid
 	// +k8s:validation:maxItems=1024
+	// +kubebuilder:validation:MaxItems=1024
 	// +optional
 	Insights []WorkerPoolInsight `json:"insights,omitempty" patchStrategy:"merge" patchMergeKey:"uid" protobuf:"bytes,2,rep,name=insights"`
 }
@@ -207,8 +220,11 @@ type ControlPlaneInsight struct {
 	// uid identifies the insight over time; it stays the same while the insight
 	// describes the same subject or problem.
 	// +k8s:validation:minLength=1
+	// +kubebuilder:validation:MinLength=1
 	// +k8s:validation:maxLength=63
+	// +kubebuilder:validation:MaxLength=63
 	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+	// +kubebuilder:validation:Pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 	// +required
 	UID string `json:"uid" protobuf:"bytes,1,opt,name=uid"`
 
@@ -226,8 +242,11 @@ type WorkerPoolInsight struct {
 	// uid identifies the insight over time; it stays the same while the insight
 	// describes the same subject or problem.
 	// +k8s:validation:minLength=1
+	// +kubebuilder:validation:MinLength=1
 	// +k8s:validation:maxLength=63
+	// +kubebuilder:validation:MaxLength=63
 	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+	// +kubebuilder:validation:Pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 	// +required
 	UID string `json:"uid" protobuf:"bytes,1,opt,name=uid"`
 
@@ -243,6 +262,11 @@ type WorkerPoolInsight struct {
 // ControlPlaneInsightUnion is an insight about the control plane: exactly the
 // member named by type is set.
 // +union
+// +kubebuilder:validation:XValidation:rule="has(self.clusterVersion) == (self.type == 'ClusterVersion')",message="clusterVersion must be set if and only if type is ClusterVersion"
+// +kubebuilder:validation:XValidation:rule="has(self.clusterOperator) == (self.type == 'ClusterOperator')",message="clusterOperator must be set if and only if type is ClusterOperator"
+// +kubebuilder:validation:XValidation:rule="has(self.machineConfigPool) == (self.type == 'MachineConfigPool')",message="machineConfigPool must be set if and only if type is MachineConfigPool"
+// +kubebuilder:validation:XValidation:rule="has(self.node) == (self.type == 'Node')",message="node must be set if and only if type is Node"
+// +kubebuilder:validation:XValidation:rule="has(self.health) == (self.type == 'Health')",message="health must be set if and only if type is Health"
 type ControlPlaneInsightUnion struct {
 	// type names the member that is set: ClusterVersion, ClusterOperator,
 	// MachineConfigPool, Node or Health.
@@ -278,6 +302,10 @@ type ControlPlaneInsightUnion struct {
 // WorkerPoolInsightUnion is an insight about a worker pool: exactly the member
 // named by type is set.
 // +union
+// +kubebuilder:validation:XValidation:rule="self.type in ['MachineConfigPool', 'Node', 'Health']",message="type must be one of MachineConfigPool, Node, Health"
+// +kubebuilder:validation:XValidation:rule="has(self.machineConfigPool) == (self.type == 'MachineConfigPool')",message="machineConfigPool must be set if and only if type is MachineConfigPool"
+// +kubebuilder:validation:XValidation:rule="has(self.node) == (self.type == 'Node')",message="node must be set if and only if type is Node"
+// +kubebuilder:validation:XValidation:rule="has(self.health) == (self.type == 'Health')",message="health must be set if and only if type is Health"
 type WorkerPoolInsightUnion struct {
 	// type names the member that is set: MachineConfigPool, Node or Health.
 	// +unionDiscriminator
@@ -301,6 +329,7 @@ type WorkerPoolInsightUnion struct {
 
 // InsightType is the discriminator of the insight unions.
 // +enum
+// +k8s:enum
 type InsightType string
 
 const (
@@ -320,22 +349,27 @@ const (
 type ResourceRef struct {
 	// group is the API group; it is omitted for the core group.
 	// +k8s:validation:maxLength=253
+	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	Group string `json:"group,omitempty" protobuf:"bytes,1,opt,name=group"`
 
 	// resource is the lower-case plural resource name, e.g. clusterversions.
 	// +k8s:validation:maxLength=253
+	// +kubebuilder:validation:MaxLength=253
 	// +required
 	Resource string `json:"resource" protobuf:"bytes,2,opt,name=resource"`
 
 	// name is the name of the object.
 	// +k8s:validation:maxLength=253
+	// +kubebuilder:validation:MaxLength=253
 	// +required
 	Name string `json:"name" protobuf:"bytes,3,opt,name=name"`
 
 	// namespace is the namespace of a namespaced object; it is omitted otherwise.
 	// +k8s:validation:maxLength=253
+	// +kubebuilder:validation:MaxLength=253
 	// +k8s:validation:pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+	// +kubebuilder:validation:Pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 	// +optional
 	Namespace string `json:"namespace,omitempty" protobuf:"bytes,4,opt,name=namespace"`
 }
@@ -358,5 +392,6 @@ type UpdateStatusList struct {
 
 	// items are the UpdateStatus objects.
 	// +k8s:validation:maxItems=1024
+	// +kubebuilder:validation:MaxItems=1024
 	Items []UpdateStatus `json:"items" protobuf:"bytes,2,rep,name=items"`
 }

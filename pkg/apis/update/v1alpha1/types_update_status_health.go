@@ -47,12 +47,14 @@ type InsightScope struct {
 	// resources are the objects involved, of any kind.
 	// +listType=atomic
 	// +k8s:validation:maxItems=16
+	// +kubebuilder:validation:MaxItems=16
 	// +optional
 	Resources []ResourceRef `json:"resources,omitempty" protobuf:"bytes,2,rep,name=resources"`
 }
 
 // ScopeType is a part of the cluster.
 // +enum
+// +k8s:enum
 type ScopeType string
 
 const (
@@ -74,18 +76,22 @@ type InsightImpact struct {
 
 	// summary is a one-line statement for tables.
 	// +k8s:validation:minLength=1
+	// +kubebuilder:validation:MinLength=1
 	// +k8s:validation:maxLength=256
+	// +kubebuilder:validation:MaxLength=256
 	// +required
 	Summary string `json:"summary" protobuf:"bytes,3,opt,name=summary"`
 
 	// description is a longer explanation, about a paragraph.
 	// +k8s:validation:maxLength=4096
+	// +kubebuilder:validation:MaxLength=4096
 	// +optional
 	Description string `json:"description,omitempty" protobuf:"bytes,4,opt,name=description"`
 }
 
 // InsightImpactLevel is the severity of a problem.
 // +enum
+// +k8s:enum
 type InsightImpactLevel string
 
 const (
@@ -104,6 +110,7 @@ const (
 
 // InsightImpactType is what a problem affects.
 // +enum
+// +k8s:enum
 type InsightImpactType string
 
 const (
@@ -131,6 +138,7 @@ const (
 type InsightRemediation struct {
 	// reference is a link to documentation or a knowledge-base article.
 	// +k8s:validation:maxLength=512
+	// +kubebuilder:validation:MaxLength=512
 	// +required
 	Reference string `json:"reference" protobuf:"bytes,1,opt,name=reference"`
 

@@ -28,6 +28,7 @@ type ClusterVersionStatusInsight struct {
 	// +patchStrategy=merge
 	// +patchMergeKey=type
 	// +k8s:validation:maxItems=10
+	// +kubebuilder:validation:MaxItems=10
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,1,rep,name=conditions"`
 
@@ -45,7 +46,9 @@ type ClusterVersionStatusInsight struct {
 
 	// completion is the percentage of the control-plane update that is done.
 	// +k8s:validation:minimum=0
+	// +kubebuilder:validation:Minimum=0
 	// +k8s:validation:maximum=100
+	// +kubebuilder:validation:Maximum=100
 	// +required
 	Completion int32 `json:"completion" protobuf:"varint,5,opt,name=completion"`
 
@@ -75,6 +78,7 @@ type ClusterVersionStatusInsight struct {
 
 // ControlPlaneAssessment is a one-word summary of the control-plane update.
 // +enum
+// +k8s:enum
 type ControlPlaneAssessment string
 
 const (
@@ -104,6 +108,7 @@ type ControlPlaneUpdateVersions struct {
 type Version struct {
 	// version is a semantic version such as 4.17.5, or the placeholder "<none>".
 	// +k8s:validation:maxLength=64
+	// +kubebuilder:validation:MaxLength=64
 	// +required
 	Version string `json:"version" protobuf:"bytes,1,opt,name=version"`
 
@@ -111,6 +116,7 @@ type Version struct {
 	// +listType=map
 	// +listMapKey=key
 	// +k8s:validation:maxItems=5
+	// +kubebuilder:validation:MaxItems=5
 	// +optional
 	Metadata []VersionMetadata `json:"metadata,omitempty" protobuf:"bytes,2,rep,name=metadata"`
 }
@@ -124,12 +130,14 @@ type VersionMetadata struct {
 	// value is empty for flag-like keys; for Architecture it is the payload
 	// architecture.
 	// +k8s:validation:maxLength=32
+	// +kubebuilder:validation:MaxLength=32
 	// +optional
 	Value string `json:"value,omitempty" protobuf:"bytes,2,opt,name=value"`
 }
 
 // VersionMetadataKey names a fact about a version.
 // +enum
+// +k8s:enum
 type VersionMetadataKey string
 
 const (
@@ -144,6 +152,7 @@ const (
 // ClusterVersionStatusInsightConditionType is a condition type of the
 // ClusterVersion status insight.
 // +enum
+// +k8s:enum
 type ClusterVersionStatusInsightConditionType string
 
 const (
@@ -154,6 +163,7 @@ const (
 // ClusterVersionStatusInsightUpdatingReason is a reason of the Updating
 // condition of the ClusterVersion status insight.
 // +enum
+// +k8s:enum
 type ClusterVersionStatusInsightUpdatingReason string
 
 const (
@@ -175,13 +185,17 @@ type ClusterOperatorStatusInsight struct {
 	// +patchStrategy=merge
 	// +patchMergeKey=type
 	// +k8s:validation:maxItems=10
+	// +kubebuilder:validation:MaxItems=10
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,1,rep,name=conditions"`
 
 	// name is the name of the ClusterOperator; it equals resource.name.
 	// +k8s:validation:minLength=1
+	// +kubebuilder:validation:MinLength=1
 	// +k8s:validation:maxLength=64
+	// +kubebuilder:validation:MaxLength=64
 	// +k8s:validation:pattern="^[a-z0-9-]+$"
+	// +kubebuilder:validation:Pattern="^[a-z0-9-]+$"
 	// +required
 	Name string `json:"name" protobuf:"bytes,2,opt,name=name"`
 
@@ -193,6 +207,7 @@ type ClusterOperatorStatusInsight struct {
 // ClusterOperatorStatusInsightConditionType is a condition type of the
 // ClusterOperator status insight.
 // +enum
+// +k8s:enum
 type ClusterOperatorStatusInsightConditionType string
 
 const (
@@ -204,6 +219,7 @@ const (
 
 // ClusterOperatorUpdatingReason is a reason of the ClusterOperator Updating condition.
 // +enum
+// +k8s:enum
 type ClusterOperatorUpdatingReason string
 
 const (
@@ -219,6 +235,7 @@ const (
 
 // ClusterOperatorHealthyReason is a reason of the ClusterOperator Healthy condition.
 // +enum
+// +k8s:enum
 type ClusterOperatorHealthyReason string
 
 const (
@@ -242,13 +259,17 @@ type MachineConfigPoolStatusInsight struct {
 	// +patchStrategy=merge
 	// +patchMergeKey=type
 	// +k8s:validation:maxItems=10
+	// +kubebuilder:validation:MaxItems=10
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,1,rep,name=conditions"`
 
 	// name is the name of the pool; it equals resource.name.
 	// +k8s:validation:minLength=1
+	// +kubebuilder:validation:MinLength=1
 	// +k8s:validation:maxLength=64
+	// +kubebuilder:validation:MaxLength=64
 	// +k8s:validation:pattern="^[a-z0-9-]+$"
+	// +kubebuilder:validation:Pattern="^[a-z0-9-]+$"
 	// +required
 	Name string `json:"name" protobuf:"bytes,2,opt,name=name"`
 
@@ -266,7 +287,9 @@ type MachineConfigPoolStatusInsight struct {
 
 	// completion is the percentage of the pool's nodes that are updated.
 	// +k8s:validation:minimum=0
+	// +kubebuilder:validation:Minimum=0
 	// +k8s:validation:maximum=100
+	// +kubebuilder:validation:Maximum=100
 	// +required
 	Completion int32 `json:"completion" protobuf:"varint,6,opt,name=completion"`
 
@@ -275,12 +298,14 @@ type MachineConfigPoolStatusInsight struct {
 	// +listType=map
 	// +listMapKey=type
 	// +k8s:validation:maxItems=16
+	// +kubebuilder:validation:MaxItems=16
 	// +optional
 	Summaries []NodeSummary `json:"summaries,omitempty" protobuf:"bytes,7,rep,name=summaries"`
 }
 
 // PoolAssessment is a one-word summary of a pool update.
 // +enum
+// +k8s:enum
 type PoolAssessment string
 
 const (
@@ -304,13 +329,16 @@ type NodeSummary struct {
 
 	// count is the number of nodes that meet it.
 	// +k8s:validation:minimum=0
+	// +kubebuilder:validation:Minimum=0
 	// +k8s:validation:maximum=4096
+	// +kubebuilder:validation:Maximum=4096
 	// +required
 	Count int32 `json:"count" protobuf:"varint,2,opt,name=count"`
 }
 
 // NodeSummaryType is a criterion by which nodes are counted.
 // +enum
+// +k8s:enum
 type NodeSummaryType string
 
 const (
@@ -339,12 +367,15 @@ type NodeStatusInsight struct {
 	// +patchStrategy=merge
 	// +patchMergeKey=type
 	// +k8s:validation:maxItems=10
+	// +kubebuilder:validation:MaxItems=10
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,1,rep,name=conditions"`
 
 	// name is the name of the Node; it equals resource.name.
 	// +k8s:validation:minLength=1
+	// +kubebuilder:validation:MinLength=1
 	// +k8s:validation:maxLength=253
+	// +kubebuilder:validation:MaxLength=253
 	// +required
 	Name string `json:"name" protobuf:"bytes,2,opt,name=name"`
 
@@ -362,6 +393,7 @@ type NodeStatusInsight struct {
 
 	// version is the OpenShift version the node runs, when it can be inferred.
 	// +k8s:validation:maxLength=64
+	// +kubebuilder:validation:MaxLength=64
 	// +optional
 	Version string `json:"version,omitempty" protobuf:"bytes,6,opt,name=version"`
 
@@ -371,12 +403,14 @@ type NodeStatusInsight struct {
 
 	// message is a short human note, only when there is something worth saying.
 	// +k8s:validation:maxLength=100
+	// +kubebuilder:validation:MaxLength=100
 	// +optional
 	Message string `json:"message,omitempty" protobuf:"bytes,8,opt,name=message"`
 }
 
 // NodeStatusInsightConditionType is a condition type of the Node status insight.
 // +enum
+// +k8s:enum
 type NodeStatusInsightConditionType string
 
 const (
@@ -390,6 +424,7 @@ const (
 
 // NodeUpdatingReason is a reason of the Node Updating condition.
 // +enum
+// +k8s:enum
 type NodeUpdatingReason string
 
 const (

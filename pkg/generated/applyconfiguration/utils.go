@@ -17,7 +17,11 @@
 package applyconfiguration
 
 import (
+	v1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
+	updatev1alpha1 "github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	informersv1alpha1 "github.com/update-status/apiserver/pkg/generated/applyconfiguration/informers/v1alpha1"
 	internal "github.com/update-status/apiserver/pkg/generated/applyconfiguration/internal"
+	applyconfigurationupdatev1alpha1 "github.com/update-status/apiserver/pkg/generated/applyconfiguration/update/v1alpha1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
@@ -27,6 +31,56 @@ import (
 // apply configuration type exists for the given GroupVersionKind.
 func ForKind(kind schema.GroupVersionKind) interface{} {
 	switch kind {
+	// Group=informers.update.openshift.io, Version=v1alpha1
+	case v1alpha1.SchemeGroupVersion.WithKind("ControlPlaneContribution"):
+		return &informersv1alpha1.ControlPlaneContributionApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("UpdateInformer"):
+		return &informersv1alpha1.UpdateInformerApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("UpdateInformerSpec"):
+		return &informersv1alpha1.UpdateInformerSpecApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("UpdateInformerStatus"):
+		return &informersv1alpha1.UpdateInformerStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("WorkerPoolContribution"):
+		return &informersv1alpha1.WorkerPoolContributionApplyConfiguration{}
+
+		// Group=update.openshift.io, Version=v1alpha1
+	case updatev1alpha1.SchemeGroupVersion.WithKind("ClusterOperatorStatusInsight"):
+		return &applyconfigurationupdatev1alpha1.ClusterOperatorStatusInsightApplyConfiguration{}
+	case updatev1alpha1.SchemeGroupVersion.WithKind("ClusterVersionStatusInsight"):
+		return &applyconfigurationupdatev1alpha1.ClusterVersionStatusInsightApplyConfiguration{}
+	case updatev1alpha1.SchemeGroupVersion.WithKind("ControlPlaneInsight"):
+		return &applyconfigurationupdatev1alpha1.ControlPlaneInsightApplyConfiguration{}
+	case updatev1alpha1.SchemeGroupVersion.WithKind("ControlPlaneInsightUnion"):
+		return &applyconfigurationupdatev1alpha1.ControlPlaneInsightUnionApplyConfiguration{}
+	case updatev1alpha1.SchemeGroupVersion.WithKind("ControlPlaneUpdateVersions"):
+		return &applyconfigurationupdatev1alpha1.ControlPlaneUpdateVersionsApplyConfiguration{}
+	case updatev1alpha1.SchemeGroupVersion.WithKind("HealthStatusInsight"):
+		return &applyconfigurationupdatev1alpha1.HealthStatusInsightApplyConfiguration{}
+	case updatev1alpha1.SchemeGroupVersion.WithKind("InsightImpact"):
+		return &applyconfigurationupdatev1alpha1.InsightImpactApplyConfiguration{}
+	case updatev1alpha1.SchemeGroupVersion.WithKind("InsightRemediation"):
+		return &applyconfigurationupdatev1alpha1.InsightRemediationApplyConfiguration{}
+	case updatev1alpha1.SchemeGroupVersion.WithKind("InsightScope"):
+		return &applyconfigurationupdatev1alpha1.InsightScopeApplyConfiguration{}
+	case updatev1alpha1.SchemeGroupVersion.WithKind("MachineConfigPoolStatusInsight"):
+		return &applyconfigurationupdatev1alpha1.MachineConfigPoolStatusInsightApplyConfiguration{}
+	case updatev1alpha1.SchemeGroupVersion.WithKind("NodeStatusInsight"):
+		return &applyconfigurationupdatev1alpha1.NodeStatusInsightApplyConfiguration{}
+	case updatev1alpha1.SchemeGroupVersion.WithKind("NodeSummary"):
+		return &applyconfigurationupdatev1alpha1.NodeSummaryApplyConfiguration{}
+	case updatev1alpha1.SchemeGroupVersion.WithKind("PoolResourceRef"):
+		return &applyconfigurationupdatev1alpha1.PoolResourceRefApplyConfiguration{}
+	case updatev1alpha1.SchemeGroupVersion.WithKind("ResourceRef"):
+		return &applyconfigurationupdatev1alpha1.ResourceRefApplyConfiguration{}
+	case updatev1alpha1.SchemeGroupVersion.WithKind("Version"):
+		return &applyconfigurationupdatev1alpha1.VersionApplyConfiguration{}
+	case updatev1alpha1.SchemeGroupVersion.WithKind("VersionMetadata"):
+		return &applyconfigurationupdatev1alpha1.VersionMetadataApplyConfiguration{}
+	case updatev1alpha1.SchemeGroupVersion.WithKind("WorkerPoolInsight"):
+		return &applyconfigurationupdatev1alpha1.WorkerPoolInsightApplyConfiguration{}
+	case updatev1alpha1.SchemeGroupVersion.WithKind("WorkerPoolInsightUnion"):
+		return &applyconfigurationupdatev1alpha1.WorkerPoolInsightUnionApplyConfiguration{}
+
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 	fmt "fmt"
 	http "net/http"
 
+	informersv1alpha1 "github.com/update-status/apiserver/pkg/generated/clientset/versioned/typed/informers/v1alpha1"
 	updatev1alpha1 "github.com/update-status/apiserver/pkg/generated/clientset/versioned/typed/update/v1alpha1"
 	discovery "k8s.io/client-go/discovery"
 	rest "k8s.io/client-go/rest"
@@ -28,13 +29,20 @@ import (
 
 type Interface interface {
 	Discovery() discovery.DiscoveryInterfaces
+	InformersV1alpha1() informersv1alpha1.InformersV1alpha1Interface
 	UpdateV1alpha1() updatev1alpha1.UpdateV1alpha1Interface
 }
 
 // Clientset contains the clients for groups.
 type Clientset struct {
 	*discovery.DiscoveryClient
-	updateV1alpha1 *updatev1alpha1.UpdateV1alpha1Client
+	informersV1alpha1 *informersv1alpha1.InformersV1alpha1Client
+	updateV1alpha1    *updatev1alpha1.UpdateV1alpha1Client
+}
+
+// InformersV1alpha1 retrieves the InformersV1alpha1Client
+func (c *Clientset) InformersV1alpha1() informersv1alpha1.InformersV1alpha1Interface {
+	return c.informersV1alpha1
 }
 
 // UpdateV1alpha1 retrieves the UpdateV1alpha1Client
@@ -86,6 +94,10 @@ func NewForConfigAndClient(c *rest.Config, httpClient *http.Client) (*Clientset,
 
 	var cs Clientset
 	var err error
+	cs.informersV1alpha1, err = informersv1alpha1.NewForConfigAndClient(&configShallowCopy, httpClient)
+	if err != nil {
+		return nil, err
+	}
 	cs.updateV1alpha1, err = updatev1alpha1.NewForConfigAndClient(&configShallowCopy, httpClient)
 	if err != nil {
 		return nil, err
@@ -111,6 +123,7 @@ func NewForConfigOrDie(c *rest.Config) *Clientset {
 // New creates a new Clientset for the given RESTClient.
 func New(c rest.Interface) *Clientset {
 	var cs Clientset
+	cs.informersV1alpha1 = informersv1alpha1.New(c)
 	cs.updateV1alpha1 = updatev1alpha1.New(c)
 
 	cs.DiscoveryClient = discovery.NewDiscoveryClient(c)

@@ -23,6 +23,7 @@ import (
 	time "time"
 
 	versioned "github.com/update-status/apiserver/pkg/generated/clientset/versioned"
+	informers "github.com/update-status/apiserver/pkg/generated/informers/externalversions/informers"
 	internalinterfaces "github.com/update-status/apiserver/pkg/generated/informers/externalversions/internalinterfaces"
 	update "github.com/update-status/apiserver/pkg/generated/informers/externalversions/update"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -323,7 +324,12 @@ type SharedInformerFactory interface {
 	// client.
 	InformerFor(obj runtime.Object, newFunc internalinterfaces.NewInformerFunc) cache.SharedIndexInformer
 
+	Informers() informers.Interface
 	Update() update.Interface
+}
+
+func (f *sharedInformerFactory) Informers() informers.Interface {
+	return informers.New(f, f.namespace, f.tweakListOptions)
 }
 
 func (f *sharedInformerFactory) Update() update.Interface {

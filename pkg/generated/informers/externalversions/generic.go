@@ -19,7 +19,8 @@ package externalversions
 import (
 	fmt "fmt"
 
-	v1alpha1 "github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	v1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
+	updatev1alpha1 "github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	cache "k8s.io/client-go/tools/cache"
 )
@@ -50,18 +51,22 @@ func (f *genericInformer) Lister() cache.GenericLister {
 // TODO extend this to unknown resources with a client pool
 func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource) (GenericInformer, error) {
 	switch resource {
-	// Group=update.openshift.io, Version=v1alpha1
-	case v1alpha1.SchemeGroupVersion.WithResource("clusteroperatorprogressinsights"):
+	// Group=informers.update.openshift.io, Version=v1alpha1
+	case v1alpha1.SchemeGroupVersion.WithResource("updateinformers"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Informers().V1alpha1().UpdateInformers().Informer()}, nil
+
+		// Group=update.openshift.io, Version=v1alpha1
+	case updatev1alpha1.SchemeGroupVersion.WithResource("clusteroperatorprogressinsights"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Update().V1alpha1().ClusterOperatorProgressInsights().Informer()}, nil
-	case v1alpha1.SchemeGroupVersion.WithResource("clusterversionprogressinsights"):
+	case updatev1alpha1.SchemeGroupVersion.WithResource("clusterversionprogressinsights"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Update().V1alpha1().ClusterVersionProgressInsights().Informer()}, nil
-	case v1alpha1.SchemeGroupVersion.WithResource("healthinsights"):
+	case updatev1alpha1.SchemeGroupVersion.WithResource("healthinsights"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Update().V1alpha1().HealthInsights().Informer()}, nil
-	case v1alpha1.SchemeGroupVersion.WithResource("machineconfigpoolprogressinsights"):
+	case updatev1alpha1.SchemeGroupVersion.WithResource("machineconfigpoolprogressinsights"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Update().V1alpha1().MachineConfigPoolProgressInsights().Informer()}, nil
-	case v1alpha1.SchemeGroupVersion.WithResource("nodeprogressinsights"):
+	case updatev1alpha1.SchemeGroupVersion.WithResource("nodeprogressinsights"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Update().V1alpha1().NodeProgressInsights().Informer()}, nil
-	case v1alpha1.SchemeGroupVersion.WithResource("updatestatuses"):
+	case updatev1alpha1.SchemeGroupVersion.WithResource("updatestatuses"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Update().V1alpha1().UpdateStatuses().Informer()}, nil
 
 	}

@@ -19,6 +19,8 @@ package fake
 import (
 	applyconfiguration "github.com/update-status/apiserver/pkg/generated/applyconfiguration"
 	clientset "github.com/update-status/apiserver/pkg/generated/clientset/versioned"
+	informersv1alpha1 "github.com/update-status/apiserver/pkg/generated/clientset/versioned/typed/informers/v1alpha1"
+	fakeinformersv1alpha1 "github.com/update-status/apiserver/pkg/generated/clientset/versioned/typed/informers/v1alpha1/fake"
 	updatev1alpha1 "github.com/update-status/apiserver/pkg/generated/clientset/versioned/typed/update/v1alpha1"
 	fakeupdatev1alpha1 "github.com/update-status/apiserver/pkg/generated/clientset/versioned/typed/update/v1alpha1/fake"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -133,6 +135,11 @@ var (
 	_ clientset.Interface = &Clientset{}
 	_ testing.FakeClient  = &Clientset{}
 )
+
+// InformersV1alpha1 retrieves the InformersV1alpha1Client
+func (c *Clientset) InformersV1alpha1() informersv1alpha1.InformersV1alpha1Interface {
+	return &fakeinformersv1alpha1.FakeInformersV1alpha1{Fake: &c.Fake}
+}
 
 // UpdateV1alpha1 retrieves the UpdateV1alpha1Client
 func (c *Clientset) UpdateV1alpha1() updatev1alpha1.UpdateV1alpha1Interface {

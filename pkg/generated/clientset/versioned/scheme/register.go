@@ -17,6 +17,7 @@
 package scheme
 
 import (
+	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
 	updatev1alpha1 "github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -29,6 +30,7 @@ var Scheme = runtime.NewScheme()
 var Codecs = serializer.NewCodecFactory(Scheme)
 var ParameterCodec = runtime.NewParameterCodec(Scheme)
 var localSchemeBuilder = runtime.SchemeBuilder{
+	informersv1alpha1.AddToScheme,
 	updatev1alpha1.AddToScheme,
 }
 

@@ -31,6 +31,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
+	"github.com/update-status/apiserver/internal/ocp"
 	"github.com/update-status/apiserver/pkg/monitoring"
 )
 
@@ -46,7 +47,7 @@ type Options struct {
 	// ServerArgs are extra flags for update-status-apiserver.
 	ServerArgs []string
 	// SkipOpenShiftCRDs leaves the OpenShift CRDs out, for tests of a server
-	// started before they exist; InstallOpenShiftCRDs adds them later.
+	// started before they exist; ocp.InstallCRDs adds them later.
 	SkipOpenShiftCRDs bool
 }
 
@@ -138,7 +139,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	}
 
 	if !opts.SkipOpenShiftCRDs {
-		if err := InstallOpenShiftCRDs(ctx, cp.Applier, cp.RepoRoot); err != nil {
+		if err := ocp.InstallCRDs(ctx, admin); err != nil {
 			return nil, fmt.Errorf("OpenShift CRDs: %w", err)
 		}
 	}

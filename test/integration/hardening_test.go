@@ -36,6 +36,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 
+	"github.com/update-status/apiserver/internal/ocp"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	"github.com/update-status/apiserver/pkg/insights"
@@ -312,7 +313,7 @@ func TestFreshClusterLeastPrivilege(t *testing.T) {
 	}
 	t.Logf("without the CRDs: %s: %s", c.Reason, c.Message)
 
-	if err := localstack.InstallOpenShiftCRDs(ctx, cp2.Applier, cp2.RepoRoot); err != nil {
+	if err := ocp.InstallCRDs(ctx, cp2.RESTConfig(&cp2.Users.Admin)); err != nil {
 		t.Fatal(err)
 	}
 	cl2, err := examplecluster.New(cp2)

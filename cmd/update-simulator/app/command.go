@@ -32,6 +32,7 @@ import (
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/update-status/apiserver/internal/ocp"
 	"github.com/update-status/apiserver/pkg/simulator"
 )
 
@@ -119,7 +120,7 @@ func (o *Options) Run(ctx context.Context, out io.Writer) error {
 		}
 		if o.InstallCRDs {
 			begin := time.Now()
-			if err := simulator.InstallCRDs(ctx, cfg); err != nil {
+			if err := ocp.InstallCRDs(ctx, cfg); err != nil {
 				return err
 			}
 			_, _ = fmt.Fprintf(out, "crds: installed and established in %s\n", time.Since(begin).Round(time.Millisecond))

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package simulator
+package ocp
 
 import (
 	"context"
@@ -43,7 +43,7 @@ const OpenShiftAPIModule = "github.com/openshift/api"
 // skips the lookup.
 const OpenShiftAPIDirEnv = "OPENSHIFT_API_DIR"
 
-// CRDFiles are the manifests of the kinds the simulator writes, relative to
+// CRDFiles are the manifests of the kinds this package builds, relative to
 // the openshift/api module root (the Default feature set of ClusterVersion).
 var CRDFiles = []string{
 	"config/v1/zz_generated.crd-manifests/0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml",
@@ -98,7 +98,7 @@ func OpenShiftAPIDir() (string, error) {
 		if check(dir, "$"+OpenShiftAPIDirEnv) {
 			return dir, nil
 		}
-		return "", fmt.Errorf("simulator: $%s does not hold the openshift/api CRD manifests: %s", OpenShiftAPIDirEnv, strings.Join(tried, "; "))
+		return "", fmt.Errorf("ocp: $%s does not hold the openshift/api CRD manifests: %s", OpenShiftAPIDirEnv, strings.Join(tried, "; "))
 	}
 	if dir := moduleCacheDir(); check(dir, "module cache, version from the build info") {
 		return dir, nil
@@ -109,7 +109,7 @@ func OpenShiftAPIDir() (string, error) {
 	} else if dir := strings.TrimSpace(string(out)); check(dir, "go list -m") {
 		return dir, nil
 	}
-	return "", fmt.Errorf("simulator: cannot find the %s module with its CRD manifests (run `go mod download %s` or set $%s); tried: %s",
+	return "", fmt.Errorf("ocp: cannot find the %s module with its CRD manifests (run `go mod download %s` or set $%s); tried: %s",
 		OpenShiftAPIModule, OpenShiftAPIModule, OpenShiftAPIDirEnv, strings.Join(tried, "; "))
 }
 
@@ -163,14 +163,14 @@ func LoadCRDs(dir string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 		path := filepath.Join(dir, rel)
 		raw, err := os.ReadFile(path)
 		if err != nil {
-			return nil, fmt.Errorf("simulator: read CRD manifest: %w", err)
+			return nil, fmt.Errorf("ocp: read CRD manifest: %w", err)
 		}
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		if err := yaml.Unmarshal(raw, crd); err != nil {
-			return nil, fmt.Errorf("simulator: decode %s: %w", path, err)
+			return nil, fmt.Errorf("ocp: decode %s: %w", path, err)
 		}
 		if crd.Kind != "CustomResourceDefinition" || crd.Name == "" {
-			return nil, fmt.Errorf("simulator: %s is not a CustomResourceDefinition", path)
+			return nil, fmt.Errorf("ocp: %s is not a CustomResourceDefinition", path)
 		}
 		out = append(out, crd)
 	}
@@ -193,7 +193,7 @@ func ApplyCRDs(ctx context.Context, client apiextensionsclient.Interface, crds [
 			}
 		}
 		if err != nil {
-			return fmt.Errorf("simulator: apply CRD %s: %w", crd.Name, err)
+			return fmt.Errorf("ocp: apply CRD %s: %w", crd.Name, err)
 		}
 	}
 	start := time.Now()
@@ -211,9 +211,9 @@ func ApplyCRDs(ctx context.Context, client apiextensionsclient.Interface, crds [
 	})
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("simulator: CRDs not Established after %s", crdEstablishTimeout)
+			return fmt.Errorf("ocp: CRDs not Established after %s", crdEstablishTimeout)
 		}
-		return fmt.Errorf("simulator: wait for the CRDs: %w", err)
+		return fmt.Errorf("ocp: wait for the CRDs: %w", err)
 	}
 	klog.V(1).InfoS("OpenShift CRDs established", "count", len(crds), "duration", time.Since(start))
 	return nil

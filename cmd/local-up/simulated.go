@@ -24,7 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
-	"github.com/update-status/apiserver/pkg/localstack"
+	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/pkg/simulator"
 )
 

@@ -36,6 +36,7 @@ import (
 
 	"github.com/update-status/apiserver/internal/synth"
 	"github.com/update-status/apiserver/internal/testio"
+	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apiserver"
@@ -43,7 +44,6 @@ import (
 	"github.com/update-status/apiserver/pkg/registry/updatestatus"
 	"github.com/update-status/apiserver/pkg/sources"
 	"github.com/update-status/apiserver/pkg/view"
-	"github.com/update-status/apiserver/pkg/view/viewtest"
 )
 
 const (

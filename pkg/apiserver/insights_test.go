@@ -25,10 +25,10 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/view"
-	"github.com/update-status/apiserver/pkg/view/viewtest"
 )
 
 // insightResources are the per-insight resources with their short names

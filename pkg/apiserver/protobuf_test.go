@@ -29,9 +29,9 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	restclientwatch "k8s.io/client-go/rest/watch"
 
+	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apiserver"
-	"github.com/update-status/apiserver/pkg/view/viewtest"
 )
 
 // The Accept headers of a client that prefers protobuf and takes JSON too

@@ -28,6 +28,7 @@ import (
 
 	"github.com/update-status/apiserver/internal/cputime"
 	"github.com/update-status/apiserver/internal/synth"
+	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apiserver"
 	"github.com/update-status/apiserver/pkg/insights"
@@ -36,7 +37,6 @@ import (
 	"github.com/update-status/apiserver/pkg/registry/virtualstore"
 	"github.com/update-status/apiserver/pkg/sources"
 	"github.com/update-status/apiserver/pkg/view"
-	"github.com/update-status/apiserver/pkg/view/viewtest"
 )
 
 // BenchmarkNodeChangeToWatchCache measures the server's whole work for the

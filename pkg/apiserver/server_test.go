@@ -26,9 +26,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/sources"
-	"github.com/update-status/apiserver/pkg/view/viewtest"
 )
 
 func TestResourceRequestsWaitForSync(t *testing.T) {

@@ -26,7 +26,7 @@ import (
 	"time"
 
 	"github.com/update-status/apiserver/internal/testio"
-	"github.com/update-status/apiserver/pkg/view/viewtest"
+	"github.com/update-status/apiserver/internal/viewtest"
 )
 
 // metricValue reads one unlabelled sample from the server's /metrics.

@@ -35,13 +35,13 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/internal/testio"
+	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	versioned "github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	informers "github.com/update-status/apiserver/pkg/generated/informers/externalversions"
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/sources"
 	"github.com/update-status/apiserver/pkg/view"
-	"github.com/update-status/apiserver/pkg/view/viewtest"
 )
 
 // versionedComputer returns a synthetic status whose target version the

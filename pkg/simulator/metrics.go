@@ -156,7 +156,7 @@ func boolValue(b bool) float64 {
 }
 
 // MetricsHandler serves Metrics in the Prometheus text format, for a
-// Prometheus to scrape (pkg/localstack, `make run`).
+// Prometheus to scrape (internal/localstack, `make run`).
 func (s *Simulator) MetricsHandler() http.Handler {
 	reg := metrics.NewKubeRegistry()
 	reg.CustomMustRegister(newMetricsCollector(s))

@@ -21,11 +21,10 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/internal/synth"
-
+	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/view"
-	"github.com/update-status/apiserver/pkg/view/viewtest"
 )
 
 // BenchmarkRecompute measures what the view adds to the engine at 5,000

@@ -25,13 +25,13 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/internal/synth"
+	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/sources"
 	"github.com/update-status/apiserver/pkg/view"
-	"github.com/update-status/apiserver/pkg/view/viewtest"
 )
 
 // served accumulates the published changes of the per-insight objects, as a

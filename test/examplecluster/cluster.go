@@ -34,8 +34,8 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/localstack"
 )
 
 // ReferenceInstant is the "now" the timestamps of artifacts/examples are

@@ -32,8 +32,8 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/localstack"
 )
 
 func TestNextVersion(t *testing.T) {

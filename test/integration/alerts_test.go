@@ -27,9 +27,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
-	"github.com/update-status/apiserver/pkg/localstack"
 	"github.com/update-status/apiserver/pkg/simulator"
 	"github.com/update-status/apiserver/pkg/view"
 )

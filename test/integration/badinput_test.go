@@ -28,10 +28,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/localstack"
 	"github.com/update-status/apiserver/test/examplecluster"
 )
 

@@ -36,11 +36,11 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 
+	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/internal/ocp"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/localstack"
 	"github.com/update-status/apiserver/test/examplecluster"
 )
 

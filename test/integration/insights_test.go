@@ -40,11 +40,11 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/cmd/update-status/app"
+	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	"github.com/update-status/apiserver/pkg/generated/informers/externalversions"
-	"github.com/update-status/apiserver/pkg/localstack"
 	"github.com/update-status/apiserver/pkg/simulator"
 )
 

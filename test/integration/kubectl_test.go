@@ -26,9 +26,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/yaml"
 
+	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
-	"github.com/update-status/apiserver/pkg/localstack"
 )
 
 func TestKubectlAPIResources(t *testing.T) {

@@ -15,7 +15,7 @@
 // Package integration tests update-status-apiserver the way users meet it:
 // through a real kube-apiserver's aggregation layer, with kubectl, the
 // generated client and RBAC. TestMain starts one control plane (see
-// pkg/localstack) shared by every test; tests that change the
+// internal/localstack) shared by every test; tests that change the
 // cluster undo their changes with t.Cleanup.
 package integration
 
@@ -31,7 +31,7 @@ import (
 
 	"k8s.io/klog/v2"
 
-	"github.com/update-status/apiserver/pkg/localstack"
+	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/test/examplecluster"
 )
 

@@ -32,10 +32,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
-	"github.com/update-status/apiserver/pkg/localstack"
 	"github.com/update-status/apiserver/pkg/monitoring"
 	"github.com/update-status/apiserver/pkg/simulator"
 )

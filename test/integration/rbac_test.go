@@ -28,7 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/update-status/apiserver/pkg/localstack"
+	"github.com/update-status/apiserver/internal/localstack"
 )
 
 var updateStatuses = schema.GroupVersionResource{Group: "update.openshift.io", Version: "v1alpha1", Resource: "updatestatuses"}

@@ -23,7 +23,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/update-status/apiserver/pkg/localstack"
+	"github.com/update-status/apiserver/internal/localstack"
 )
 
 // collectionPath is the URL path of the collection.

@@ -25,10 +25,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
-	"github.com/update-status/apiserver/pkg/localstack"
 	"github.com/update-status/apiserver/pkg/simulator"
 )
 

@@ -32,9 +32,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/update-status/apiserver/cmd/update-status/app"
+	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/localstack"
 	"github.com/update-status/apiserver/pkg/simulator"
 	"github.com/update-status/apiserver/pkg/web"
 )

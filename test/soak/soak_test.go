@@ -42,8 +42,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
+	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
-	"github.com/update-status/apiserver/pkg/localstack"
 	"github.com/update-status/apiserver/test/examplecluster"
 )
 

@@ -28,6 +28,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/internal/fixtures"
+	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/complete"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
@@ -36,7 +37,6 @@ import (
 	"github.com/update-status/apiserver/pkg/insights/encoding"
 	"github.com/update-status/apiserver/pkg/report"
 	"github.com/update-status/apiserver/pkg/sourcefiles"
-	"github.com/update-status/apiserver/pkg/view/viewtest"
 )
 
 // truncatedCluster returns the UpdateStatus of a cluster whose pool "worker"

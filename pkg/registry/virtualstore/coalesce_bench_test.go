@@ -35,10 +35,10 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 
 	"github.com/update-status/apiserver/internal/cputime"
+	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/install"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/view/viewtest"
 )
 
 // BenchmarkCoalescingWatch compares, with the UpdateStatus of 5,000 worker

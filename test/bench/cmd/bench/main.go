@@ -14,7 +14,7 @@
 
 // Command bench is `make bench`: it measures update-status-apiserver at
 // cluster scale against the real local control plane (etcd, kube-apiserver
-// and the server behind the aggregation layer, pkg/localstack)
+// and the server behind the aggregation layer, internal/localstack)
 // filled by pkg/simulator, and writes docs/benchmarks.md.
 //
 // It needs KUBE_BIN_DIR (`KUBE_BIN_DIR=$(hack/build-kube.sh)`) and runs from
@@ -40,7 +40,7 @@ import (
 
 	"k8s.io/klog/v2"
 
-	"github.com/update-status/apiserver/pkg/localstack"
+	"github.com/update-status/apiserver/internal/localstack"
 )
 
 // config holds the flags.

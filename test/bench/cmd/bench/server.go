@@ -30,7 +30,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/update-status/apiserver/pkg/localstack"
+	"github.com/update-status/apiserver/internal/localstack"
 )
 
 // httpClient talks to the kube-apiserver or the server with a bearer token,

@@ -27,7 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/update-status/apiserver/pkg/localstack"
+	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/pkg/simulator"
 )
 

@@ -231,7 +231,7 @@ func (cp *ControlPlane) StartPrometheus(ctx context.Context, targets ...string) 
 		return nil, err
 	}
 	rules, err := monitoring.RulesFile(monitoring.RuleOptions{StallAfter: LocalStallAfter, For: LocalAlertFor},
-		"The update-status alerting rules with the local stack's durations (pkg/localstack).")
+		"The update-status alerting rules with the local stack's durations (internal/localstack).")
 	if err != nil {
 		return nil, err
 	}

@@ -12,8 +12,17 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package ocp installs the OpenShift CRDs of the kinds the update status is
-// computed from (ClusterVersion, ClusterOperator, MachineConfigPool,
-// MachineConfig), taken from the openshift/api module's own manifests, into a
-// Kubernetes API server.
+// Package ocp builds the objects of an OpenShift cluster that the update
+// status is computed from: the ClusterVersion with its history, the
+// ClusterOperators of the payload, MachineConfigPools, base and rendered
+// MachineConfigs, the machine-config-operator Deployment and Nodes with the
+// machine-config daemon's annotations, and the steps that move them through
+// an update (StartUpdate, the node steps from RequestConfig to Uncordon,
+// SetNodeState, the condition setters). The objects follow a real 4.x
+// cluster; names, images and digests are deterministic functions of the
+// versions. pkg/simulator, internal/synth and the tests build their clusters
+// with it.
+//
+// It also installs the CRDs of those kinds (InstallCRDs), taken from the
+// openshift/api module's own manifests, into a Kubernetes API server.
 package ocp

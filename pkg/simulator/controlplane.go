@@ -20,9 +20,9 @@ import (
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
+	"github.com/update-status/apiserver/internal/ocp"
 	"github.com/update-status/apiserver/pkg/insights"
 )
 
@@ -33,25 +33,14 @@ import (
 func (s *Simulator) startUpdate(now time.Time) {
 	to := s.opts.ToVersion
 	cv := s.cv
-	cv.Spec.DesiredUpdate = &configv1.Update{Version: to, Image: releaseImage(to)}
-	cv.Generation++
-	cv.Status.ObservedGeneration = cv.Generation
-	cv.Status.Desired = release(to)
-	cv.Status.History = append([]configv1.UpdateHistory{{
-		State: configv1.PartialUpdate, Version: to, Image: releaseImage(to),
-		StartedTime: metav1.NewTime(now), CompletionTime: nil, Verified: true,
-	}}, cv.Status.History...)
-	cv.Status.AvailableUpdates = []configv1.Release{}
-	setClusterCondition(&cv.Status.Conditions, "ReleaseAccepted", configv1.ConditionTrue, "PayloadLoaded", payloadLoaded(to), now)
-	setClusterCondition(&cv.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionTrue, "",
-		fmt.Sprintf("Working towards %s: 1 of %d done (0%% complete)", to, manifestsInPayload), now)
+	ocp.StartUpdate(cv, to, now)
 	s.changes.mark(cv, false, true, true)
 	s.update = updateState{requested: true, startedAt: now, acceptDue: now.Add(s.scale(s.opts.Timing.Accept))}
 	klog.V(1).InfoS("Update requested", "from", s.opts.FromVersion, "to", to)
 }
 
 // maxLevel is the last operator level (machine-config).
-func maxLevel() int { return operatorCatalogue[len(operatorCatalogue)-1].level }
+func maxLevel() int { return ocp.Operators[len(ocp.Operators)-1].Level }
 
 // reconcileCVO moves the update from one operator level to the next and keeps
 // the ClusterVersion's Progressing message current.
@@ -77,26 +66,26 @@ func (s *Simulator) reconcileCVO(now time.Time) {
 // startLevel starts the update of every operator of a level.
 func (s *Simulator) startLevel(level int, now time.Time) {
 	for _, op := range s.operators {
-		if op.spec.level != level || op.updated || op.updating {
+		if op.spec.Level != level || op.updated || op.updating {
 			continue
 		}
-		if op.spec.name == insights.MCOClusterOperatorName {
+		if op.spec.Name == insights.MCOClusterOperatorName {
 			s.startMCO(now)
 			continue
 		}
 		op.updating = true
 		op.due = now.Add(op.duration)
-		reason, message := op.spec.progressingReason, op.spec.progressingMessage
+		reason, message := op.spec.ProgressingReason, op.spec.ProgressingMessage
 		switch {
 		case reason == "NodeInstaller":
 			message = fmt.Sprintf(message, op.revision, op.revision+1)
 		case message != "":
-			message = fmt.Sprintf(message, "/"+op.spec.namespace+"/"+op.spec.name)
+			message = fmt.Sprintf(message, "/"+op.spec.Namespace+"/"+op.spec.Name)
 		default:
 			reason = "Deploying"
-			message = fmt.Sprintf(deployMessage, op.spec.namespace+"/"+op.spec.name)
+			message = fmt.Sprintf(ocp.DeployMessage, op.spec.Namespace+"/"+op.spec.Name)
 		}
-		if setClusterCondition(&op.obj.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionTrue, reason, message, now) {
+		if ocp.SetClusterCondition(&op.obj.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionTrue, reason, message, now) {
 			s.changes.mark(op.obj, false, false, true)
 		}
 	}
@@ -105,7 +94,7 @@ func (s *Simulator) startLevel(level int, now time.Time) {
 // levelDone reports whether every operator of a level runs the target.
 func (s *Simulator) levelDone(level int) bool {
 	for _, op := range s.operators {
-		if op.spec.level == level && !op.updated {
+		if op.spec.Level == level && !op.updated {
 			return false
 		}
 	}
@@ -117,16 +106,16 @@ func (s *Simulator) levelDone(level int) bool {
 func (s *Simulator) reconcileOperators(now time.Time) {
 	to := s.opts.ToVersion
 	for _, op := range s.operators {
-		if !op.updating || now.Before(op.due) || s.operatorUnavailable(op.spec.name) {
+		if !op.updating || now.Before(op.due) || s.operatorUnavailable(op.spec.Name) {
 			continue
 		}
 		op.updating, op.updated = false, true
-		op.obj.Status.Versions = operatorVersions(op.spec, to)
+		op.obj.Status.Versions = ocp.OperatorVersions(op.spec, to)
 		message := "All is well"
-		if op.spec.progressingReason == "NodeInstaller" {
+		if op.spec.ProgressingReason == "NodeInstaller" {
 			message = fmt.Sprintf("NodeInstallerProgressing: 3 nodes are at revision %d", op.revision+1)
 		}
-		setClusterCondition(&op.obj.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionFalse, "AsExpected", message, now)
+		ocp.SetClusterCondition(&op.obj.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionFalse, "AsExpected", message, now)
 		s.changes.mark(op.obj, false, false, true)
 	}
 }
@@ -140,15 +129,15 @@ func (s *Simulator) setCVProgressing(now time.Time) {
 	for _, op := range s.operators {
 		if op.updated {
 			updated++
-		} else if op.spec.level == s.update.level {
-			waiting = append(waiting, op.spec.name)
+		} else if op.spec.Level == s.update.level {
+			waiting = append(waiting, op.spec.Name)
 		}
 	}
-	done := 1 + (manifestsInPayload-1)*updated/len(s.operators)
-	if updated < len(s.operators) && done >= manifestsInPayload {
-		done = manifestsInPayload - 1
+	done := 1 + (ocp.ManifestsInPayload-1)*updated/len(s.operators)
+	if updated < len(s.operators) && done >= ocp.ManifestsInPayload {
+		done = ocp.ManifestsInPayload - 1
 	}
-	message := fmt.Sprintf("Working towards %s: %d of %d done (%d%% complete)", to, done, manifestsInPayload, done*100/manifestsInPayload)
+	message := fmt.Sprintf("Working towards %s: %d of %d done (%d%% complete)", to, done, ocp.ManifestsInPayload, done*100/ocp.ManifestsInPayload)
 	reason := ""
 	switch {
 	case len(waiting) == 1:
@@ -162,7 +151,7 @@ func (s *Simulator) setCVProgressing(now time.Time) {
 		reason = f.reason
 		message = fmt.Sprintf("Unable to apply %s: %s", to, f.message)
 	}
-	if setClusterCondition(&s.cv.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionTrue, reason, message, now) {
+	if ocp.SetClusterCondition(&s.cv.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionTrue, reason, message, now) {
 		s.changes.mark(s.cv, false, false, true)
 	}
 }
@@ -177,13 +166,7 @@ func (s *Simulator) reconcileCVOCompletion(now time.Time) {
 	u.completed = true
 	to := s.opts.ToVersion
 	cv := s.cv
-	if len(cv.Status.History) > 0 {
-		cv.Status.History[0].State = configv1.CompletedUpdate
-		cv.Status.History[0].CompletionTime = &metav1.Time{Time: now}
-	}
-	setClusterCondition(&cv.Status.Conditions, configv1.OperatorAvailable, configv1.ConditionTrue, "", "Done applying "+to, now)
-	setClusterCondition(&cv.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionFalse, "", "Cluster version is "+to, now)
-	cv.Status.VersionHash = digest("hash", to)[:11] + "="
+	ocp.CompleteUpdate(cv, now)
 	s.changes.mark(cv, false, false, true)
 	klog.V(1).InfoS("Control plane updated", "version", to, "duration", now.Sub(u.startedAt))
 }
@@ -203,10 +186,10 @@ func (s *Simulator) reconcileNetworkOperator(now time.Time) {
 	}
 	var changed bool
 	if down > 0 {
-		changed = setClusterCondition(&op.obj.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionTrue, "Deploying",
+		changed = ocp.SetClusterCondition(&op.obj.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionTrue, "Deploying",
 			fmt.Sprintf("DaemonSet %q is not available (awaiting %d nodes)", "/openshift-multus/multus", down), now)
 	} else {
-		changed = setClusterCondition(&op.obj.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionFalse, "AsExpected", "All is well", now)
+		changed = ocp.SetClusterCondition(&op.obj.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionFalse, "AsExpected", "All is well", now)
 	}
 	if changed {
 		s.changes.mark(op.obj, false, false, true)

@@ -23,6 +23,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 
+	"github.com/update-status/apiserver/internal/ocp"
 	"github.com/update-status/apiserver/pkg/insights"
 )
 
@@ -211,7 +212,7 @@ func (s *Simulator) faultText(f *Fault) (string, string) {
 	}
 	switch f.Kind {
 	case FaultOperatorDegraded:
-		def("DeploymentDegraded", fmt.Sprintf("DeploymentDegraded: 1 of 3 requested instances are unavailable for %s.%s", f.Target, s.opIndex[f.Target].spec.namespace))
+		def("DeploymentDegraded", fmt.Sprintf("DeploymentDegraded: 1 of 3 requested instances are unavailable for %s.%s", f.Target, s.opIndex[f.Target].spec.Namespace))
 	case FaultOperatorUnavailable:
 		def("UnavailableReplicas", "Missing 1 available replica(s)")
 	case FaultClusterVersionFailing:
@@ -278,11 +279,11 @@ func (s *Simulator) activate(f *faultState, now time.Time) bool {
 	switch f.fault.Kind {
 	case FaultOperatorDegraded:
 		op := s.opIndex[f.fault.Target]
-		setClusterCondition(&op.obj.Status.Conditions, configv1.OperatorDegraded, configv1.ConditionTrue, f.reason, f.message, now)
+		ocp.SetClusterCondition(&op.obj.Status.Conditions, configv1.OperatorDegraded, configv1.ConditionTrue, f.reason, f.message, now)
 		s.changes.mark(op.obj, false, false, true)
 	case FaultOperatorUnavailable:
 		op := s.opIndex[f.fault.Target]
-		setClusterCondition(&op.obj.Status.Conditions, configv1.OperatorAvailable, configv1.ConditionFalse, f.reason, f.message, now)
+		ocp.SetClusterCondition(&op.obj.Status.Conditions, configv1.OperatorAvailable, configv1.ConditionFalse, f.reason, f.message, now)
 		s.changes.mark(op.obj, false, false, true)
 	case FaultPoolPaused:
 		p := s.poolIndex[f.fault.Target]
@@ -298,7 +299,7 @@ func (s *Simulator) activate(f *faultState, now time.Time) bool {
 			return false
 		}
 		n.notReady, f.node = f, n
-		setNodeCondition(&n.obj.Status.Conditions, corev1.NodeReady, corev1.ConditionFalse, f.reason, f.message, now)
+		ocp.SetNodeCondition(&n.obj.Status.Conditions, corev1.NodeReady, corev1.ConditionFalse, f.reason, f.message, now)
 		s.markNode(n, false, true)
 	case FaultDrainBlocked:
 		// Hold a node that is draining now, if any; otherwise the next one.
@@ -313,7 +314,7 @@ func (s *Simulator) activate(f *faultState, now time.Time) bool {
 			}
 		}
 	case FaultClusterVersionFailing:
-		setClusterCondition(&s.cv.Status.Conditions, "Failing", configv1.ConditionTrue, f.reason, f.message, now)
+		ocp.SetClusterCondition(&s.cv.Status.Conditions, "Failing", configv1.ConditionTrue, f.reason, f.message, now)
 		s.changes.mark(s.cv, false, false, true)
 	}
 	return true
@@ -325,15 +326,15 @@ func (s *Simulator) deactivate(f *faultState, now time.Time) {
 	switch f.fault.Kind {
 	case FaultOperatorDegraded:
 		op := s.opIndex[f.fault.Target]
-		setClusterCondition(&op.obj.Status.Conditions, configv1.OperatorDegraded, configv1.ConditionFalse, "AsExpected", "", now)
+		ocp.SetClusterCondition(&op.obj.Status.Conditions, configv1.OperatorDegraded, configv1.ConditionFalse, "AsExpected", "", now)
 		s.changes.mark(op.obj, false, false, true)
 	case FaultOperatorUnavailable:
 		op := s.opIndex[f.fault.Target]
 		message := "All is well"
-		if op.spec.name == insights.MCOClusterOperatorName {
-			message = mcoDeployedMessage(op.obj.Status.Versions[0].Version)
+		if op.spec.Name == insights.MCOClusterOperatorName {
+			message = ocp.MCODeployedMessage(op.obj.Status.Versions[0].Version)
 		}
-		setClusterCondition(&op.obj.Status.Conditions, configv1.OperatorAvailable, configv1.ConditionTrue, "AsExpected", message, now)
+		ocp.SetClusterCondition(&op.obj.Status.Conditions, configv1.OperatorAvailable, configv1.ConditionTrue, "AsExpected", message, now)
 		s.changes.mark(op.obj, false, false, true)
 	case FaultPoolPaused:
 		p := s.poolIndex[f.fault.Target]
@@ -348,11 +349,11 @@ func (s *Simulator) deactivate(f *faultState, now time.Time) {
 		n.notReady = nil
 		switch n.stage {
 		case stageDown:
-			setKubeletLost(n.obj, now)
+			ocp.SetKubeletLost(n.obj, now)
 		case stageBooting:
-			setKubeletBack(n.obj, now, false)
+			ocp.SetKubeletBack(n.obj, now, false)
 		default:
-			setKubeletBack(n.obj, now, true)
+			ocp.SetKubeletBack(n.obj, now, true)
 		}
 		if !n.due.IsZero() && n.due.Before(now) {
 			n.due = now
@@ -363,7 +364,7 @@ func (s *Simulator) deactivate(f *faultState, now time.Time) {
 			s.finishDrain(n, now)
 		}
 	case FaultClusterVersionFailing:
-		setClusterCondition(&s.cv.Status.Conditions, "Failing", configv1.ConditionFalse, "", "", now)
+		ocp.SetClusterCondition(&s.cv.Status.Conditions, "Failing", configv1.ConditionFalse, "", "", now)
 		s.changes.mark(s.cv, false, false, true)
 		if s.update.requested && !s.update.completed {
 			s.setCVProgressing(now)

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/update-status/apiserver/internal/fixtures"
+	"github.com/update-status/apiserver/internal/ocp"
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/sourcefiles"
 )
@@ -99,7 +100,7 @@ func testFileSinkWritesEveryState(t *testing.T, asJSON bool) {
 			checkListFile(t, filepath.Join(d, "node.yaml"), nodes)
 		}
 		st := readState(t, cache, d)
-		if st.ClusterVersion == nil || st.MCODeployment == nil || len(st.ClusterOperators) != len(operatorCatalogue) || len(st.MachineConfigPools) != 2 || len(st.Nodes) != nodes {
+		if st.ClusterVersion == nil || st.MCODeployment == nil || len(st.ClusterOperators) != len(ocp.Operators) || len(st.MachineConfigPools) != 2 || len(st.Nodes) != nodes {
 			t.Fatalf("step %d: incomplete state", i)
 		}
 		if i > 1 && !st.Time.After(prev) || i == 1 && st.Time.Before(prev) {
@@ -223,7 +224,7 @@ func TestLooksLikeTheFixtures(t *testing.T) {
 		if p.Name != "master" && p.Name != "worker" {
 			// The fixture's infra pool is a copy of the worker pool; a real
 			// custom pool is not built in.
-			delete(real, labelMCOBuiltIn)
+			delete(real, "machineconfiguration.openshift.io/mco-built-in")
 		}
 		subset("pool "+p.Name+" labels", real, keys(sim.Labels, ""))
 	}

@@ -26,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 
+	"github.com/update-status/apiserver/internal/ocp"
 	"github.com/update-status/apiserver/pkg/insights"
 )
 
@@ -46,14 +47,14 @@ func (s *Simulator) startMCO(now time.Time) {
 
 	to := s.opts.ToVersion
 	d := s.mco
-	setMCODeploymentRelease(d, to)
+	ocp.SetMCODeploymentRelease(d, to)
 	d.Generation++
 	d.Annotations["deployment.kubernetes.io/revision"] = "2"
 	d.Status.ObservedGeneration = d.Generation
-	setDeploymentCondition(&d.Status.Conditions, appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetAvailable",
-		fmt.Sprintf("ReplicaSet %q has successfully progressed.", insights.MCODeploymentName+"-"+digest("rs", to)[:10]), now)
+	ocp.SetDeploymentCondition(&d.Status.Conditions, appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetAvailable",
+		fmt.Sprintf("ReplicaSet %q has successfully progressed.", insights.MCODeploymentName+"-"+ocp.Digest("rs", to)[:10]), now)
 	s.changes.mark(d, false, true, true)
-	klog.V(1).InfoS("Machine-config operator deployed", "image", mcoImage(to))
+	klog.V(1).InfoS("Machine-config operator deployed", "image", ocp.MCOImage(to))
 }
 
 // reconcileMCO makes the machine-config operator report Progressing, render
@@ -68,13 +69,13 @@ func (s *Simulator) reconcileMCO(now time.Time) {
 	to := s.opts.ToVersion
 	if !u.mcoReported && !now.Before(u.mcoDue) {
 		u.mcoReported = true
-		setClusterCondition(&co.obj.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionTrue, "", "Working towards "+to, now)
+		ocp.SetClusterCondition(&co.obj.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionTrue, "", "Working towards "+to, now)
 		s.changes.mark(co.obj, false, false, true)
 	}
 	if !u.rendered && !now.Before(u.renderDue) {
 		u.rendered = true
 		for _, p := range s.pools {
-			p.target = renderedName(p.name, to, s.opts.Seed)
+			p.target = ocp.RenderedName(p.name, to, s.opts.Seed)
 			mc := s.buildRendered(p, p.target, to, now)
 			s.mcs = append(s.mcs, mc)
 			s.changes.mark(mc, true, true, false)
@@ -82,7 +83,7 @@ func (s *Simulator) reconcileMCO(now time.Time) {
 			p.obj.Generation++
 			s.markPool(p, true, false)
 		}
-		setClusterCondition(&co.obj.Status.Conditions, configv1.OperatorUpgradeable, configv1.ConditionFalse, "PoolUpdating",
+		ocp.SetClusterCondition(&co.obj.Status.Conditions, configv1.OperatorUpgradeable, configv1.ConditionFalse, "PoolUpdating",
 			"One or more machine config pools are updating, please see `oc get mcp` for further details", now)
 		s.changes.mark(co.obj, false, false, true)
 		klog.V(1).InfoS("Machine configs rendered", "version", to, "pools", len(s.pools))
@@ -91,15 +92,15 @@ func (s *Simulator) reconcileMCO(now time.Time) {
 		u.versionDone = true
 		u.completeDue = now.Add(s.scale(s.opts.Timing.Complete))
 		co.updated = true
-		co.obj.Status.Versions = operatorVersions(co.spec, to)
-		setClusterCondition(&co.obj.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionFalse, "", "Cluster version is "+to, now)
-		if c := findClusterCondition(co.obj.Status.Conditions, configv1.OperatorAvailable); c != nil && c.Status == configv1.ConditionTrue {
-			setClusterCondition(&co.obj.Status.Conditions, configv1.OperatorAvailable, configv1.ConditionTrue, "AsExpected", mcoDeployedMessage(to), now)
+		co.obj.Status.Versions = ocp.OperatorVersions(co.spec, to)
+		ocp.SetClusterCondition(&co.obj.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionFalse, "", "Cluster version is "+to, now)
+		if c := ocp.FindClusterCondition(co.obj.Status.Conditions, configv1.OperatorAvailable); c != nil && c.Status == configv1.ConditionTrue {
+			ocp.SetClusterCondition(&co.obj.Status.Conditions, configv1.OperatorAvailable, configv1.ConditionTrue, "AsExpected", ocp.MCODeployedMessage(to), now)
 		}
 		s.changes.mark(co.obj, false, false, true)
 	}
 	if u.rendered && s.allPoolsDone() {
-		if setClusterCondition(&co.obj.Status.Conditions, configv1.OperatorUpgradeable, configv1.ConditionTrue, "AsExpected", "", now) {
+		if ocp.SetClusterCondition(&co.obj.Status.Conditions, configv1.OperatorUpgradeable, configv1.ConditionTrue, "AsExpected", "", now) {
 			s.changes.mark(co.obj, false, false, true)
 		}
 	}
@@ -146,7 +147,7 @@ func (s *Simulator) allPoolsDone() bool {
 // nodeUnavailable is the controller's notion: not Ready, cordoned, or not
 // settled on its desired configuration.
 func nodeUnavailable(n *corev1.Node) bool {
-	ready := findNodeCondition(n.Status.Conditions, corev1.NodeReady)
+	ready := ocp.FindNodeCondition(n.Status.Conditions, corev1.NodeReady)
 	return ready == nil || ready.Status != corev1.ConditionTrue || n.Spec.Unschedulable ||
 		n.Annotations[insights.CurrentConfigAnnotation] != n.Annotations[insights.DesiredConfigAnnotation] || n.Annotations[insights.MCDStateAnnotation] != insights.MCDStateDone
 }
@@ -175,7 +176,7 @@ func (s *Simulator) reconcileNodeController(now time.Time) {
 			if n.obj.Annotations[insights.DesiredConfigAnnotation] == p.target || n.notReady != nil || nodeUnavailable(n.obj) {
 				continue
 			}
-			n.obj.Annotations[insights.DesiredConfigAnnotation] = p.target
+			ocp.RequestConfig(n.obj, p.target)
 			n.stage = stageDesired
 			n.due = now.Add(s.scale(s.opts.Timing.React))
 			s.markNode(n, true, false)
@@ -198,16 +199,9 @@ func (s *Simulator) reconcileDaemons(now time.Time) {
 func (s *Simulator) advanceNode(n *nodeState, now time.Time) {
 	t := &s.opts.Timing
 	node := n.obj
-	a := node.Annotations
-	target := a[insights.DesiredConfigAnnotation]
 	switch n.stage {
 	case stageDesired:
-		// The daemon notices the new desired config and asks for a drain;
-		// the drain controller cordons the node.
-		a[insights.MCDStateAnnotation] = insights.MCDStateWorking
-		a[insights.MCDReasonAnnotation] = ""
-		a[insights.DesiredDrainAnnotation] = drainPrefix + target
-		node.Spec.Unschedulable = true
+		ocp.StartDrain(node)
 		n.stage = stageDraining
 		n.drainStarted = now
 		n.due = now.Add(s.scale(s.between(t.DrainMin, t.DrainMax)))
@@ -221,8 +215,7 @@ func (s *Simulator) advanceNode(n *nodeState, now time.Time) {
 		if n.blocked != nil {
 			// The drain did not finish within the timeout: the daemon
 			// reports the node Degraded and keeps waiting.
-			a[insights.MCDStateAnnotation] = insights.MCDStateDegraded
-			a[insights.MCDReasonAnnotation] = fmt.Sprintf("failed to drain node: %s after 1 hour. Please see machine-config-controller logs for more information", node.Name)
+			ocp.DegradeDrain(node)
 			n.due = time.Time{}
 			s.markNode(n, true, false)
 			klog.V(1).InfoS("Node degraded by a blocked drain", "node", node.Name)
@@ -230,33 +223,29 @@ func (s *Simulator) advanceNode(n *nodeState, now time.Time) {
 		}
 		s.finishDrain(n, now)
 	case stageApplying:
-		a[insights.MCDStateAnnotation] = insights.MCDStateRebooting
+		ocp.StartReboot(node)
 		n.stage = stageRebooting
 		n.due = now.Add(s.scale(t.Shutdown))
 		s.markNode(n, true, false)
 	case stageRebooting:
-		setKubeletLost(node, now)
+		ocp.SetKubeletLost(node, now)
 		n.stage = stageDown
 		n.due = now.Add(s.scale(s.between(t.BootMin, t.BootMax)))
 		s.markNode(n, false, true)
 	case stageDown:
-		setKubeletBack(node, now, false)
-		setNodeInfo(node, s.opts.ToVersion, string(s.newUID()))
+		ocp.SetKubeletBack(node, now, false)
+		ocp.SetNodeInfo(node, s.opts.ToVersion, string(s.newUID()))
 		n.stage = stageBooting
 		n.due = now.Add(s.scale(t.Ready))
 		s.markNode(n, false, true)
 	case stageBooting:
-		setKubeletBack(node, now, true)
-		a[insights.CurrentConfigAnnotation] = target
-		a[insights.MCDStateAnnotation] = insights.MCDStateDone
-		a[insights.MCDReasonAnnotation] = ""
-		a[insights.DesiredDrainAnnotation] = uncordonPrefix + target
+		ocp.SetKubeletBack(node, now, true)
+		ocp.FinishConfig(node)
 		n.stage = stageUncordon
 		n.due = now.Add(s.scale(t.Uncordon))
 		s.markNode(n, true, true)
 	case stageUncordon:
-		node.Spec.Unschedulable = false
-		a[insights.LastAppliedDrainAnnotation] = uncordonPrefix + target
+		ocp.Uncordon(node)
 		n.stage = stageIdle
 		n.due = time.Time{}
 		s.markNode(n, true, false)
@@ -266,37 +255,11 @@ func (s *Simulator) advanceNode(n *nodeState, now time.Time) {
 // finishDrain records a completed drain; the daemon goes on to apply the
 // configuration.
 func (s *Simulator) finishDrain(n *nodeState, now time.Time) {
-	a := n.obj.Annotations
-	a[insights.LastAppliedDrainAnnotation] = a[insights.DesiredDrainAnnotation]
-	a[insights.MCDStateAnnotation] = insights.MCDStateWorking
-	a[insights.MCDReasonAnnotation] = ""
+	ocp.FinishDrain(n.obj)
 	n.blocked = nil
 	n.stage = stageApplying
 	n.due = now.Add(s.scale(s.between(s.opts.Timing.ApplyMin, s.opts.Timing.ApplyMax)))
 	s.markNode(n, true, false)
-}
-
-// setKubeletLost marks every kubelet condition Unknown, as the node lifecycle
-// controller does when a kubelet stops posting status.
-func setKubeletLost(node *corev1.Node, now time.Time) {
-	const msg = "Kubelet stopped posting node status."
-	for _, t := range []corev1.NodeConditionType{corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure, corev1.NodeReady} {
-		setNodeCondition(&node.Status.Conditions, t, corev1.ConditionUnknown, "NodeStatusUnknown", msg, now)
-	}
-}
-
-// setKubeletBack writes what a kubelet posts after boot: healthy pressure
-// conditions and Ready (False until the network plugin is up).
-func setKubeletBack(node *corev1.Node, now time.Time, ready bool) {
-	setNodeCondition(&node.Status.Conditions, corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory", "kubelet has sufficient memory available", now)
-	setNodeCondition(&node.Status.Conditions, corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure", "kubelet has no disk pressure", now)
-	setNodeCondition(&node.Status.Conditions, corev1.NodePIDPressure, corev1.ConditionFalse, "KubeletHasSufficientPID", "kubelet has sufficient PID available", now)
-	if ready {
-		setNodeCondition(&node.Status.Conditions, corev1.NodeReady, corev1.ConditionTrue, "KubeletReady", "kubelet is posting ready status", now)
-		return
-	}
-	setNodeCondition(&node.Status.Conditions, corev1.NodeReady, corev1.ConditionFalse, "KubeletNotReady",
-		"container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: no CNI configuration file in /etc/kubernetes/cni/net.d/. Has your network provider started?", now)
 }
 
 // reconcilePoolStatus recomputes every pool's status the way the
@@ -347,21 +310,21 @@ func (s *Simulator) reconcilePoolStatus(now time.Time) {
 			st.Configuration.Name = target
 		}
 		if allUpdated && degraded == 0 {
-			setPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolUpdated, corev1.ConditionTrue, "", "All nodes are updated with MachineConfig "+target, now)
-			setPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolUpdating, corev1.ConditionFalse, "", "", now)
+			ocp.SetPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolUpdated, corev1.ConditionTrue, "", "All nodes are updated with MachineConfig "+target, now)
+			ocp.SetPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolUpdating, corev1.ConditionFalse, "", "", now)
 		} else {
-			setPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolUpdated, corev1.ConditionFalse, "", "", now)
-			setPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolUpdating, corev1.ConditionTrue, "", "All nodes are updating to MachineConfig "+target, now)
+			ocp.SetPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolUpdated, corev1.ConditionFalse, "", "", now)
+			ocp.SetPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolUpdating, corev1.ConditionTrue, "", "All nodes are updating to MachineConfig "+target, now)
 		}
-		setPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolRenderDegraded, corev1.ConditionFalse, "", "", now)
+		ocp.SetPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolRenderDegraded, corev1.ConditionFalse, "", "", now)
 		if degraded > 0 {
 			reason := fmt.Sprintf("%d nodes are reporting degraded status on sync", degraded)
 			msg := strings.Join(degradedMsgs, ", ")
-			setPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolNodeDegraded, corev1.ConditionTrue, reason, msg, now)
-			setPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolDegraded, corev1.ConditionTrue, "", msg, now)
+			ocp.SetPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolNodeDegraded, corev1.ConditionTrue, reason, msg, now)
+			ocp.SetPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolDegraded, corev1.ConditionTrue, "", msg, now)
 		} else {
-			setPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolNodeDegraded, corev1.ConditionFalse, "", "", now)
-			setPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolDegraded, corev1.ConditionFalse, "", "", now)
+			ocp.SetPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolNodeDegraded, corev1.ConditionFalse, "", "", now)
+			ocp.SetPoolCondition(&st.Conditions, mcfgv1.MachineConfigPoolDegraded, corev1.ConditionFalse, "", "", now)
 		}
 		if !poolStatusEqual(&p.obj.Status, st) {
 			p.obj.Status = *st

@@ -20,6 +20,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/component-base/metrics"
+
+	"github.com/update-status/apiserver/internal/ocp"
 )
 
 // The simulated cluster exposes, in the format Prometheus scrapes, the
@@ -84,7 +86,7 @@ func (s *Simulator) Metrics() []Sample {
 	var out []Sample
 	for _, n := range s.nodes {
 		ready := conditionStatusUnknownLbl
-		if c := findNodeCondition(n.obj.Status.Conditions, corev1.NodeReady); c != nil {
+		if c := ocp.FindNodeCondition(n.obj.Status.Conditions, corev1.NodeReady); c != nil {
 			switch c.Status {
 			case corev1.ConditionTrue:
 				ready = conditionStatusTrueLabel
@@ -144,7 +146,7 @@ func nodeDisrupted(n *nodeState) bool {
 	case stageDraining, stageApplying, stageRebooting, stageDown, stageBooting:
 		return true
 	}
-	c := findNodeCondition(n.obj.Status.Conditions, corev1.NodeReady)
+	c := ocp.FindNodeCondition(n.obj.Status.Conditions, corev1.NodeReady)
 	return c == nil || c.Status != corev1.ConditionTrue
 }
 

@@ -23,6 +23,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/update-status/apiserver/internal/ocp"
 )
 
 func pdbLabels(ns, name string) map[string]string {
@@ -77,7 +79,7 @@ func TestMetricsPerPhase(t *testing.T) {
 		m := s.Metrics()
 		for _, n := range st.Nodes {
 			ready := "unknown"
-			if c := findNodeCondition(n.Status.Conditions, corev1.NodeReady); c != nil && c.Status != corev1.ConditionUnknown {
+			if c := ocp.FindNodeCondition(n.Status.Conditions, corev1.NodeReady); c != nil && c.Status != corev1.ConditionUnknown {
 				ready = strings.ToLower(string(c.Status))
 			}
 			for _, status := range []string{"true", "false", "unknown"} {

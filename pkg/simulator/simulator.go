@@ -33,6 +33,7 @@ import (
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/update-status/apiserver/internal/ocp"
 	"github.com/update-status/apiserver/pkg/insights"
 )
 
@@ -97,7 +98,7 @@ type updateState struct {
 
 // operatorState is one ClusterOperator and its update.
 type operatorState struct {
-	spec     *operatorSpec
+	spec     *ocp.Operator
 	obj      *configv1.ClusterOperator
 	duration time.Duration
 	due      time.Time
@@ -185,14 +186,14 @@ func (s *Simulator) plan() {
 	o := &s.opts
 	t := o.Timing
 	levels := map[int]time.Duration{}
-	for i := range operatorCatalogue {
-		spec := &operatorCatalogue[i]
+	for i := range ocp.Operators {
+		spec := &ocp.Operators[i]
 		d := s.operatorDuration(spec)
 		op := &operatorState{spec: spec, duration: d, revision: 5 + s.rng.IntN(20)}
 		s.operators = append(s.operators, op)
-		s.opIndex[spec.name] = op
-		if d > levels[spec.level] {
-			levels[spec.level] = d
+		s.opIndex[spec.Name] = op
+		if d > levels[spec.Level] {
+			levels[spec.Level] = d
 		}
 	}
 	master := &poolState{name: "master", required: true, size: o.ControlPlaneNodes}
@@ -219,7 +220,7 @@ func (s *Simulator) plan() {
 	}
 	for _, p := range s.pools {
 		s.poolIndex[p.name] = p
-		p.current = renderedName(p.name, o.FromVersion, o.Seed)
+		p.current = ocp.RenderedName(p.name, o.FromVersion, o.Seed)
 	}
 	// The planned duration of this update, used as the duration of the
 	// previous one in the history so that estimates based on it are sensible.
@@ -236,9 +237,9 @@ func (s *Simulator) plan() {
 }
 
 // operatorDuration draws how long an operator takes to update (scaled).
-func (s *Simulator) operatorDuration(spec *operatorSpec) time.Duration {
+func (s *Simulator) operatorDuration(spec *ocp.Operator) time.Duration {
 	t := &s.opts.Timing
-	return s.scale(time.Duration(float64(s.between(t.OperatorMin, t.OperatorMax)) * spec.weight))
+	return s.scale(time.Duration(float64(s.between(t.OperatorMin, t.OperatorMax)) * spec.Weight))
 }
 
 // scale divides a speed-1 duration by the speed factor.
@@ -334,8 +335,8 @@ func (s *Simulator) Create(ctx context.Context) error {
 
 	// Batch 3: MachineConfigs, the MCO Deployment and the Nodes.
 	for _, role := range []string{"master", "worker"} {
-		for _, name := range baseConfigs(role) {
-			mc := s.buildBaseConfig(name, role)
+		for _, name := range ocp.BaseConfigNames(role) {
+			mc := ocp.BaseConfig(name, role, o.FromVersion, s.newUID(), s.installedAt)
 			s.mcs = append(s.mcs, mc)
 			s.changes.mark(mc, true, true, false)
 		}

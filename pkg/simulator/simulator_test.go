@@ -31,6 +31,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
+	"github.com/update-status/apiserver/internal/ocp"
 	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/insights"
 )
@@ -309,8 +310,8 @@ func TestUpdatePhasesAndFinalState(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := versionOf(mcoCO, "operator-image"), dep.Spec.Template.Spec.Containers[0].Image; got != want || want != mcoImage(o.ToVersion) {
-				t.Errorf("machine-config operator-image %q, Deployment image %q, want both %q", got, want, mcoImage(o.ToVersion))
+			if got, want := versionOf(mcoCO, "operator-image"), dep.Spec.Template.Spec.Containers[0].Image; got != want || want != ocp.MCOImage(o.ToVersion) {
+				t.Errorf("machine-config operator-image %q, Deployment image %q, want both %q", got, want, ocp.MCOImage(o.ToVersion))
 			}
 			pools, err := api.mcfg.MachineconfigurationV1().MachineConfigPools().List(ctx, metav1.ListOptions{})
 			if err != nil {
@@ -355,8 +356,8 @@ func TestUpdatePhasesAndFinalState(t *testing.T) {
 				if n.Spec.Unschedulable || nodeReady(n) != corev1.ConditionTrue {
 					t.Errorf("node %s unschedulable=%v ready=%s", n.Name, n.Spec.Unschedulable, nodeReady(n))
 				}
-				if n.Status.NodeInfo.KubeletVersion != "v"+kubeVersion(o.ToVersion) {
-					t.Errorf("node %s kubelet %s, want v%s", n.Name, n.Status.NodeInfo.KubeletVersion, kubeVersion(o.ToVersion))
+				if n.Status.NodeInfo.KubeletVersion != "v"+ocp.KubeVersion(o.ToVersion) {
+					t.Errorf("node %s kubelet %s, want v%s", n.Name, n.Status.NodeInfo.KubeletVersion, ocp.KubeVersion(o.ToVersion))
 				}
 			}
 		})
@@ -449,8 +450,8 @@ func TestOperatorsUpdateLevelByLevel(t *testing.T) {
 	s, fc, _ := startedSimulator(t, Options{Nodes: 6, Seed: 9})
 	o := s.Options()
 	level := map[string]int{}
-	for _, spec := range operatorCatalogue {
-		level[spec.name] = spec.level
+	for _, spec := range ocp.Operators {
+		level[spec.Name] = spec.Level
 	}
 	var order []string
 	done := map[string]bool{}
@@ -473,11 +474,11 @@ func TestOperatorsUpdateLevelByLevel(t *testing.T) {
 		if len(levels) > 1 {
 			t.Fatalf("%s: operators of levels %v update at once", st.Time, levels)
 		}
-		if mco := operator(st, "machine-config"); versionOf(mco, "operator") != o.ToVersion && mcoContainerImage(st) == mcoImage(o.ToVersion) {
+		if mco := operator(st, "machine-config"); versionOf(mco, "operator") != o.ToVersion && mcoContainerImage(st) == ocp.MCOImage(o.ToVersion) {
 			mcoImageMismatch = mcoImageMismatch || versionOf(mco, "operator-image") != mcoContainerImage(st)
 		}
 	}, nil)
-	if len(order) != len(operatorCatalogue) || order[len(order)-1] != "machine-config" {
+	if len(order) != len(ocp.Operators) || order[len(order)-1] != "machine-config" {
 		t.Fatalf("operators updated in order %v, want all of them with machine-config last", order)
 	}
 	for i := 1; i < len(order); i++ {
@@ -485,9 +486,9 @@ func TestOperatorsUpdateLevelByLevel(t *testing.T) {
 			t.Errorf("%s (level %d) updated after %s (level %d)", order[i-1], level[order[i-1]], order[i], level[order[i]])
 		}
 	}
-	for _, spec := range operatorCatalogue {
-		if !sawProgressing[spec.name] {
-			t.Errorf("operator %s never reported Progressing=True while updating", spec.name)
+	for _, spec := range ocp.Operators {
+		if !sawProgressing[spec.Name] {
+			t.Errorf("operator %s never reported Progressing=True while updating", spec.Name)
 		}
 	}
 	if !mcoImageMismatch {

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package simulator
+package ocp
 
 import (
 	"time"
@@ -28,8 +28,8 @@ import (
 // uses: lastTransitionTime moves only when the status changes. They append a
 // missing condition and report whether anything changed.
 
-// setClusterCondition sets a ClusterVersion or ClusterOperator condition.
-func setClusterCondition(conds *[]configv1.ClusterOperatorStatusCondition, t configv1.ClusterStatusConditionType, status configv1.ConditionStatus, reason, message string, now time.Time) bool {
+// SetClusterCondition sets a ClusterVersion or ClusterOperator condition.
+func SetClusterCondition(conds *[]configv1.ClusterOperatorStatusCondition, t configv1.ClusterStatusConditionType, status configv1.ConditionStatus, reason, message string, now time.Time) bool {
 	for i := range *conds {
 		c := &(*conds)[i]
 		if c.Type != t {
@@ -50,8 +50,8 @@ func setClusterCondition(conds *[]configv1.ClusterOperatorStatusCondition, t con
 	return true
 }
 
-// findClusterCondition returns the condition of type t, or nil.
-func findClusterCondition(conds []configv1.ClusterOperatorStatusCondition, t configv1.ClusterStatusConditionType) *configv1.ClusterOperatorStatusCondition {
+// FindClusterCondition returns the condition of type t, or nil.
+func FindClusterCondition(conds []configv1.ClusterOperatorStatusCondition, t configv1.ClusterStatusConditionType) *configv1.ClusterOperatorStatusCondition {
 	for i := range conds {
 		if conds[i].Type == t {
 			return &conds[i]
@@ -60,8 +60,8 @@ func findClusterCondition(conds []configv1.ClusterOperatorStatusCondition, t con
 	return nil
 }
 
-// setNodeCondition sets a Node condition; the heartbeat moves with every change.
-func setNodeCondition(conds *[]corev1.NodeCondition, t corev1.NodeConditionType, status corev1.ConditionStatus, reason, message string, now time.Time) bool {
+// SetNodeCondition sets a Node condition; the heartbeat moves with every change.
+func SetNodeCondition(conds *[]corev1.NodeCondition, t corev1.NodeConditionType, status corev1.ConditionStatus, reason, message string, now time.Time) bool {
 	for i := range *conds {
 		c := &(*conds)[i]
 		if c.Type != t {
@@ -84,8 +84,8 @@ func setNodeCondition(conds *[]corev1.NodeCondition, t corev1.NodeConditionType,
 	return true
 }
 
-// findNodeCondition returns the condition of type t, or nil.
-func findNodeCondition(conds []corev1.NodeCondition, t corev1.NodeConditionType) *corev1.NodeCondition {
+// FindNodeCondition returns the condition of type t, or nil.
+func FindNodeCondition(conds []corev1.NodeCondition, t corev1.NodeConditionType) *corev1.NodeCondition {
 	for i := range conds {
 		if conds[i].Type == t {
 			return &conds[i]
@@ -94,8 +94,8 @@ func findNodeCondition(conds []corev1.NodeCondition, t corev1.NodeConditionType)
 	return nil
 }
 
-// setPoolCondition sets a MachineConfigPool condition.
-func setPoolCondition(conds *[]mcfgv1.MachineConfigPoolCondition, t mcfgv1.MachineConfigPoolConditionType, status corev1.ConditionStatus, reason, message string, now time.Time) bool {
+// SetPoolCondition sets a MachineConfigPool condition.
+func SetPoolCondition(conds *[]mcfgv1.MachineConfigPoolCondition, t mcfgv1.MachineConfigPoolConditionType, status corev1.ConditionStatus, reason, message string, now time.Time) bool {
 	for i := range *conds {
 		c := &(*conds)[i]
 		if c.Type != t {
@@ -116,9 +116,9 @@ func setPoolCondition(conds *[]mcfgv1.MachineConfigPoolCondition, t mcfgv1.Machi
 	return true
 }
 
-// setDeploymentCondition sets a Deployment condition; lastUpdateTime moves
+// SetDeploymentCondition sets a Deployment condition; lastUpdateTime moves
 // with every change.
-func setDeploymentCondition(conds *[]appsv1.DeploymentCondition, t appsv1.DeploymentConditionType, status corev1.ConditionStatus, reason, message string, now time.Time) bool {
+func SetDeploymentCondition(conds *[]appsv1.DeploymentCondition, t appsv1.DeploymentConditionType, status corev1.ConditionStatus, reason, message string, now time.Time) bool {
 	for i := range *conds {
 		c := &(*conds)[i]
 		if c.Type != t {

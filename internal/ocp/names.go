@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package simulator
+package ocp
 
 import (
 	"crypto/md5"
@@ -29,8 +29,8 @@ const (
 	componentRepository = "quay.io/openshift-release-dev/ocp-v4.0-art-dev"
 )
 
-// digest returns a stable sha256 digest for the given parts.
-func digest(parts ...string) string {
+// Digest returns a stable sha256 digest for the given parts.
+func Digest(parts ...string) string {
 	h := sha256.New()
 	for _, p := range parts {
 		h.Write([]byte(p))
@@ -39,23 +39,23 @@ func digest(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// releaseImage is the pull spec of the release payload of v.
-func releaseImage(v string) string {
-	return releaseRepository + "@sha256:" + digest("release", v)
+// ReleaseImage is the pull spec of the release payload of v.
+func ReleaseImage(v string) string {
+	return releaseRepository + "@sha256:" + Digest("release", v)
 }
 
-// componentImage is the pull spec of a component image of release v.
-func componentImage(component, v string) string {
-	return componentRepository + "@sha256:" + digest(component, v)
+// ComponentImage is the pull spec of a component image of release v.
+func ComponentImage(component, v string) string {
+	return componentRepository + "@sha256:" + Digest(component, v)
 }
 
-// mcoImage is the machine-config-operator image of release v.
-func mcoImage(v string) string { return componentImage("machine-config-operator", v) }
+// MCOImage is the machine-config-operator image of release v.
+func MCOImage(v string) string { return ComponentImage("machine-config-operator", v) }
 
-// renderedName is the name of the rendered MachineConfig of a pool for release
+// RenderedName is the name of the rendered MachineConfig of a pool for release
 // v: rendered-<pool>-<32 hex digits>, like the machine-config controller's
 // content hash.
-func renderedName(pool, v string, seed int64) string {
+func RenderedName(pool, v string, seed int64) string {
 	sum := md5.Sum([]byte(fmt.Sprintf("%s/%s/%d", pool, v, seed)))
 	return "rendered-" + pool + "-" + hex.EncodeToString(sum[:])
 }
@@ -66,9 +66,9 @@ func errataURL(v string) string {
 	return fmt.Sprintf("https://access.redhat.com/errata/RHBA-2025:%05d", int(sum[0])<<8|int(sum[1]))
 }
 
-// kubeVersion is the Kubernetes version shipped with OpenShift release v
+// KubeVersion is the Kubernetes version shipped with OpenShift release v
 // (OpenShift 4.N ships Kubernetes 1.(N+13)).
-func kubeVersion(v string) string {
+func KubeVersion(v string) string {
 	sv, err := version.ParseSemantic(v)
 	if err != nil || sv.Major() != 4 {
 		return "1.33.5"

@@ -45,6 +45,13 @@ type assembly struct {
 	// poolHealth are pool-level insights that name their pool.
 	poolHealth []*healthItem
 	pools      []*poolResult
+	// serverHealth are the server's insights about the external informers
+	// (informer update-status); external are the accepted, current
+	// contributions by informer name, and verdicts the verdict on every
+	// UpdateInformer.
+	serverHealth []*healthItem
+	external     []*contribution
+	verdicts     []Verdict
 
 	truncations []Truncation
 }
@@ -267,9 +274,12 @@ func (a *assembly) build(cv *configv1.ClusterVersion) Result {
 	for _, h := range a.cpHealth {
 		cpiItems = append(cpiItems, healthToItem(h))
 	}
-	var alertItems []item
+	var alertItems, serverItems []item
 	for _, h := range a.alerts {
 		alertItems = append(alertItems, healthToItem(h))
+	}
+	for _, h := range a.serverHealth {
+		serverItems = append(serverItems, healthToItem(h))
 	}
 
 	informers := []struct {
@@ -279,6 +289,7 @@ func (a *assembly) build(cv *configv1.ClusterVersion) Result {
 		{v1alpha1.InformerAlerts, alertItems},
 		{v1alpha1.InformerControlPlane, cpiItems},
 		{v1alpha1.InformerNodes, cpNodeItems},
+		{v1alpha1.InformerServer, serverItems},
 	}
 	for _, inf := range informers {
 		if len(inf.items) == 0 {
@@ -290,6 +301,14 @@ func (a *assembly) build(cv *configv1.ClusterVersion) Result {
 			out[i] = items[i].controlPlane()
 		}
 		cp.Informers = append(cp.Informers, v1alpha1.ControlPlaneInformer{Name: inf.name, Insights: out})
+	}
+	for _, c := range a.external {
+		if len(c.controlPlane) > 0 {
+			cp.Informers = append(cp.Informers, v1alpha1.ControlPlaneInformer{Name: c.informer, Insights: c.controlPlane})
+		}
+	}
+	if len(a.external) > 0 {
+		slices.SortFunc(cp.Informers, func(x, y v1alpha1.ControlPlaneInformer) int { return cmp.Compare(x.Name, y.Name) })
 	}
 	st.ControlPlane = cp
 
@@ -309,6 +328,14 @@ func (a *assembly) build(cv *configv1.ClusterVersion) Result {
 		insights := a.poolInsights(p, health)
 		if len(insights) > 0 {
 			pool.Informers = []v1alpha1.WorkerPoolInformer{{Name: v1alpha1.InformerNodes, Insights: insights}}
+		}
+		for _, c := range a.external {
+			if list := c.pools[p.info.name]; len(list) > 0 {
+				pool.Informers = append(pool.Informers, v1alpha1.WorkerPoolInformer{Name: c.informer, Insights: list})
+			}
+		}
+		if len(a.external) > 0 {
+			slices.SortFunc(pool.Informers, func(x, y v1alpha1.WorkerPoolInformer) int { return cmp.Compare(x.Name, y.Name) })
 		}
 		st.WorkerPools = append(st.WorkerPools, pool)
 	}

@@ -19,6 +19,8 @@ import (
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
 )
 
 // SourcesBuilder turns cluster objects into the engine's input. It is the one
@@ -83,6 +85,11 @@ func (b *SourcesBuilder) Add(obj any) bool {
 			return false
 		}
 		b.src.MCODeployment = o
+	case *informersv1alpha1.UpdateInformer:
+		if o == nil {
+			return false
+		}
+		b.src.UpdateInformers = append(b.src.UpdateInformers, o)
 	default:
 		return false
 	}

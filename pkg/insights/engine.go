@@ -34,6 +34,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 )
 
@@ -62,6 +63,9 @@ type Sources struct {
 	MCODeployment *appsv1.Deployment
 	// Alerts are firing or pending Prometheus alerts; nil when unknown.
 	Alerts []Alert
+	// UpdateInformers are the contributions of external informers
+	// (docs/insights.md#external-informers).
+	UpdateInformers []*informersv1alpha1.UpdateInformer
 }
 
 // Alert is one Prometheus alert, as listed by /api/v1/alerts.
@@ -92,6 +96,10 @@ type Result struct {
 	// Insights lists every insight, without the limits of Status, for the
 	// per-insight resources.
 	Insights []*Insight
+	// Verdicts are the engine's verdicts on Sources.UpdateInformers, one per
+	// object, sorted by namespace and name: what the server writes into
+	// their status.
+	Verdicts []Verdict
 }
 
 // Truncation says that an informer (or the list of worker pools) left out
@@ -117,6 +125,8 @@ type Engine struct {
 	objects objectTable
 	cos     map[string]*coEntry
 	pools   map[string]*poolState
+	// contribs remembers each UpdateInformer by namespace/name.
+	contribs map[string]*contributionEntry
 
 	// lastPools are the MachineConfigPool objects lastPoolSet was built from.
 	lastPools   []*mcfgv1.MachineConfigPool
@@ -287,9 +297,11 @@ func (e *Engine) Compute(src *Sources, now time.Time) Result {
 	e.evaluateNodes(src.Nodes, ps, &cvf)
 	a.poolHealth = ps.health
 	a.pools = e.evaluatePools(ps, now, &a)
+	e.judgeContributions(src, ps, &a)
 
 	res := a.build(cvf.cv)
 	res.Insights = a.flatInsights()
+	res.Verdicts = a.verdicts
 	return res
 }
 

@@ -36,6 +36,9 @@ type Insight struct {
 	Pool string
 	// Informer is the name of the informer that produced the insight.
 	Informer string
+	// External marks the insight of an external informer (an
+	// UpdateInformer): its uid, not its subject, names its object.
+	External bool
 
 	// Exactly one of the following is set. They are shared with the Engine
 	// (see Result): never modify them. A pointer that is the same as in an
@@ -75,6 +78,9 @@ func (a *assembly) flatInsights() []*Insight {
 	for _, h := range a.alerts {
 		health(h, v1alpha1.InformerAlerts)
 	}
+	for _, h := range a.serverHealth {
+		health(h, v1alpha1.InformerServer)
+	}
 	for _, h := range a.poolHealth {
 		health(h, v1alpha1.InformerNodes)
 	}
@@ -109,6 +115,9 @@ func (a *assembly) flatInsights() []*Insight {
 			}
 			out = append(out, h.flatInsight(v1alpha1.InformerNodes, pool))
 		}
+	}
+	for _, c := range a.external {
+		out = append(out, c.flat...)
 	}
 	return out
 }

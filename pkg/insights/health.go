@@ -32,6 +32,7 @@ const (
 	maxMetadataValue        = 32
 	maxNodeCount            = 4096
 	maxWorkerPools          = 32
+	maxInformersPerList     = 16
 	maxControlPlaneInsights = 128
 	maxWorkerPoolInsights   = 1024
 	maxNodeName             = 253

@@ -95,21 +95,31 @@ type Changes struct {
 	Deleted []string
 }
 
-// kindOf returns the kind of in and the name of its object.
+// kindOf returns the kind of in and the name of its object: the subject's
+// name for the built-in informers' insights (a Health insight's uid), and
+// "<uid>.<informer>" for an external informer's, so that no contribution
+// takes the name of another's object or of a built-in one.
 func kindOf(in *insights.Insight) (InsightKind, string) {
+	var k InsightKind
+	var name string
 	switch {
 	case in.ClusterVersion != nil:
-		return ClusterVersionInsights, in.ClusterVersion.Resource.Name
+		k, name = ClusterVersionInsights, in.ClusterVersion.Resource.Name
 	case in.ClusterOperator != nil:
-		return ClusterOperatorInsights, in.ClusterOperator.Name
+		k, name = ClusterOperatorInsights, in.ClusterOperator.Name
 	case in.MachineConfigPool != nil:
-		return MachineConfigPoolInsights, in.MachineConfigPool.Name
+		k, name = MachineConfigPoolInsights, in.MachineConfigPool.Name
 	case in.Node != nil:
-		return NodeInsights, in.Node.Name
+		k, name = NodeInsights, in.Node.Name
 	case in.Health != nil:
-		return HealthInsights, in.UID
+		k, name = HealthInsights, in.UID
+	default:
+		return NumInsightKinds, ""
 	}
-	return NumInsightKinds, ""
+	if in.External {
+		name = in.UID + "." + in.Informer
+	}
+	return k, name
 }
 
 // insightLabels returns the labels of the object of in. A value a label

@@ -26,7 +26,7 @@ import (
 var healthKinds = []v1alpha1.HealthKind{
 	v1alpha1.HealthNodeUnavailable, v1alpha1.HealthNodeDegraded, v1alpha1.HealthPoolPaused, v1alpha1.HealthAlert, v1alpha1.HealthCVNoFailing,
 	v1alpha1.HealthCVFailing, v1alpha1.HealthCOUnavailable, v1alpha1.HealthCODegraded, v1alpha1.HealthPreviousPartial, v1alpha1.HealthCVMissing,
-	v1alpha1.HealthCVNoProgressing, v1alpha1.HealthCVBadHistory, v1alpha1.HealthCONone, v1alpha1.HealthPoolBadSelector,
+	v1alpha1.HealthCVNoProgressing, v1alpha1.HealthCVBadHistory, v1alpha1.HealthCONone, v1alpha1.HealthPoolBadSelector, v1alpha1.HealthInformerExpired, v1alpha1.HealthInformerRefused,
 	v1alpha1.HealthUnrepresentable, v1alpha1.HealthInsightsOmitted, v1alpha1.HealthPoolsOmitted,
 }
 

@@ -102,6 +102,12 @@ const (
 	// HealthPoolsOmitted reports worker pools left out of UpdateStatus to stay
 	// within its limits.
 	HealthPoolsOmitted HealthKind = "health-pools-omitted"
+	// HealthInformerExpired reports an external informer whose UpdateInformer
+	// lease lapsed: its insights have left the API.
+	HealthInformerExpired HealthKind = "health-informer-expired"
+	// HealthInformerRefused reports an UpdateInformer whose insights the server
+	// does not accept, with the reason.
+	HealthInformerRefused HealthKind = "health-informer-refused"
 	// HealthUnknownKind is the kind of a uid no rule of this project produces.
 	HealthUnknownKind HealthKind = ""
 )

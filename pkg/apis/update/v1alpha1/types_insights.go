@@ -44,6 +44,10 @@ const (
 	// InformerAlerts reports firing Prometheus alerts that matter for an
 	// update; its insights sit under the control plane.
 	InformerAlerts = "alerts"
+	// InformerServer reports on the external informers: an UpdateInformer
+	// that stopped reporting or whose insights the server refuses. Its
+	// insights sit under the control plane.
+	InformerServer = "update-status"
 )
 
 // +genclient

@@ -30,7 +30,7 @@ func TestSyntheticIsValid(t *testing.T) {
 		workers   int
 		wantPools int
 	}{
-		{name: "no workers", workers: 0, wantPools: 0},
+		{name: "no workers: an empty worker pool", workers: 0, wantPools: 1},
 		{name: "one pool", workers: 3, wantPools: 1},
 		{name: "5000 nodes", workers: 5000, wantPools: 5},
 		{name: "partial last pool", workers: 2500, wantPools: 3},

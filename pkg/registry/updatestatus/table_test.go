@@ -31,7 +31,8 @@ import (
 )
 
 func TestConvertToTable(t *testing.T) {
-	// The synthetic cluster started updating at 09:14:03; now is 10:00.
+	// The synthetic cluster (synth.Cluster through the engine) started updating
+	// at 08:50; now is 10:00.
 	now := t0
 	synthetic := objectOf(rv1, viewtest.Synthetic(2500, 1))
 	completed := objectOf(rv2, viewtest.Synthetic(3, 1))
@@ -42,7 +43,7 @@ func TestConvertToTable(t *testing.T) {
 	cv.Versions.Previous.Metadata = []update.VersionMetadata{{Key: update.VersionMetadataKey(v1alpha1.PartialMetadata)}}
 	bookmark := &update.UpdateStatus{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "7"}}
 
-	syntheticRow := []interface{}{"cluster", "Progressing 94%", "4.17.5", "0/3", "1 Warning", "45m", "4.16.21", "29/30", "792/2500", "~35m", "True/AsExpected"}
+	syntheticRow := []interface{}{"cluster", "Progressing 97%", "4.16.1", "0/3", "19 Error, 21 Warning", "70m", "4.16.0", "33/34", "1042/2500", "~12m", "True/AsExpected"}
 	tests := []struct {
 		name     string
 		obj      runtime.Object
@@ -57,7 +58,7 @@ func TestConvertToTable(t *testing.T) {
 			wantRows: [][]interface{}{syntheticRow}, wantRV: "9"},
 		{name: "empty list", obj: &update.UpdateStatusList{}, wantRows: [][]interface{}{}},
 		{name: "completed update", obj: completed, wantRows: [][]interface{}{
-			{"cluster", "Completed 100%", "4.17.5", "0/1", "1 Warning", "45m", "4.16.21 (partial)", "29/30", "1/3", "0s", "True/AsExpected"}}, wantRV: "2000001"},
+			{"cluster", "Completed 100%", "4.16.1", "0/1", "1 Warning", "70m", "4.16.0 (partial)", "33/34", "0/3", "0s", "True/AsExpected"}}, wantRV: "2000001"},
 		{name: "bookmark", obj: bookmark, wantRows: [][]interface{}{
 			{"", unknown, unknown, "0/0", "None", unknown, unknown, "0/0", "0/0", unknown, unknown}}, wantRV: "7"},
 		{name: "no headers", obj: bookmark, opts: &metav1.TableOptions{NoHeaders: true}, noHeader: true, wantRows: [][]interface{}{

@@ -58,6 +58,16 @@ type Sources interface {
 	SyncCheck() error
 }
 
+// verdictsOf returns the function that takes the engine's verdicts on the
+// UpdateInformers, when the sources write them into their status
+// (*sources.Set does).
+func verdictsOf(s Sources) func([]insights.Verdict) {
+	if r, ok := s.(interface{ RecordVerdicts([]insights.Verdict) }); ok {
+		return r.RecordVerdicts
+	}
+	return nil
+}
+
 // ExtraConfig holds the dependencies and tuning of this server.
 type ExtraConfig struct {
 	// Sources provides the snapshots. Required.
@@ -158,6 +168,7 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 		Computer:  extra.Computer,
 		Clock:     extra.Clock,
 		FoldDelay: extra.FoldDelay,
+		Verdicts:  verdictsOf(extra.Sources),
 		Publish: func(r *view.Revision) {
 			if err := store.Publish(r.ResourceVersion, []runtime.Object{r.Object}, r.Synced); err != nil {
 				klog.ErrorS(err, "Cannot publish the UpdateStatus revision", "resourceVersion", r.ResourceVersion)

@@ -134,8 +134,8 @@ func (e *Engine) judgeContributions(src *Sources, ps *poolSet, a *assembly) {
 			v.Accepted, v.Reason, v.Message = false, ent.reason, ent.message
 		case renewed.After(a.now.Add(MaxClockSkew)):
 			v.Accepted, v.Reason = false, informersv1alpha1.ReasonRenewTimeInFuture
-			v.Message = fmt.Sprintf("renewTime %s is more than %s ahead of the server's clock (%s)",
-				renewed.UTC().Format(time.RFC3339), MaxClockSkew, a.now.UTC().Format(time.RFC3339))
+			v.Message = fmt.Sprintf("renewTime %s is more than %s ahead of the server's clock",
+				renewed.UTC().Format(time.RFC3339), MaxClockSkew)
 		default:
 			v.Reason, v.Message = checkReferences(ent.c, ps, nodeExists)
 			v.Accepted = v.Reason == ""

@@ -47,6 +47,9 @@ type source struct {
 	alwaysServed bool
 	newInformer  func() cache.SharedIndexInformer
 	transform    cache.TransformFunc
+	// matters, when set, says whether an update of a cached object can
+	// change the engine's result; an update that cannot triggers nothing.
+	matters func(old, updated interface{}) bool
 
 	mu       sync.Mutex
 	state    state
@@ -85,8 +88,12 @@ func (s *source) start(ctx context.Context, onChange func(), onDelete func(obj i
 		klog.ErrorS(err, "Cannot set the watch error handler", "source", s.name)
 	}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(interface{}) { onChange() },
-		UpdateFunc: func(_, _ interface{}) { onChange() },
+		AddFunc: func(interface{}) { onChange() },
+		UpdateFunc: func(old, updated interface{}) {
+			if s.matters == nil || s.matters(old, updated) {
+				onChange()
+			}
+		},
 		DeleteFunc: func(obj interface{}) { onDelete(obj); onChange() },
 	}); err != nil {
 		klog.ErrorS(err, "Cannot add the event handler", "source", s.name)

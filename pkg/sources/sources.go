@@ -56,6 +56,9 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
+	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
+	contributioninformers "github.com/update-status/apiserver/pkg/generated/informers/externalversions/informers/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
 )
 
@@ -68,6 +71,9 @@ type Clients struct {
 	Kube                 kubernetes.Interface
 	Config               configclient.Interface
 	MachineConfiguration mcfgclient.Interface
+	// Contributions reads the UpdateInformers of external informers and
+	// writes their status; without it they are not read.
+	Contributions versioned.Interface
 }
 
 // Options configure a Set.
@@ -103,6 +109,10 @@ type Set struct {
 	// discovered, when set (by tests), is called after each discovery
 	// poll, from the Run goroutine.
 	discovered func()
+
+	// contributions writes the engine's verdicts into the UpdateInformers'
+	// status; nil without Clients.Contributions.
+	contributions *contributionStatus
 }
 
 // New returns the sources for clients. Nothing runs until Run.
@@ -173,6 +183,20 @@ func New(clients Clients, opts Options) (*Set, error) {
 			transform: transformNode,
 		},
 	}
+	if clients.Contributions != nil {
+		s.contributions = &contributionStatus{client: clients.Contributions, clock: opts.Clock, wake: make(chan struct{}, 1)}
+		s.sources = append(s.sources, &source{
+			name: informersv1alpha1.ResourceUpdateInformers + "." + informersv1alpha1.GroupName,
+			gvr:  informersv1alpha1.SchemeGroupVersion.WithResource(informersv1alpha1.ResourceUpdateInformers),
+			newInformer: func() cache.SharedIndexInformer {
+				inf := contributioninformers.NewUpdateInformerInformer(clients.Contributions, metav1.NamespaceAll, 0, noIndexers)
+				s.contributions.setInformer(inf)
+				return inf
+			},
+			transform: transformUpdateInformer,
+			matters:   func(old, updated interface{}) bool { return contributionMatters(old, updated, opts.Clock.Now()) },
+		})
+	}
 	return s, nil
 }
 
@@ -238,6 +262,9 @@ func (s *Set) Run(ctx context.Context) {
 	defer klog.InfoS("Stopped sources")
 	if s.opts.Alerts != nil {
 		go s.opts.Alerts.Run(ctx, s.notify)
+	}
+	if s.contributions != nil {
+		go s.contributions.run(ctx)
 	}
 	s.discover(ctx)
 	ticker := s.opts.Clock.NewTicker(s.opts.DiscoveryInterval)
@@ -352,6 +379,15 @@ func (s *Set) Snapshot() Snapshot {
 	snap.MaxResourceVersion = maxRV
 	snap.InitialSyncDone = s.initialSyncDone.Load()
 	return snap
+}
+
+// RecordVerdicts takes the engine's verdicts on the UpdateInformers, to
+// write into their status. It never blocks: the writer works on the latest
+// verdicts it was given.
+func (s *Set) RecordVerdicts(verdicts []insights.Verdict) {
+	if s.contributions != nil {
+		s.contributions.record(verdicts)
+	}
 }
 
 // updateInitialSync latches initialSyncDone once no source waits for

@@ -74,6 +74,10 @@ type Config struct {
 	// Publish is called with each new revision, in order, from the view's
 	// goroutine. It must not block for long. Optional.
 	Publish func(*Revision)
+	// Verdicts is called with the engine's verdicts on the UpdateInformers
+	// after every computation that succeeded, changed or not, from the
+	// view's goroutine. It must not block. Optional.
+	Verdicts func([]insights.Verdict)
 }
 
 // View computes and holds the current UpdateStatus. Create it with New and
@@ -235,6 +239,9 @@ func (v *View) recompute(trigger string) {
 	case computeErr == nil:
 		status = &res.Status
 		v.nextChange = res.NextChange
+		if v.cfg.Verdicts != nil {
+			v.cfg.Verdicts(res.Verdicts)
+		}
 	case v.last != nil:
 		// Keep the layers of the last good computation.
 		status = &v1alpha1.UpdateStatusStatus{}

@@ -40,6 +40,7 @@ import (
 	netutils "k8s.io/utils/net"
 
 	"github.com/update-status/apiserver/pkg/apiserver"
+	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	"github.com/update-status/apiserver/pkg/sources"
 	"github.com/update-status/apiserver/pkg/view"
 )
@@ -296,7 +297,11 @@ func newClients(cfg *rest.Config) (sources.Clients, error) {
 	if err != nil {
 		return sources.Clients{}, err
 	}
-	return sources.Clients{Kube: kube, Config: config, MachineConfiguration: mcfg}, nil
+	contributions, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		return sources.Clients{}, err
+	}
+	return sources.Clients{Kube: kube, Config: config, MachineConfiguration: mcfg, Contributions: contributions}, nil
 }
 
 // Run builds the server and serves until ctx is done.

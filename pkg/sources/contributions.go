@@ -1,0 +1,202 @@
+// Copyright The update-status-apiserver Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package sources
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+
+	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
+	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
+	"github.com/update-status/apiserver/pkg/insights"
+)
+
+// transformUpdateInformer drops the managed fields and kubectl's copy of the
+// object; the spec and the status (which the status writer compares with
+// the engine's verdict) stay.
+func transformUpdateInformer(obj interface{}) (interface{}, error) {
+	o, ok := obj.(*informersv1alpha1.UpdateInformer)
+	if !ok {
+		return obj, nil
+	}
+	o.ManagedFields = nil
+	delete(o.Annotations, lastAppliedAnnotation)
+	return o, nil
+}
+
+// contributionMatters says whether an update of an UpdateInformer can change
+// the engine's result. A renewal (a later renewTime and nothing else in the
+// spec) of a current lease cannot: the engine looks at the lease again when
+// the old one would have lapsed (the result's NextChange), so a component
+// renewing every few seconds costs no computation. A renewal of a lapsed
+// lease, or one that involves a renewTime ahead of the clock, does matter.
+// The server's own status writes change no spec and do not matter either.
+func contributionMatters(old, updated interface{}, now time.Time) bool {
+	o, ok := old.(*informersv1alpha1.UpdateInformer)
+	n, ok2 := updated.(*informersv1alpha1.UpdateInformer)
+	if !ok || !ok2 {
+		return true
+	}
+	if o.UID != n.UID || !o.CreationTimestamp.Equal(&n.CreationTimestamp) || !leaseCurrent(o, now) || !leaseCurrent(n, now) {
+		return true
+	}
+	os, ns := o.Spec, n.Spec
+	os.RenewTime, ns.RenewTime = nil, nil
+	return !equality.Semantic.DeepEqual(os, ns)
+}
+
+// leaseCurrent reports whether o's lease runs at now with a renewTime the
+// engine accepts.
+func leaseCurrent(o *informersv1alpha1.UpdateInformer, now time.Time) bool {
+	renewed := o.CreationTimestamp.Time
+	if o.Spec.RenewTime != nil {
+		renewed = o.Spec.RenewTime.Time
+	}
+	seconds := int64(informersv1alpha1.DefaultLeaseDurationSeconds)
+	if s := o.Spec.LeaseDurationSeconds; s != nil && *s > 0 {
+		seconds = int64(*s)
+	}
+	return now.Before(renewed.Add(time.Duration(seconds)*time.Second)) && !renewed.After(now.Add(insights.MaxClockSkew))
+}
+
+// contributionStatus writes the engine's verdicts into the status of the
+// UpdateInformers. It writes only what differs from the cached status, so a
+// verdict that stands is written once, and replicas that agree on it write it
+// once between them (the other finds it written, or loses the update on the
+// resourceVersion and finds it written at the next verdict).
+type contributionStatus struct {
+	client versioned.Interface
+	clock  clock.Clock
+
+	// wake has room for one signal: new verdicts are pending.
+	wake chan struct{}
+
+	mu       sync.Mutex
+	informer cache.SharedIndexInformer
+	pending  []insights.Verdict
+}
+
+func (c *contributionStatus) setInformer(inf cache.SharedIndexInformer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.informer = inf
+}
+
+// record keeps verdicts, the latest, for the writer.
+func (c *contributionStatus) record(verdicts []insights.Verdict) {
+	c.mu.Lock()
+	c.pending = verdicts
+	c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run writes the latest verdicts whenever new ones are recorded, until ctx is
+// done.
+func (c *contributionStatus) run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.wake:
+		}
+		c.mu.Lock()
+		verdicts, inf := c.pending, c.informer
+		c.mu.Unlock()
+		if inf == nil {
+			continue
+		}
+		for i := range verdicts {
+			if err := c.write(ctx, inf.GetStore(), &verdicts[i]); err != nil {
+				klog.V(2).InfoS("Cannot write the status of an UpdateInformer; the next verdict retries",
+					"namespace", verdicts[i].Namespace, "name", verdicts[i].Name, "err", err)
+			}
+		}
+	}
+}
+
+// write writes v into the status of its object when the cached status says
+// something else. An object that is gone or changed meanwhile is left to the
+// next verdict.
+func (c *contributionStatus) write(ctx context.Context, store cache.Store, v *insights.Verdict) error {
+	obj, ok, err := store.GetByKey(v.Namespace + "/" + v.Name)
+	if err != nil || !ok {
+		return err
+	}
+	cur, ok := obj.(*informersv1alpha1.UpdateInformer)
+	if !ok {
+		return nil
+	}
+	want := statusOf(&cur.Status, v, c.clock.Now())
+	if equality.Semantic.DeepEqual(&cur.Status, want) {
+		return nil
+	}
+	upd := cur.DeepCopy()
+	upd.Status = *want
+	_, err = c.client.InformersV1alpha1().UpdateInformers(v.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{FieldManager: "update-status-apiserver"})
+	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// statusOf returns the status that says v, keeping the transition times of
+// the conditions of cur that v does not change. observedGeneration moves only
+// when something else does: renewals, which change the generation and
+// nothing the server says, write no status.
+func statusOf(cur *informersv1alpha1.UpdateInformerStatus, v *insights.Verdict, now time.Time) *informersv1alpha1.UpdateInformerStatus {
+	st := cur.DeepCopy()
+	st.Informer = v.Informer
+	st.Insights = ptr.To(v.Insights)
+	accepted := metav1.Condition{Type: informersv1alpha1.ConditionAccepted, Status: metav1.ConditionTrue,
+		Reason: informersv1alpha1.ReasonAccepted, Message: "The insights are merged into UpdateStatus while the lease is current."}
+	if !v.Accepted {
+		accepted.Status, accepted.Reason, accepted.Message = metav1.ConditionFalse, v.Reason, v.Message
+	}
+	expired := metav1.Condition{Type: informersv1alpha1.ConditionExpired, Status: metav1.ConditionFalse,
+		Reason: informersv1alpha1.ReasonLeaseCurrent, Message: "The lease is current."}
+	if v.Expired {
+		expired.Status, expired.Reason = metav1.ConditionTrue, informersv1alpha1.ReasonLeaseExpired
+		expired.Message = fmt.Sprintf("The lease lapsed at %s: the insights have left the API until the object is renewed.",
+			v.ExpiresAt.UTC().Format(time.RFC3339))
+	}
+	for _, cond := range []metav1.Condition{accepted, expired} {
+		if old := meta.FindStatusCondition(st.Conditions, cond.Type); old != nil {
+			cond.ObservedGeneration = old.ObservedGeneration
+		}
+		cond.LastTransitionTime = metav1.NewTime(now)
+		meta.SetStatusCondition(&st.Conditions, cond)
+	}
+	if !equality.Semantic.DeepEqual(cur, st) {
+		st.ObservedGeneration = v.Generation
+		for i := range st.Conditions {
+			st.Conditions[i].ObservedGeneration = v.Generation
+		}
+	}
+	return st
+}

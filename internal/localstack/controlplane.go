@@ -80,8 +80,8 @@ type ControlPlane struct {
 	stopOnce   sync.Once
 }
 
-// Start starts etcd and kube-apiserver, installs the OpenShift CRDs and
-// applies artifacts/local except the APIService (StartServer registers it
+// Start starts etcd and kube-apiserver, installs the OpenShift CRDs and the
+// repository's own (ProjectCRDFiles) and applies artifacts/local except the APIService (StartServer registers it
 // once the server listens). On error everything started is stopped.
 func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	begin := time.Now()
@@ -142,6 +142,9 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		if err := ocp.InstallCRDs(ctx, admin); err != nil {
 			return nil, fmt.Errorf("OpenShift CRDs: %w", err)
 		}
+	}
+	if err := InstallProjectCRDs(ctx, admin, cp.RepoRoot); err != nil {
+		return nil, fmt.Errorf("CRDs of artifacts/deploy/crds: %w", err)
 	}
 	ports, err := FreePorts(1)
 	if err != nil {

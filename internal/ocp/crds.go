@@ -158,9 +158,17 @@ func moduleCacheDir() string {
 
 // LoadCRDs reads CRDFiles from the openshift/api module directory.
 func LoadCRDs(dir string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	paths := make([]string, len(CRDFiles))
+	for i, rel := range CRDFiles {
+		paths[i] = filepath.Join(dir, rel)
+	}
+	return LoadCRDFiles(paths...)
+}
+
+// LoadCRDFiles reads one CustomResourceDefinition from each of paths.
+func LoadCRDFiles(paths ...string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	var out []*apiextensionsv1.CustomResourceDefinition
-	for _, rel := range CRDFiles {
-		path := filepath.Join(dir, rel)
+	for _, path := range paths {
 		raw, err := os.ReadFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("ocp: read CRD manifest: %w", err)

@@ -40,6 +40,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
 	updatev1alpha1 "github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
@@ -144,8 +145,8 @@ func (c *Contributor) spec() informersv1alpha1.UpdateInformerSpec {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	spec := informersv1alpha1.UpdateInformerSpec{
-		LeaseDurationSeconds: new(int32(math.Ceil(c.lease.Seconds()))),
-		RenewTime:            new(metav1.NewMicroTime(c.clock.Now())),
+		LeaseDurationSeconds: ptr.To(int32(math.Ceil(c.lease.Seconds()))),
+		RenewTime:            ptr.To(metav1.NewMicroTime(c.clock.Now())),
 	}
 	if len(c.cp) > 0 {
 		spec.ControlPlane = &informersv1alpha1.ControlPlaneContribution{Insights: c.cp}

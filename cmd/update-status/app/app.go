@@ -63,13 +63,15 @@ func NewCommand(deps Deps) *cobra.Command {
 		Use:   "update-status",
 		Short: "Compute and print the status of an OpenShift cluster update",
 		Long: "update-status computes the update.openshift.io/v1alpha1 UpdateStatus of an OpenShift cluster from\n" +
-			"dumps of its objects, and prints the report of `oc adm upgrade status` from such an object.",
+			"dumps of its objects, prints the report of `oc adm upgrade status` from such an object, and contributes\n" +
+			"insights to a cluster's UpdateStatus as an external informer (contribute).",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetOut(deps.Out)
 	root.SetErr(deps.ErrOut)
-	root.AddCommand(newComputeCommand(deps), newReportCommand(deps), newAlertRulesCommand(deps), newWebCommand(deps))
+	root.AddCommand(newComputeCommand(deps), newReportCommand(deps), newAlertRulesCommand(deps), newWebCommand(deps),
+		newContributeCommand(deps))
 	return root
 }
 

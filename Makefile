@@ -26,7 +26,7 @@ codegen: ## Regenerate deepcopy, conversion, defaults, OpenAPI and the client.
 ##@ Docs
 
 .PHONY: docs
-docs: ## Regenerate docs/api.md from the doc comments and markers of pkg/apis/update/v1alpha1.
+docs: ## Regenerate docs/api.md from the doc comments and markers of pkg/apis/update/v1alpha1 and pkg/apis/informers/v1alpha1.
 	$(GO) run ./hack/apidocs -out docs/api.md
 
 RULES_FILE      = artifacts/deploy/monitoring/update-status-rules.yaml

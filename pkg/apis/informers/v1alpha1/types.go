@@ -86,18 +86,19 @@ type UpdateInformer struct {
 
 	// spec is what the component asserts, and its lease.
 	// +required
-	Spec UpdateInformerSpec `json:"spec"`
+	Spec UpdateInformerSpec `json:"spec,omitzero"`
 
 	// status is the server's verdict on the contribution.
 	// +optional
-	Status UpdateInformerStatus `json:"status,omitempty,omitzero"`
+	Status UpdateInformerStatus `json:"status,omitzero"`
 }
 
 // UpdateInformerSpec is what an external informer asserts, and its lease.
+// +kubebuilder:validation:MinProperties=1
 type UpdateInformerSpec struct {
 	// leaseDurationSeconds is how long after renewTime the insights stay
 	// current. A component renews well within it (every third of it, say).
-	// +kubebuilder:default=60
+	// +default=60
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=86400
 	// +optional
@@ -144,7 +145,7 @@ type WorkerPoolContribution struct {
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 	// +required
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 
 	// insights are the insights about the pool, with the same rules as those
 	// of UpdateStatus.
@@ -158,8 +159,19 @@ type WorkerPoolContribution struct {
 // UpdateInformerStatus is the update-status apiserver's verdict on a
 // contribution. Only the server writes it.
 type UpdateInformerStatus struct {
+	// conditions are Accepted (the server merges the insights; when False the
+	// reason says why not) and Expired (the lease has lapsed).
+	// +listType=map
+	// +listMapKey=type
+	// +patchStrategy=merge
+	// +patchMergeKey=type
+	// +kubebuilder:validation:MaxItems=8
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+
 	// informer is the name the insights are served under in UpdateStatus and
 	// in the update.openshift.io/informer label: "<name>.<namespace>".
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=317
 	// +optional
 	Informer string `json:"informer,omitempty"`
@@ -170,17 +182,9 @@ type UpdateInformerStatus struct {
 	Insights *int32 `json:"insights,omitempty"`
 
 	// observedGeneration is the metadata.generation the status describes.
-	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Minimum=1
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-
-	// conditions are Accepted (the server merges the insights; when False the
-	// reason says why not) and Expired (the lease has lapsed).
-	// +listType=map
-	// +listMapKey=type
-	// +kubebuilder:validation:MaxItems=8
-	// +optional
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
 // Condition types of UpdateInformerStatus.

@@ -26,6 +26,9 @@ import (
 // UpdateInformerStatus is the update-status apiserver's verdict on a
 // contribution. Only the server writes it.
 type UpdateInformerStatusApplyConfiguration struct {
+	// conditions are Accepted (the server merges the insights; when False the
+	// reason says why not) and Expired (the lease has lapsed).
+	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 	// informer is the name the insights are served under in UpdateStatus and
 	// in the update.openshift.io/informer label: "<name>.<namespace>".
 	Informer *string `json:"informer,omitempty"`
@@ -33,15 +36,25 @@ type UpdateInformerStatusApplyConfiguration struct {
 	Insights *int32 `json:"insights,omitempty"`
 	// observedGeneration is the metadata.generation the status describes.
 	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
-	// conditions are Accepted (the server merges the insights; when False the
-	// reason says why not) and Expired (the lease has lapsed).
-	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 }
 
 // UpdateInformerStatusApplyConfiguration constructs a declarative configuration of the UpdateInformerStatus type for use with
 // apply.
 func UpdateInformerStatus() *UpdateInformerStatusApplyConfiguration {
 	return &UpdateInformerStatusApplyConfiguration{}
+}
+
+// WithConditions adds the given value to the Conditions field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Conditions field.
+func (b *UpdateInformerStatusApplyConfiguration) WithConditions(values ...*v1.ConditionApplyConfiguration) *UpdateInformerStatusApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithConditions")
+		}
+		b.Conditions = append(b.Conditions, *values[i])
+	}
+	return b
 }
 
 // WithInformer sets the Informer field in the declarative configuration to the given value
@@ -65,18 +78,5 @@ func (b *UpdateInformerStatusApplyConfiguration) WithInsights(value int32) *Upda
 // If called multiple times, the ObservedGeneration field is set to the value of the last call.
 func (b *UpdateInformerStatusApplyConfiguration) WithObservedGeneration(value int64) *UpdateInformerStatusApplyConfiguration {
 	b.ObservedGeneration = &value
-	return b
-}
-
-// WithConditions adds the given value to the Conditions field in the declarative configuration
-// and returns the receiver, so that objects can be build by chaining "With" function invocations.
-// If called multiple times, values provided by each call will be appended to the Conditions field.
-func (b *UpdateInformerStatusApplyConfiguration) WithConditions(values ...*v1.ConditionApplyConfiguration) *UpdateInformerStatusApplyConfiguration {
-	for i := range values {
-		if values[i] == nil {
-			panic("nil value passed to WithConditions")
-		}
-		b.Conditions = append(b.Conditions, *values[i])
-	}
 	return b
 }

@@ -41,8 +41,14 @@ import (
 var (
 	controlPlaneInformers = []string{v1alpha1.InformerControlPlane}
 	nodesInformers        = []string{v1alpha1.InformerNodes}
-	healthInformers       = []string{v1alpha1.InformerControlPlane, v1alpha1.InformerNodes, v1alpha1.InformerAlerts}
+	healthInformers       = []string{v1alpha1.InformerControlPlane, v1alpha1.InformerNodes, v1alpha1.InformerAlerts, v1alpha1.InformerServer}
 )
+
+// isExternalInformer reports whether name is an external informer's: the
+// <name>.<namespace> of an UpdateInformer. No built-in informer has a dot.
+func isExternalInformer(name string) bool {
+	return strings.Contains(name, ".")
+}
 
 // poolLabel says what L-POOL asks of a kind.
 type poolLabel int
@@ -238,7 +244,13 @@ func (v *validator) envelope(e *envelope) {
 	meta := field.NewPath("metadata")
 	// O-NAME. The name's format follows from the status field it equals,
 	// which is checked with the insight.
+	informer := e.meta.Labels[v1alpha1.LabelInformer]
 	switch {
+	case isExternalInformer(informer):
+		// An external informer's object is named after its insight's uid.
+		if want := e.uid + "." + informer; e.meta.Name != want {
+			v.add(field.Invalid(meta.Child("name"), e.meta.Name, fmt.Sprintf("must be <status.insightUID>.<informer> %q", want)))
+		}
 	case e.meta.Name == "":
 		v.add(field.Required(meta.Child("name"), "must equal status."+e.subjectField))
 	case e.subject != "" && e.meta.Name != e.subject:
@@ -295,8 +307,8 @@ func (v *validator) labels(e *envelope) {
 	// L-INFORMER.
 	if informer, ok := labels[v1alpha1.LabelInformer]; !ok {
 		v.add(field.Required(lp.Key(v1alpha1.LabelInformer), ""))
-	} else if !slices.Contains(e.informers, informer) {
-		v.add(field.NotSupported(lp.Key(v1alpha1.LabelInformer), informer, e.informers))
+	} else if !slices.Contains(e.informers, informer) && !isExternalInformer(informer) {
+		v.add(field.NotSupported(lp.Key(v1alpha1.LabelInformer), informer, append(e.informers, "<name>.<namespace> of an UpdateInformer")))
 	}
 
 	// L-IMPACT.

@@ -21,12 +21,16 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/update-status/apiserver/internal/localstack"
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/contribute"
@@ -288,4 +292,102 @@ func TestExternalInformer(t *testing.T) {
 			t.Error("the refused contribution's insights are merged")
 		}
 	})
+}
+
+// informerServiceAccount creates the ServiceAccount "informer" in namespace,
+// binds it to the update-status-informer ClusterRole there (as the role's
+// manifest says to) and returns the clientset that authenticates as it.
+func informerServiceAccount(t *testing.T, namespace string) versioned.Interface {
+	t.Helper()
+	ctx := t.Context()
+	kube, err := kubernetes.NewForConfig(cp.RESTConfig(&cp.Users.Admin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kube.CoreV1().ServiceAccounts(namespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "informer"}},
+		metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kube.RbacV1().RoleBindings(namespace).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "informer"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "update-status-informer"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: namespace, Name: "informer"}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	path, err := cp.ServiceAccountKubeconfig(ctx, namespace, "informer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client
+}
+
+// TestInformerRBAC gives two components their own ServiceAccount, each bound
+// to update-status-informer in its own namespace: each contributes, and its
+// insights show in kubectl; neither can create, modify or delete the other's
+// UpdateInformer, nor write the status, which is the server's.
+func TestInformerRBAC(t *testing.T) {
+	ctx := t.Context()
+	const nsA, nsB = "team-a", "team-b"
+	contributionNamespace(t, nsA)
+	contributionNamespace(t, nsB)
+	a, b := informerServiceAccount(t, nsA), informerServiceAccount(t, nsB)
+	ca, cb := contributor(t, a, nsA, "drain", time.Minute), contributor(t, b, nsB, "drain", time.Minute)
+	for _, c := range []*contribute.Contributor{ca, cb} {
+		if err := c.Write(ctx); err != nil {
+			t.Fatalf("%s writes its own contribution: %v", c.InformerName(), err)
+		}
+	}
+	for _, c := range []*contribute.Contributor{ca, cb} {
+		informer := c.InformerName()
+		if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, contributionWait, true, func(ctx context.Context) (bool, error) {
+			res := cp.Kubectl(ctx, localstack.AdminUser, "get", "hi", "-l", v1alpha1.LabelInformer+"="+informer, "-o", "name")
+			return res.Err == nil && strings.Count(res.Stdout, "."+informer) == 2, nil
+		}); err != nil {
+			t.Errorf("kubectl get hi -l %s=%s never listed its 2 insights", v1alpha1.LabelInformer, informer)
+		}
+	}
+
+	bClient := b.InformersV1alpha1().UpdateInformers(nsA)
+	theirs, err := updateClient(t, &cp.Users.Admin).InformersV1alpha1().UpdateInformers(nsA).Get(ctx, "drain", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := b.InformersV1alpha1().UpdateInformers(nsB).Get(ctx, "drain", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	forbidden := []struct {
+		name string
+		call func() error
+	}{
+		{"create in the other's namespace", func() error {
+			_, err := bClient.Create(ctx, &informersv1alpha1.UpdateInformer{ObjectMeta: metav1.ObjectMeta{Name: "shadow"}, Spec: theirs.Spec}, metav1.CreateOptions{})
+			return err
+		}},
+		{"update the other's", func() error {
+			_, err := bClient.Update(ctx, theirs.DeepCopy(), metav1.UpdateOptions{})
+			return err
+		}},
+		{"delete the other's", func() error { return bClient.Delete(ctx, "drain", metav1.DeleteOptions{}) }},
+		{"write its own status", func() error {
+			o := own.DeepCopy()
+			o.Status.Informer = "cpi"
+			_, err := b.InformersV1alpha1().UpdateInformers(nsB).UpdateStatus(ctx, o, metav1.UpdateOptions{})
+			return err
+		}},
+	}
+	for _, tc := range forbidden {
+		if err := tc.call(); !apierrors.IsForbidden(err) {
+			t.Errorf("%s: %v, want Forbidden", tc.name, err)
+		}
+	}
 }

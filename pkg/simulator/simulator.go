@@ -127,14 +127,6 @@ type poolState struct {
 	extension string
 }
 
-// role is the role of the base MachineConfigs the pool renders from.
-func (p *poolState) role() string {
-	if p.name == "master" {
-		return "master"
-	}
-	return "worker"
-}
-
 // nodeStage is where a node is in its update.
 type nodeStage int
 

@@ -22,6 +22,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -182,6 +183,36 @@ func TestExternalInformer(t *testing.T) {
 		return meta.IsStatusConditionTrue(st.Conditions, informersv1alpha1.ConditionAccepted) &&
 			meta.IsStatusConditionFalse(st.Conditions, informersv1alpha1.ConditionExpired) &&
 			st.Informer == informer && st.Insights != nil && *st.Insights == 2
+	})
+
+	t.Run("a server started afresh serves the same objects", func(t *testing.T) {
+		in, err := cp.StartInstance(t.Context(), localstack.InstanceOptions{Name: "contributions"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer in.Process.Stop(5 * time.Second)
+		fresh, err := versioned.NewForConfig(cp.DirectConfig(in.URL, &cp.Users.Admin))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sel := metav1.ListOptions{LabelSelector: v1alpha1.LabelInformer + "=" + informer}
+		var got *v1alpha1.HealthInsightList
+		if err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, contributionWait, true, func(ctx context.Context) (bool, error) {
+			got, err = fresh.UpdateV1alpha1().HealthInsights().List(ctx, sel)
+			return err == nil && len(got.Items) == len(want), nil
+		}); err != nil {
+			t.Fatalf("the fresh server never served the %d insights of %s: %v", len(want), informer, err)
+		}
+		served, err := admin.UpdateV1alpha1().HealthInsights().List(t.Context(), sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range got.Items {
+			g, w := &got.Items[i], &served.Items[i]
+			if g.Name != w.Name || g.UID != w.UID || !equality.Semantic.DeepEqual(g.Status, w.Status) || !equality.Semantic.DeepEqual(g.Labels, w.Labels) {
+				t.Errorf("the fresh server serves\n%s\nwhere the running one serves\n%s", dump(g), dump(w))
+			}
+		}
 	})
 
 	t.Run("renewals make no watch event", func(t *testing.T) {

@@ -28,115 +28,100 @@ import (
 // uses: lastTransitionTime moves only when the status changes. They append a
 // missing condition and report whether anything changed.
 
-// SetClusterCondition sets a ClusterVersion or ClusterOperator condition.
-func SetClusterCondition(conds *[]configv1.ClusterOperatorStatusCondition, t configv1.ClusterStatusConditionType, status configv1.ConditionStatus, reason, message string, now time.Time) bool {
+// conditionFields points at the fields every kind of condition has.
+type conditionFields[T, S comparable] struct {
+	typ             *T
+	status          *S
+	reason, message *string
+	transition      *metav1.Time
+}
+
+// setCondition sets the condition of type t among conds, whose fields fields
+// finds, and returns it when anything changed.
+func setCondition[C any, T, S comparable](conds *[]C, fields func(*C) conditionFields[T, S], t T, status S, reason, message string, now time.Time) *C {
 	for i := range *conds {
 		c := &(*conds)[i]
-		if c.Type != t {
+		f := fields(c)
+		if *f.typ != t {
 			continue
 		}
-		if c.Status == status && c.Reason == reason && c.Message == message {
-			return false
+		if *f.status == status && *f.reason == reason && *f.message == message {
+			return nil
 		}
-		if c.Status != status {
-			c.LastTransitionTime = metav1.NewTime(now)
+		if *f.status != status {
+			*f.transition = metav1.NewTime(now)
 		}
-		c.Status, c.Reason, c.Message = status, reason, message
-		return true
+		*f.status, *f.reason, *f.message = status, reason, message
+		return c
 	}
-	*conds = append(*conds, configv1.ClusterOperatorStatusCondition{
-		Type: t, Status: status, Reason: reason, Message: message, LastTransitionTime: metav1.NewTime(now),
-	})
-	return true
+	*conds = append(*conds, *new(C))
+	c := &(*conds)[len(*conds)-1]
+	f := fields(c)
+	*f.typ, *f.status, *f.reason, *f.message, *f.transition = t, status, reason, message, metav1.NewTime(now)
+	return c
+}
+
+// findCondition returns the condition of type t among conds, or nil.
+func findCondition[C any, T, S comparable](conds []C, fields func(*C) conditionFields[T, S], t T) *C {
+	for i := range conds {
+		if *fields(&conds[i]).typ == t {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+func clusterFields(c *configv1.ClusterOperatorStatusCondition) conditionFields[configv1.ClusterStatusConditionType, configv1.ConditionStatus] {
+	return conditionFields[configv1.ClusterStatusConditionType, configv1.ConditionStatus]{&c.Type, &c.Status, &c.Reason, &c.Message, &c.LastTransitionTime}
+}
+
+func nodeFields(c *corev1.NodeCondition) conditionFields[corev1.NodeConditionType, corev1.ConditionStatus] {
+	return conditionFields[corev1.NodeConditionType, corev1.ConditionStatus]{&c.Type, &c.Status, &c.Reason, &c.Message, &c.LastTransitionTime}
+}
+
+func poolFields(c *mcfgv1.MachineConfigPoolCondition) conditionFields[mcfgv1.MachineConfigPoolConditionType, corev1.ConditionStatus] {
+	return conditionFields[mcfgv1.MachineConfigPoolConditionType, corev1.ConditionStatus]{&c.Type, &c.Status, &c.Reason, &c.Message, &c.LastTransitionTime}
+}
+
+func deploymentFields(c *appsv1.DeploymentCondition) conditionFields[appsv1.DeploymentConditionType, corev1.ConditionStatus] {
+	return conditionFields[appsv1.DeploymentConditionType, corev1.ConditionStatus]{&c.Type, &c.Status, &c.Reason, &c.Message, &c.LastTransitionTime}
+}
+
+// SetClusterCondition sets a ClusterVersion or ClusterOperator condition.
+func SetClusterCondition(conds *[]configv1.ClusterOperatorStatusCondition, t configv1.ClusterStatusConditionType, status configv1.ConditionStatus, reason, message string, now time.Time) bool {
+	return setCondition(conds, clusterFields, t, status, reason, message, now) != nil
 }
 
 // FindClusterCondition returns the condition of type t, or nil.
 func FindClusterCondition(conds []configv1.ClusterOperatorStatusCondition, t configv1.ClusterStatusConditionType) *configv1.ClusterOperatorStatusCondition {
-	for i := range conds {
-		if conds[i].Type == t {
-			return &conds[i]
-		}
-	}
-	return nil
+	return findCondition(conds, clusterFields, t)
 }
 
 // SetNodeCondition sets a Node condition; the heartbeat moves with every change.
 func SetNodeCondition(conds *[]corev1.NodeCondition, t corev1.NodeConditionType, status corev1.ConditionStatus, reason, message string, now time.Time) bool {
-	for i := range *conds {
-		c := &(*conds)[i]
-		if c.Type != t {
-			continue
-		}
-		if c.Status == status && c.Reason == reason && c.Message == message {
-			return false
-		}
-		if c.Status != status {
-			c.LastTransitionTime = metav1.NewTime(now)
-		}
-		c.Status, c.Reason, c.Message = status, reason, message
+	c := setCondition(conds, nodeFields, t, status, reason, message, now)
+	if c != nil {
 		c.LastHeartbeatTime = metav1.NewTime(now)
-		return true
 	}
-	*conds = append(*conds, corev1.NodeCondition{
-		Type: t, Status: status, Reason: reason, Message: message,
-		LastTransitionTime: metav1.NewTime(now), LastHeartbeatTime: metav1.NewTime(now),
-	})
-	return true
+	return c != nil
 }
 
 // FindNodeCondition returns the condition of type t, or nil.
 func FindNodeCondition(conds []corev1.NodeCondition, t corev1.NodeConditionType) *corev1.NodeCondition {
-	for i := range conds {
-		if conds[i].Type == t {
-			return &conds[i]
-		}
-	}
-	return nil
+	return findCondition(conds, nodeFields, t)
 }
 
 // SetPoolCondition sets a MachineConfigPool condition.
 func SetPoolCondition(conds *[]mcfgv1.MachineConfigPoolCondition, t mcfgv1.MachineConfigPoolConditionType, status corev1.ConditionStatus, reason, message string, now time.Time) bool {
-	for i := range *conds {
-		c := &(*conds)[i]
-		if c.Type != t {
-			continue
-		}
-		if c.Status == status && c.Reason == reason && c.Message == message {
-			return false
-		}
-		if c.Status != status {
-			c.LastTransitionTime = metav1.NewTime(now)
-		}
-		c.Status, c.Reason, c.Message = status, reason, message
-		return true
-	}
-	*conds = append(*conds, mcfgv1.MachineConfigPoolCondition{
-		Type: t, Status: status, Reason: reason, Message: message, LastTransitionTime: metav1.NewTime(now),
-	})
-	return true
+	return setCondition(conds, poolFields, t, status, reason, message, now) != nil
 }
 
 // SetDeploymentCondition sets a Deployment condition; lastUpdateTime moves
 // with every change.
 func SetDeploymentCondition(conds *[]appsv1.DeploymentCondition, t appsv1.DeploymentConditionType, status corev1.ConditionStatus, reason, message string, now time.Time) bool {
-	for i := range *conds {
-		c := &(*conds)[i]
-		if c.Type != t {
-			continue
-		}
-		if c.Status == status && c.Reason == reason && c.Message == message {
-			return false
-		}
-		if c.Status != status {
-			c.LastTransitionTime = metav1.NewTime(now)
-		}
-		c.Status, c.Reason, c.Message = status, reason, message
+	c := setCondition(conds, deploymentFields, t, status, reason, message, now)
+	if c != nil {
 		c.LastUpdateTime = metav1.NewTime(now)
-		return true
 	}
-	*conds = append(*conds, appsv1.DeploymentCondition{
-		Type: t, Status: status, Reason: reason, Message: message,
-		LastTransitionTime: metav1.NewTime(now), LastUpdateTime: metav1.NewTime(now),
-	})
-	return true
+	return c != nil
 }

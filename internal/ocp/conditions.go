@@ -116,6 +116,11 @@ func SetPoolCondition(conds *[]mcfgv1.MachineConfigPoolCondition, t mcfgv1.Machi
 	return setCondition(conds, poolFields, t, status, reason, message, now) != nil
 }
 
+// FindPoolCondition returns the condition of type t, or nil.
+func FindPoolCondition(conds []mcfgv1.MachineConfigPoolCondition, t mcfgv1.MachineConfigPoolConditionType) *mcfgv1.MachineConfigPoolCondition {
+	return findCondition(conds, poolFields, t)
+}
+
 // SetDeploymentCondition sets a Deployment condition; lastUpdateTime moves
 // with every change.
 func SetDeploymentCondition(conds *[]appsv1.DeploymentCondition, t appsv1.DeploymentConditionType, status corev1.ConditionStatus, reason, message string, now time.Time) bool {

@@ -35,6 +35,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/internal/localstack"
+	"github.com/update-status/apiserver/internal/ocp"
 	"github.com/update-status/apiserver/pkg/insights"
 )
 
@@ -186,7 +187,7 @@ func operatorVersion(co *configv1.ClusterOperator) string {
 }
 
 func isTrue(conds []configv1.ClusterOperatorStatusCondition, typ configv1.ClusterStatusConditionType) bool {
-	c := configCondition(conds, typ)
+	c := ocp.FindClusterCondition(conds, typ)
 	return c != nil && c.Status == configv1.ConditionTrue
 }
 
@@ -276,7 +277,7 @@ func allOperatorsAt(cos []configv1.ClusterOperator, version string) bool {
 
 func (c *Cluster) setProgressing(ctx context.Context, name, message string, now time.Time) error {
 	return Mutate(ctx, c.dyn(), ClusterOperators, name, true, func(co *configv1.ClusterOperator) bool {
-		co.Status.Conditions = setConfigCondition(co.Status.Conditions, configv1.OperatorProgressing,
+		ocp.SetClusterCondition(&co.Status.Conditions, configv1.OperatorProgressing,
 			configv1.ConditionTrue, "Updating", message, now)
 		return true
 	})
@@ -292,7 +293,7 @@ func (c *Cluster) finishOperator(ctx context.Context, name, target string, now t
 				co.Status.Versions[i].Version = MCOImage(target)
 			}
 		}
-		co.Status.Conditions = setConfigCondition(co.Status.Conditions, configv1.OperatorProgressing,
+		ocp.SetClusterCondition(&co.Status.Conditions, configv1.OperatorProgressing,
 			configv1.ConditionFalse, "AsExpected", "All is well", now)
 		return true
 	})
@@ -465,11 +466,11 @@ func (c *Cluster) advanceNode(ctx context.Context, name, target string, now time
 	}, func(n *corev1.Node) bool {
 		switch n.Annotations[insights.MCDStateAnnotation] {
 		case insights.MCDStateRebooting:
-			n.Status.Conditions = setNodeCondition(n.Status.Conditions, corev1.NodeReady, corev1.ConditionFalse,
+			ocp.SetNodeCondition(&n.Status.Conditions, corev1.NodeReady, corev1.ConditionFalse,
 				"KubeletNotReady", "node is rebooting", now)
 			return true
 		case insights.MCDStateDone:
-			n.Status.Conditions = setNodeCondition(n.Status.Conditions, corev1.NodeReady, corev1.ConditionTrue,
+			ocp.SetNodeCondition(&n.Status.Conditions, corev1.NodeReady, corev1.ConditionTrue,
 				"KubeletReady", "kubelet is posting ready status", now)
 			return true
 		}
@@ -538,10 +539,20 @@ func (c *Cluster) updatePoolStatus(ctx context.Context, pool, target string, now
 		if allUpdated {
 			p.Status.Configuration.Name = target
 		}
-		p.Status.Conditions = setPoolCondition(p.Status.Conditions, mcfgv1.MachineConfigPoolUpdated, condStatus(allUpdated), now)
-		p.Status.Conditions = setPoolCondition(p.Status.Conditions, mcfgv1.MachineConfigPoolUpdating, condStatus(!allUpdated), now)
+		setPoolStatus(&p.Status.Conditions, mcfgv1.MachineConfigPoolUpdated, condStatus(allUpdated), now)
+		setPoolStatus(&p.Status.Conditions, mcfgv1.MachineConfigPoolUpdating, condStatus(!allUpdated), now)
 		return true
 	})
+}
+
+// setPoolStatus sets the status of a pool condition, keeping its reason and
+// message.
+func setPoolStatus(conds *[]mcfgv1.MachineConfigPoolCondition, t mcfgv1.MachineConfigPoolConditionType, status corev1.ConditionStatus, now time.Time) {
+	var reason, message string
+	if c := ocp.FindPoolCondition(*conds, t); c != nil {
+		reason, message = c.Reason, c.Message
+	}
+	ocp.SetPoolCondition(conds, t, status, reason, message, now)
 }
 
 func condStatus(b bool) corev1.ConditionStatus {
@@ -556,9 +567,9 @@ func (c *Cluster) completeClusterVersion(ctx context.Context, now time.Time) err
 		h := &cv.Status.History[0]
 		t := metav1.NewTime(now)
 		h.State, h.CompletionTime = configv1.CompletedUpdate, &t
-		cv.Status.Conditions = setConfigCondition(cv.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionFalse,
+		ocp.SetClusterCondition(&cv.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionFalse,
 			"", "Cluster version is "+h.Version, now)
-		cv.Status.Conditions = setConfigCondition(cv.Status.Conditions, configv1.OperatorAvailable, configv1.ConditionTrue,
+		ocp.SetClusterCondition(&cv.Status.Conditions, configv1.OperatorAvailable, configv1.ConditionTrue,
 			"Done", "Done applying "+h.Version, now)
 		return true
 	})
@@ -583,7 +594,7 @@ func (c *Cluster) StartUpdate(ctx context.Context, version string) error {
 		cv.Status.History = append([]configv1.UpdateHistory{{
 			State: configv1.PartialUpdate, StartedTime: metav1.NewTime(now), Version: version, Image: release.Image, Verified: true,
 		}}, cv.Status.History...)
-		cv.Status.Conditions = setConfigCondition(cv.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionTrue,
+		ocp.SetClusterCondition(&cv.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionTrue,
 			"", "Working towards "+version, now)
 		return true
 	})

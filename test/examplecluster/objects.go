@@ -16,12 +16,7 @@ package examplecluster
 
 import (
 	"context"
-
 	"fmt"
-	configv1 "github.com/openshift/api/config/v1"
-	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
-	corev1 "k8s.io/api/core/v1"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -111,63 +106,3 @@ func Create(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionR
 }
 
 const fieldManager = "update-status-example-driver"
-
-// setConfigCondition sets a ClusterOperator or ClusterVersion condition,
-// moving lastTransitionTime only when the status changes.
-func setConfigCondition(conds []configv1.ClusterOperatorStatusCondition, typ configv1.ClusterStatusConditionType,
-	status configv1.ConditionStatus, reason, message string, now time.Time) []configv1.ClusterOperatorStatusCondition {
-	for i := range conds {
-		if conds[i].Type != typ {
-			continue
-		}
-		if conds[i].Status != status {
-			conds[i].Status, conds[i].LastTransitionTime = status, metav1.NewTime(now)
-		}
-		conds[i].Reason, conds[i].Message = reason, message
-		return conds
-	}
-	return append(conds, configv1.ClusterOperatorStatusCondition{
-		Type: typ, Status: status, LastTransitionTime: metav1.NewTime(now), Reason: reason, Message: message})
-}
-
-// configCondition returns the condition of type typ, or nil.
-func configCondition(conds []configv1.ClusterOperatorStatusCondition, typ configv1.ClusterStatusConditionType) *configv1.ClusterOperatorStatusCondition {
-	for i := range conds {
-		if conds[i].Type == typ {
-			return &conds[i]
-		}
-	}
-	return nil
-}
-
-// setPoolCondition sets a MachineConfigPool condition.
-func setPoolCondition(conds []mcfgv1.MachineConfigPoolCondition, typ mcfgv1.MachineConfigPoolConditionType,
-	status corev1.ConditionStatus, now time.Time) []mcfgv1.MachineConfigPoolCondition {
-	for i := range conds {
-		if conds[i].Type != typ {
-			continue
-		}
-		if conds[i].Status != status {
-			conds[i].Status, conds[i].LastTransitionTime = status, metav1.NewTime(now)
-		}
-		return conds
-	}
-	return append(conds, mcfgv1.MachineConfigPoolCondition{Type: typ, Status: status, LastTransitionTime: metav1.NewTime(now)})
-}
-
-// setNodeCondition sets a Node condition (and its heartbeat).
-func setNodeCondition(conds []corev1.NodeCondition, typ corev1.NodeConditionType, status corev1.ConditionStatus,
-	reason, message string, now time.Time) []corev1.NodeCondition {
-	for i := range conds {
-		if conds[i].Type != typ {
-			continue
-		}
-		if conds[i].Status != status {
-			conds[i].Status, conds[i].LastTransitionTime = status, metav1.NewTime(now)
-		}
-		conds[i].Reason, conds[i].Message, conds[i].LastHeartbeatTime = reason, message, metav1.NewTime(now)
-		return conds
-	}
-	return append(conds, corev1.NodeCondition{Type: typ, Status: status, Reason: reason, Message: message,
-		LastTransitionTime: metav1.NewTime(now), LastHeartbeatTime: metav1.NewTime(now)})
-}

@@ -22,10 +22,13 @@ import (
 	"strings"
 	"time"
 
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
@@ -93,7 +96,8 @@ type contributionEntry struct {
 // verdict for every object and a.serverHealth the health insights the
 // verdicts call for. ps are the pools.
 func (e *Engine) judgeContributions(src *Sources, ps *poolSet, a *assembly) {
-	if len(src.UpdateInformers) == 0 && len(e.contribs) == 0 {
+	if len(src.UpdateInformers) == 0 {
+		e.contribs = nil
 		return
 	}
 	var nodes map[string]bool
@@ -106,8 +110,9 @@ func (e *Engine) judgeContributions(src *Sources, ps *poolSet, a *assembly) {
 	objs := slices.Clone(src.UpdateInformers)
 	objs = slices.DeleteFunc(objs, func(o *informersv1alpha1.UpdateInformer) bool { return o == nil })
 	// First come, first served for the room in the lists; then by name, so
-	// that every replica decides alike.
-	slices.SortFunc(objs, func(x, y *informersv1alpha1.UpdateInformer) int {
+	// that every replica decides alike. (Stable: of two objects listed with
+	// one namespace and name, the first listed stands.)
+	slices.SortStableFunc(objs, func(x, y *informersv1alpha1.UpdateInformer) int {
 		if c := x.CreationTimestamp.Compare(y.CreationTimestamp.Time); c != 0 {
 			return c
 		}
@@ -119,8 +124,17 @@ func (e *Engine) judgeContributions(src *Sources, ps *poolSet, a *assembly) {
 	verdicts := make([]Verdict, 0, len(objs))
 	for _, o := range objs {
 		key := o.Namespace + "/" + o.Name
+		if _, dup := memory[key]; dup {
+			continue // the same object listed twice: one informer, one verdict
+		}
 		ent := e.contribs[key]
-		if ent == nil || ent.obj != o {
+		switch {
+		case ent != nil && ent.obj == o:
+		case ent != nil && sameAssertions(ent.obj, o):
+			// A renewal: the same insights, so the same lists and entries
+			// of Result.Insights (pointers included).
+			ent = &contributionEntry{obj: o, c: ent.c, reason: ent.reason, message: ent.message}
+		default:
 			ent = prepareContribution(o)
 		}
 		memory[key] = ent
@@ -136,15 +150,18 @@ func (e *Engine) judgeContributions(src *Sources, ps *poolSet, a *assembly) {
 			v.Accepted, v.Reason = false, informersv1alpha1.ReasonRenewTimeInFuture
 			v.Message = fmt.Sprintf("renewTime %s is more than %s ahead of the server's clock",
 				renewed.UTC().Format(time.RFC3339), MaxClockSkew)
+			// The clock catches up with the renewal then.
+			a.next = earliest(a.next, renewed.Add(-MaxClockSkew))
 		default:
 			v.Reason, v.Message = checkReferences(ent.c, ps, nodeExists)
 			v.Accepted = v.Reason == ""
 		}
 		if v.Accepted && !v.Expired {
 			c := ent.c
+			// Only a list that appears takes room.
 			full := len(c.controlPlane) > 0 && cpUsed >= maxExternalControlPlaneInformers
-			for pool := range c.pools {
-				full = full || poolUsed[pool] >= maxExternalPoolInformers
+			for pool, list := range c.pools {
+				full = full || len(list) > 0 && poolUsed[pool] >= maxExternalPoolInformers
 			}
 			if full {
 				v.Accepted, v.Reason = false, informersv1alpha1.ReasonTooManyInformers
@@ -154,8 +171,10 @@ func (e *Engine) judgeContributions(src *Sources, ps *poolSet, a *assembly) {
 				if len(c.controlPlane) > 0 {
 					cpUsed++
 				}
-				for pool := range c.pools {
-					poolUsed[pool]++
+				for pool, list := range c.pools {
+					if len(list) > 0 {
+						poolUsed[pool]++
+					}
 				}
 				accepted = append(accepted, c)
 				v.Insights = int32(len(c.flat))
@@ -204,8 +223,10 @@ func prepareContribution(o *informersv1alpha1.UpdateInformer) *contributionEntry
 		ent.reason, ent.message = reason, fmt.Sprintf(format, args...)
 		return ent
 	}
+	// A namespace is a DNS label (no dot), so that no two objects derive one
+	// informer name; an object of the API always has one.
 	if len(informer) > informersv1alpha1.MaxInformerNameLength || len(utilvalidation.IsValidLabelValue(informer)) > 0 ||
-		len(utilvalidation.IsDNS1123Subdomain(informer)) > 0 {
+		len(utilvalidation.IsDNS1123Subdomain(informer)) > 0 || len(utilvalidation.IsDNS1123Label(o.Namespace)) > 0 {
 		return refuse(informersv1alpha1.ReasonInformerNameTooLong,
 			"the informer name %q (<name>.<namespace>) must be a label value of at most %d characters", informer, informersv1alpha1.MaxInformerNameLength)
 	}
@@ -278,8 +299,60 @@ func prepareContribution(o *informersv1alpha1.UpdateInformer) *contributionEntry
 				Health: u.HealthInsight})
 		}
 	}
+	if msg := invalidAssertion(o, informer); msg != "" {
+		return refuse(informersv1alpha1.ReasonInvalidInsight, "%s", msg)
+	}
 	ent.c = c
 	return ent
+}
+
+// sameAssertions reports whether two objects of one UpdateInformer assert the
+// same insights: a renewal that changed nothing else.
+func sameAssertions(a, b *informersv1alpha1.UpdateInformer) bool {
+	return a.Namespace == b.Namespace && a.Name == b.Name &&
+		apiequality.Semantic.DeepEqual(a.Spec.ControlPlane, b.Spec.ControlPlane) &&
+		apiequality.Semantic.DeepEqual(a.Spec.WorkerPools, b.Spec.WorkerPools)
+}
+
+// maxInvalidMessage bounds the message of an InvalidInsight refusal: the
+// offending value may be large.
+const maxInvalidMessage = 1024
+
+// invalidAssertion checks the insights of o by the rules UpdateStatus obeys
+// (package validation), where they would stand under informer; it returns
+// the first violation, with its path in o's spec, or "" when there is none.
+// What the schema of the CustomResourceDefinition cannot say (an insight
+// placed where its scope does not allow, a node insight naming another pool)
+// is caught here, and so is an object that bypassed the schema.
+func invalidAssertion(o *informersv1alpha1.UpdateInformer, informer string) string {
+	probe := &v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: validation.ObjectName}}
+	if cp := o.Spec.ControlPlane; cp != nil && len(cp.Insights) > 0 {
+		probe.Status.ControlPlane = &v1alpha1.ControlPlane{
+			Informers: []v1alpha1.ControlPlaneInformer{{Name: informer, Insights: cp.Insights}}}
+	}
+	for i := range o.Spec.WorkerPools {
+		p := &o.Spec.WorkerPools[i]
+		probe.Status.WorkerPools = append(probe.Status.WorkerPools, v1alpha1.Pool{Name: p.Name,
+			Resource:  v1alpha1.PoolResourceRef{ResourceRef: mcpRef(p.Name)},
+			Informers: []v1alpha1.WorkerPoolInformer{{Name: informer, Insights: p.Insights}}})
+	}
+	for _, err := range validation.ValidateUpdateStatus(probe) {
+		// Only the insights are o's; the rest of the probe is not.
+		where, ok := strings.CutPrefix(err.Field, "status.controlPlane.informers[0].insights")
+		if ok {
+			where = "controlPlane.insights" + where
+		} else if rest, ok := strings.CutPrefix(err.Field, "status.workerPools["); ok {
+			i, after, found := strings.Cut(rest, "].informers[0].insights")
+			if !found {
+				continue
+			}
+			where = "workerPools[" + i + "].insights" + after
+		} else {
+			continue
+		}
+		return encoding.Truncate(where+": "+err.ErrorBody(), maxInvalidMessage)
+	}
+	return ""
 }
 
 // checkControlPlaneInsight checks that the union member named by the type is
@@ -365,9 +438,13 @@ func informerRef(o *informersv1alpha1.UpdateInformer) *v1alpha1.ResourceRef {
 // two objects share.
 func contributionHealth(kind v1alpha1.HealthKind, o *informersv1alpha1.UpdateInformer, started time.Time, summary, description string) *healthItem {
 	ref := informerRef(o)
+	uid := string(kind) + "-" + encoding.Hash16(ref.Group, ref.Resource, ref.Namespace, ref.Name)
+	if !encoding.IsDNSLabel(ref.Namespace) {
+		ref = nil // no reference to an object the API cannot hold
+	}
 	h := newHealth(kind, "", ref, v1alpha1.ControlPlaneScope, started, v1alpha1.WarningImpactLevel, v1alpha1.NoneImpactType,
 		summary, description, refExternalInformers)
-	h.uid = string(kind) + "-" + encoding.Hash16(ref.Group, ref.Resource, ref.Namespace, ref.Name)
+	h.uid = uid
 	return h
 }
 

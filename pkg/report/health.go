@@ -32,6 +32,9 @@ import (
 type healthRow struct {
 	since, level, impact, message, description, reference string
 	resources                                             []v1alpha1.ResourceRef
+	// informer names the external informer of the insight; empty for the
+	// server's own.
+	informer string
 }
 
 // collectionKey orders Health insights the way oc collects them (nodes and
@@ -68,6 +71,11 @@ func (a collectionKey) less(b collectionKey) bool {
 
 func (r *renderer) collectionKey(e healthEntry) collectionKey {
 	k := collectionKey{rank: 5, uid: e.uid}
+	if e.external != "" {
+		// Its uid is the informer's choice and says nothing of its kind.
+		k.name = e.external
+		return k
+	}
 	subject := ""
 	if rs := e.insight.Scope.Resources; len(rs) > 0 {
 		subject = rs[0].Name
@@ -168,6 +176,7 @@ func (r *renderer) health() {
 			description: r.fullDescription(e),
 			reference:   encoding.ReferenceText(h.Remediation.Reference),
 			resources:   h.Scope.Resources,
+			informer:    e.external,
 		}
 	}
 	if r.details.enabled(DetailsHealth) {
@@ -197,6 +206,9 @@ func (r *renderer) detailed(rows []healthRow) {
 		r.printf("  %-*s%s\n", pad, "Level:", row.level)
 		r.printf("  %-*s%s\n", pad, "Impact:", row.impact)
 		r.printf("  %-*s%s\n", pad, "Reference:", row.reference)
+		if row.informer != "" {
+			r.printf("  %-*s%s\n", pad, "Informer:", row.informer)
+		}
 		if len(row.resources) > 0 {
 			byKind := map[string][]string{}
 			var kinds []string
@@ -241,7 +253,7 @@ func (r *renderer) detailed(rows []healthRow) {
 // status insight condition that carries it, if the object has one.
 func (r *renderer) fullDescription(e healthEntry) string {
 	d := e.insight.Impact.Description
-	if !encoding.IsTruncated(d) || len(e.insight.Scope.Resources) == 0 {
+	if !encoding.IsTruncated(d) || len(e.insight.Scope.Resources) == 0 || e.external != "" {
 		return d
 	}
 	prefix := encoding.TruncatedPrefix(d)

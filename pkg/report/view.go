@@ -52,6 +52,20 @@ type poolView struct {
 type healthEntry struct {
 	uid     string
 	insight *v1alpha1.HealthStatusInsight
+	// external is the name of the external informer that reports the
+	// insight; empty for the server's own informers.
+	external string
+}
+
+// isExternal reports whether an informer is an external one (an
+// UpdateInformer's, docs/insights.md#external-informers) rather than one of
+// the server's own.
+func isExternal(informer string) bool {
+	switch informer {
+	case v1alpha1.InformerControlPlane, v1alpha1.InformerNodes, v1alpha1.InformerAlerts, v1alpha1.InformerServer:
+		return false
+	}
+	return true
 }
 
 // summary returns the count of a node summary type.
@@ -99,13 +113,21 @@ func newView(st *v1alpha1.UpdateStatusStatus, order []string) *view {
 		}
 		return p
 	}
+	// An insight listed in several places is shown once: the server's own
+	// by uid, an external informer's by informer and uid (its uids are its
+	// own choice, and may repeat another informer's).
 	seen := map[string]bool{}
-	addHealth := func(uid string, h *v1alpha1.HealthStatusInsight) {
-		if h == nil || seen[uid] {
+	addHealth := func(informer, uid string, h *v1alpha1.HealthStatusInsight) {
+		e := healthEntry{uid: uid, insight: h}
+		key := uid
+		if isExternal(informer) {
+			e.external, key = informer, informer+"/"+uid
+		}
+		if h == nil || seen[key] {
 			return
 		}
-		seen[uid] = true
-		v.health = append(v.health, healthEntry{uid: uid, insight: h})
+		seen[key] = true
+		v.health = append(v.health, e)
 	}
 	masterName := ""
 	addNode := func(n *v1alpha1.NodeStatusInsight) {
@@ -135,9 +157,16 @@ func newView(st *v1alpha1.UpdateStatusStatus, order []string) *view {
 			pool(masterName)
 		}
 		for _, inf := range cp.Informers {
+			// The progress of the update is the server's assessment: an
+			// external informer adds health, it does not replace the
+			// cluster version, operator, pool or node rows.
+			external := isExternal(inf.Name)
 			for i := range inf.Insights {
 				in := &inf.Insights[i].Insight
 				switch {
+				case in.HealthInsight != nil:
+					addHealth(inf.Name, inf.Insights[i].UID, in.HealthInsight)
+				case external:
 				case in.ClusterVersionStatusInsight != nil:
 					if v.cv == nil {
 						v.cv = in.ClusterVersionStatusInsight
@@ -148,8 +177,6 @@ func newView(st *v1alpha1.UpdateStatusStatus, order []string) *view {
 					addPool(in.MachineConfigPoolStatusInsight)
 				case in.NodeStatusInsight != nil:
 					addNode(in.NodeStatusInsight)
-				case in.HealthInsight != nil:
-					addHealth(inf.Insights[i].UID, in.HealthInsight)
 				}
 			}
 		}
@@ -157,15 +184,17 @@ func newView(st *v1alpha1.UpdateStatusStatus, order []string) *view {
 	for _, wp := range st.WorkerPools {
 		pool(wp.Name)
 		for _, inf := range wp.Informers {
+			external := isExternal(inf.Name)
 			for i := range inf.Insights {
 				in := &inf.Insights[i].Insight
 				switch {
+				case in.HealthInsight != nil:
+					addHealth(inf.Name, inf.Insights[i].UID, in.HealthInsight)
+				case external:
 				case in.MachineConfigPoolStatusInsight != nil:
 					addPool(in.MachineConfigPoolStatusInsight)
 				case in.NodeStatusInsight != nil:
 					addNode(in.NodeStatusInsight)
-				case in.HealthInsight != nil:
-					addHealth(inf.Insights[i].UID, in.HealthInsight)
 				}
 			}
 		}

@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // view is an UpdateStatus regrouped the way the report reads it. It holds
@@ -55,17 +56,6 @@ type healthEntry struct {
 	// external is the name of the external informer that reports the
 	// insight; empty for the server's own informers.
 	external string
-}
-
-// isExternal reports whether an informer is an external one (an
-// UpdateInformer's, docs/insights.md#external-informers) rather than one of
-// the server's own.
-func isExternal(informer string) bool {
-	switch informer {
-	case v1alpha1.InformerControlPlane, v1alpha1.InformerNodes, v1alpha1.InformerAlerts, v1alpha1.InformerServer:
-		return false
-	}
-	return true
 }
 
 // summary returns the count of a node summary type.
@@ -120,7 +110,7 @@ func newView(st *v1alpha1.UpdateStatusStatus, order []string) *view {
 	addHealth := func(informer, uid string, h *v1alpha1.HealthStatusInsight) {
 		e := healthEntry{uid: uid, insight: h}
 		key := uid
-		if isExternal(informer) {
+		if encoding.IsExternalInformer(informer) {
 			e.external, key = informer, informer+"/"+uid
 		}
 		if h == nil || seen[key] {
@@ -160,7 +150,7 @@ func newView(st *v1alpha1.UpdateStatusStatus, order []string) *view {
 			// The progress of the update is the server's assessment: an
 			// external informer adds health, it does not replace the
 			// cluster version, operator, pool or node rows.
-			external := isExternal(inf.Name)
+			external := encoding.IsExternalInformer(inf.Name)
 			for i := range inf.Insights {
 				in := &inf.Insights[i].Insight
 				switch {
@@ -184,7 +174,7 @@ func newView(st *v1alpha1.UpdateStatusStatus, order []string) *view {
 	for _, wp := range st.WorkerPools {
 		pool(wp.Name)
 		for _, inf := range wp.Informers {
-			external := isExternal(inf.Name)
+			external := encoding.IsExternalInformer(inf.Name)
 			for i := range inf.Insights {
 				in := &inf.Insights[i].Insight
 				switch {

@@ -54,11 +54,21 @@ const scenario = "4.14.1-workers-started-updating-multiple-pools"
 // objects (v1alpha1), computed as the server computes them.
 func computed(t *testing.T) (*v1alpha1.UpdateStatus, []runtime.Object) {
 	t.Helper()
+	return computedWith(t, nil)
+}
+
+// computedWith is computed with the scenario's sources edited first.
+func computedWith(t *testing.T, edit func(src *insights.Sources, now time.Time)) (*v1alpha1.UpdateStatus, []runtime.Object) {
+	t.Helper()
 	src, err := sourcefiles.LoadScenario(fixtures.Dir(t), scenario)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := insights.Compute(src, sourcefiles.MockNow(src))
+	now := sourcefiles.MockNow(src)
+	if edit != nil {
+		edit(src, now)
+	}
+	res := insights.Compute(src, now)
 	us := &v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: "cluster", ResourceVersion: "1"}, Status: res.Status}
 	scheme := runtime.NewScheme()
 	install.Install(scheme)

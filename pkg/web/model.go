@@ -158,6 +158,9 @@ type Health struct {
 	StartedAt   *time.Time `json:"startedAt,omitempty"`
 	Scope       string     `json:"scope"`
 	Resources   []string   `json:"resources,omitempty"`
+	// Informer names the external informer that reports the insight
+	// (docs/insights.md#external-informers); empty for the server's own.
+	Informer string `json:"informer,omitempty"`
 }
 
 // APIError is a refusal or failure of the cluster API, shown on the page.
@@ -402,9 +405,22 @@ func (m *model) setOperator(name string, co *v1alpha1.ClusterOperatorStatusInsig
 	m.setOperatorLocked(name, co)
 }
 
-func healthOf(uid string, h *v1alpha1.HealthStatusInsight) Health {
+// healthKey is the model's key of a health insight: its uid for the
+// server's own informers, "<uid>.<informer>" (the name of its object) for an
+// external informer, whose uids are its own choice.
+func healthKey(uid, informer string) string {
+	if encoding.IsExternalInformer(informer) {
+		return uid + "." + informer
+	}
+	return uid
+}
+
+func healthOf(uid, informer string, h *v1alpha1.HealthStatusInsight) Health {
 	out := Health{UID: uid, Level: string(h.Impact.Level), Type: string(h.Impact.Type), Summary: h.Impact.Summary,
 		Description: h.Impact.Description, Scope: string(h.Scope.Type)}
+	if encoding.IsExternalInformer(informer) {
+		out.Informer = informer
+	}
 	if !h.StartedAt.IsZero() && !encoding.IsUnknownTime(h.StartedAt.Time) {
 		t := h.StartedAt.UTC()
 		out.StartedAt = &t
@@ -426,27 +442,34 @@ func healthOf(uid string, h *v1alpha1.HealthStatusInsight) Health {
 	return out
 }
 
-func (m *model) setHealthLocked(uid string, h *v1alpha1.HealthStatusInsight) {
-	old, had := m.health[uid]
-	if h == nil {
+// setHealthLocked sets the health insight of key (healthKey); nil removes
+// it.
+func (m *model) setHealthLocked(key string, n *Health) {
+	old, had := m.health[key]
+	if n == nil {
 		if had {
-			delete(m.health, uid)
+			delete(m.health, key)
 			m.healthDirty = true
 		}
 		return
 	}
-	n := healthOf(uid, h)
-	if had && reflect.DeepEqual(old, n) {
+	if had && reflect.DeepEqual(old, *n) {
 		return
 	}
-	m.health[uid] = n
+	m.health[key] = *n
 	m.healthDirty = true
 }
 
-func (m *model) setHealth(uid string, h *v1alpha1.HealthStatusInsight) {
+// setHealth sets the health insight uid of informer; nil removes it.
+func (m *model) setHealth(uid, informer string, h *v1alpha1.HealthStatusInsight) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.setHealthLocked(uid, h)
+	var n *Health
+	if h != nil {
+		v := healthOf(uid, informer, h)
+		n = &v
+	}
+	m.setHealthLocked(healthKey(uid, informer), n)
 }
 
 // setError records a failure to read resource; nil clears it.
@@ -486,10 +509,16 @@ func (m *model) setStatus(st *v1alpha1.UpdateStatusStatus) {
 	operators := map[string]*v1alpha1.ClusterOperatorStatusInsight{}
 	pools := map[string]*v1alpha1.MachineConfigPoolStatusInsight{}
 	nodes := map[string]*v1alpha1.NodeStatusInsight{}
-	health := map[string]*v1alpha1.HealthStatusInsight{}
-	add := func(uid string, cvi *v1alpha1.ClusterVersionStatusInsight, co *v1alpha1.ClusterOperatorStatusInsight,
+	health := map[string]Health{}
+	// The update's progress is the server's assessment: an external
+	// informer adds health, it does not replace the cluster version,
+	// operator, pool or node of the server's informers.
+	add := func(informer, uid string, cvi *v1alpha1.ClusterVersionStatusInsight, co *v1alpha1.ClusterOperatorStatusInsight,
 		mcp *v1alpha1.MachineConfigPoolStatusInsight, n *v1alpha1.NodeStatusInsight, h *v1alpha1.HealthStatusInsight) {
 		switch {
+		case h != nil:
+			health[healthKey(uid, informer)] = healthOf(uid, informer, h)
+		case encoding.IsExternalInformer(informer):
 		case cvi != nil:
 			if cv == nil {
 				cv = cvi
@@ -500,15 +529,13 @@ func (m *model) setStatus(st *v1alpha1.UpdateStatusStatus) {
 			pools[mcp.Name] = mcp
 		case n != nil:
 			nodes[n.Name] = n
-		case h != nil:
-			health[uid] = h
 		}
 	}
 	if cp := st.ControlPlane; cp != nil {
 		for _, inf := range cp.Informers {
 			for i := range inf.Insights {
 				in := &inf.Insights[i].Insight
-				add(inf.Insights[i].UID, in.ClusterVersionStatusInsight, in.ClusterOperatorStatusInsight,
+				add(inf.Name, inf.Insights[i].UID, in.ClusterVersionStatusInsight, in.ClusterOperatorStatusInsight,
 					in.MachineConfigPoolStatusInsight, in.NodeStatusInsight, in.HealthInsight)
 			}
 		}
@@ -517,7 +544,7 @@ func (m *model) setStatus(st *v1alpha1.UpdateStatusStatus) {
 		for _, inf := range wp.Informers {
 			for i := range inf.Insights {
 				in := &inf.Insights[i].Insight
-				add(inf.Insights[i].UID, nil, nil, in.MachineConfigPoolStatusInsight, in.NodeStatusInsight, in.HealthInsight)
+				add(inf.Name, inf.Insights[i].UID, nil, nil, in.MachineConfigPoolStatusInsight, in.NodeStatusInsight, in.HealthInsight)
 			}
 		}
 	}
@@ -546,13 +573,13 @@ func (m *model) setStatus(st *v1alpha1.UpdateStatusStatus) {
 	for name, p := range pools {
 		m.setPoolLocked(name, p)
 	}
-	for uid := range m.health {
-		if health[uid] == nil {
-			m.setHealthLocked(uid, nil)
+	for key := range m.health {
+		if _, ok := health[key]; !ok {
+			m.setHealthLocked(key, nil)
 		}
 	}
-	for uid, h := range health {
-		m.setHealthLocked(uid, h)
+	for key, h := range health {
+		m.setHealthLocked(key, &h)
 	}
 }
 
@@ -685,7 +712,10 @@ func (m *model) healthLocked() []Health {
 		if ti != nil && !ti.Equal(*tj) {
 			return ti.Before(*tj)
 		}
-		return out[i].UID < out[j].UID
+		if out[i].UID != out[j].UID {
+			return out[i].UID < out[j].UID
+		}
+		return out[i].Informer < out[j].Informer
 	})
 	m.healthSorted = out
 	return out

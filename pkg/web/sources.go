@@ -28,6 +28,7 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/generated/informers/externalversions"
+	"github.com/update-status/apiserver/pkg/insights/encoding"
 	"github.com/update-status/apiserver/pkg/view"
 )
 
@@ -164,6 +165,13 @@ func (h *Handler) eventHandler(resource string) cache.ResourceEventHandler {
 		}
 		h.model.setError(resource, nil)
 		m := h.model
+		// The update's progress is the server's assessment: of an
+		// external informer's objects, only Health insights are shown.
+		if o, ok := obj.(metav1.Object); ok {
+			if _, health := obj.(*v1alpha1.HealthInsight); !health && encoding.IsExternalInformer(o.GetLabels()[v1alpha1.LabelInformer]) {
+				return
+			}
+		}
 		switch o := obj.(type) {
 		case *v1alpha1.NodeProgressInsight:
 			if deleted {
@@ -194,10 +202,11 @@ func (h *Handler) eventHandler(resource string) cache.ResourceEventHandler {
 			if uid == "" {
 				uid = o.Name
 			}
+			informer := o.Labels[v1alpha1.LabelInformer]
 			if deleted {
-				m.setHealth(uid, nil)
+				m.setHealth(uid, informer, nil)
 			} else {
-				m.setHealth(uid, &o.Status.HealthStatusInsight)
+				m.setHealth(uid, informer, &o.Status.HealthStatusInsight)
 			}
 		case *v1alpha1.UpdateStatus:
 			if o.Name != validation.ObjectName {

@@ -477,7 +477,9 @@
     var parts = [h.type + " impact", h.scope === "ControlPlane" ? "control plane" : "worker pools"];
     if (h.startedAt) { parts.push("since " + new Date(h.startedAt).toLocaleString()); }
     if (h.resources && h.resources.length) { parts.push(h.resources.join(", ")); }
+    if (h.informer) { parts.push("informer " + h.informer); }
     meta.textContent = parts.join(" · ");
+    if (h.informer) { li.setAttribute("data-informer", h.informer); }
     li.append(tag, sum, meta);
     if (h.reference) {
       var rem = document.createElement("div");

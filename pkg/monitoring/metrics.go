@@ -18,6 +18,8 @@
 package monitoring
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -26,6 +28,7 @@ import (
 
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // Names of the update metrics; the rules and docs/monitoring.md use them.
@@ -38,8 +41,13 @@ const (
 	MetricStarted             = "update_status_update_started_timestamp_seconds"
 	MetricEstimatedCompletion = "update_status_estimated_completion_timestamp_seconds"
 	MetricHealthInsights      = "update_status_health_insights"
-	MetricInfo                = "update_status_info"
-	MetricAvailable           = "update_status_available"
+	// MetricInformerInsights and MetricInformerHealthInsights count per
+	// informer, the server's own and the external ones
+	// (docs/insights.md#external-informers).
+	MetricInformerInsights       = "update_status_informer_insights"
+	MetricInformerHealthInsights = "update_status_informer_health_insights"
+	MetricInfo                   = "update_status_info"
+	MetricAvailable              = "update_status_available"
 )
 
 // Every value an enumerated label takes: a gauge per value, 1 for the
@@ -85,19 +93,24 @@ var (
 		"When the control plane update is estimated to complete (Unix seconds); absent when unknown.")
 	healthDesc = desc(MetricHealthInsights,
 		"Health insights of the UpdateStatus by impact level.", "impact_level")
+	informerDesc = desc(MetricInformerInsights,
+		"Insights an informer lists in the UpdateStatus, under the control plane and every pool.", "informer")
+	informerHealthDesc = desc(MetricInformerHealthInsights,
+		"Health insights an informer lists in the UpdateStatus, by impact level.", "informer", "impact_level")
 	infoDesc = desc(MetricInfo,
 		"Always 1; the labels are the target and previous versions of the current or last update.", "target_version", "previous_version")
 	availableDesc = desc(MetricAvailable,
 		"1 when the UpdateStatus's Available condition is True, 0 otherwise; reason is the condition's reason.", "reason")
 
 	allDescs = []*metrics.Desc{completionDesc, assessmentDesc, poolNodesDesc, poolCompletionDesc, poolAssessmentDesc,
-		startedDesc, estimatedDesc, healthDesc, infoDesc, availableDesc}
+		startedDesc, estimatedDesc, healthDesc, informerDesc, informerHealthDesc, infoDesc, availableDesc}
 )
 
 // Names lists the names of the update metrics.
 func Names() []string {
 	return []string{MetricCompletion, MetricAssessment, MetricPoolNodes, MetricPoolCompletion, MetricPoolAssessment,
-		MetricStarted, MetricEstimatedCompletion, MetricHealthInsights, MetricInfo, MetricAvailable}
+		MetricStarted, MetricEstimatedCompletion, MetricHealthInsights, MetricInformerInsights, MetricInformerHealthInsights,
+		MetricInfo, MetricAvailable}
 }
 
 // Collector exposes the update metrics of the UpdateStatus its source
@@ -154,9 +167,30 @@ func Collect(obj *update.UpdateStatus, emit func(metrics.Metric)) {
 	}
 
 	health := map[v1alpha1.InsightImpactLevel]int{}
-	visit := func(cv *update.ClusterVersionStatusInsight, pool *update.MachineConfigPoolStatusInsight, h *update.HealthStatusInsight) {
+	type informerCounts struct {
+		insights int
+		health   map[v1alpha1.InsightImpactLevel]int
+	}
+	informers := map[string]*informerCounts{}
+	// The progress is the server's assessment: of an external informer's
+	// insights only the health counts (docs/insights.md#external-informers).
+	// Each series is emitted once, from the first insight that gives it.
+	cvSeen, poolSeen := false, map[string]bool{}
+	visit := func(informer string, cv *update.ClusterVersionStatusInsight, pool *update.MachineConfigPoolStatusInsight, h *update.HealthStatusInsight) {
+		ic := informers[informer]
+		if ic == nil {
+			ic = &informerCounts{health: map[v1alpha1.InsightImpactLevel]int{}}
+			informers[informer] = ic
+		}
+		ic.insights++
+		external := encoding.IsExternalInformer(informer)
 		switch {
-		case cv != nil:
+		case h != nil:
+			health[v1alpha1.InsightImpactLevel(h.Impact.Level)]++
+			ic.health[v1alpha1.InsightImpactLevel(h.Impact.Level)]++
+		case external:
+		case cv != nil && !cvSeen:
+			cvSeen = true
 			gauge(completionDesc, float64(cv.Completion)/100)
 			oneOf(assessmentDesc, string(cv.Assessment), controlPlaneAssessments)
 			gauge(startedDesc, unixSeconds(cv.StartedAt.UnixNano()))
@@ -164,34 +198,41 @@ func Collect(obj *update.UpdateStatus, emit func(metrics.Metric)) {
 				gauge(estimatedDesc, unixSeconds(cv.EstimatedCompletedAt.UnixNano()))
 			}
 			gauge(infoDesc, 1, cv.Versions.Target.Version, cv.Versions.Previous.Version)
-		case pool != nil:
+		case pool != nil && !poolSeen[pool.Name]:
+			poolSeen[pool.Name] = true
 			gauge(poolCompletionDesc, float64(pool.Completion)/100, pool.Name)
 			oneOf(poolAssessmentDesc, string(pool.Assessment), poolAssessments, pool.Name)
 			for _, state := range nodeStates {
 				gauge(poolNodesDesc, float64(count(pool.Summaries, state)), pool.Name, strings.ToLower(string(state)))
 			}
-		case h != nil:
-			health[v1alpha1.InsightImpactLevel(h.Impact.Level)]++
 		}
 	}
 	if cp := obj.Status.ControlPlane; cp != nil {
 		for i := range cp.Informers {
 			for j := range cp.Informers[i].Insights {
 				in := &cp.Informers[i].Insights[j].Insight
-				visit(in.ClusterVersionStatusInsight, in.MachineConfigPoolStatusInsight, in.HealthInsight)
+				visit(cp.Informers[i].Name, in.ClusterVersionStatusInsight, in.MachineConfigPoolStatusInsight, in.HealthInsight)
 			}
 		}
 	}
 	for p := range obj.Status.WorkerPools {
 		for i := range obj.Status.WorkerPools[p].Informers {
-			for j := range obj.Status.WorkerPools[p].Informers[i].Insights {
-				in := &obj.Status.WorkerPools[p].Informers[i].Insights[j].Insight
-				visit(nil, in.MachineConfigPoolStatusInsight, in.HealthInsight)
+			inf := &obj.Status.WorkerPools[p].Informers[i]
+			for j := range inf.Insights {
+				in := &inf.Insights[j].Insight
+				visit(inf.Name, nil, in.MachineConfigPoolStatusInsight, in.HealthInsight)
 			}
 		}
 	}
 	for _, l := range impactLevels {
 		gauge(healthDesc, float64(health[l]), string(l))
+	}
+	for _, name := range slices.Sorted(maps.Keys(informers)) {
+		ic := informers[name]
+		gauge(informerDesc, float64(ic.insights), name)
+		for _, l := range impactLevels {
+			gauge(informerHealthDesc, float64(ic.health[l]), name, string(l))
+		}
 	}
 }
 

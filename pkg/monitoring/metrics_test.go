@@ -66,17 +66,17 @@ func TestCollect(t *testing.T) {
 	updating := &update.UpdateStatus{Status: update.UpdateStatusStatus{
 		Conditions: []metav1.Condition{available},
 		ControlPlane: &update.ControlPlane{Informers: []update.ControlPlaneInformer{
-			{Name: "cvo", Insights: []update.ControlPlaneInsight{
+			{Name: "cpi", Insights: []update.ControlPlaneInsight{
 				cvInsight(42, "Progressing", started, &estimated),
 				{UID: "h1", Insight: update.ControlPlaneInsightUnion{HealthInsight: health("Warning")}},
 			}},
-			{Name: "mco", Insights: []update.ControlPlaneInsight{
+			{Name: "nodes", Insights: []update.ControlPlaneInsight{
 				{UID: "mp", Insight: update.ControlPlaneInsightUnion{MachineConfigPoolStatusInsight: poolInsight("master", "Progressing", 33,
 					map[string]int32{"Total": 3, "Available": 2, "Progressing": 1, "Outdated": 2})}},
 			}},
 		}},
 		WorkerPools: []update.Pool{
-			{Name: "worker", Informers: []update.WorkerPoolInformer{{Name: "mco", Insights: []update.WorkerPoolInsight{
+			{Name: "worker", Informers: []update.WorkerPoolInformer{{Name: "nodes", Insights: []update.WorkerPoolInsight{
 				{UID: "wp", Insight: update.WorkerPoolInsightUnion{MachineConfigPoolStatusInsight: poolInsight("worker", "Pending", 0,
 					map[string]int32{"Total": 5, "Available": 5, "Outdated": 5})}},
 				{UID: "h2", Insight: update.WorkerPoolInsightUnion{HealthInsight: health("Warning")}},
@@ -87,7 +87,7 @@ func TestCollect(t *testing.T) {
 
 	unsynced := &update.UpdateStatus{Status: update.UpdateStatusStatus{
 		Conditions: []metav1.Condition{{Type: "Available", Status: metav1.ConditionFalse, Reason: "CachesNotSynced"}},
-		ControlPlane: &update.ControlPlane{Informers: []update.ControlPlaneInformer{{Name: "cvo", Insights: []update.ControlPlaneInsight{
+		ControlPlane: &update.ControlPlane{Informers: []update.ControlPlaneInformer{{Name: "cpi", Insights: []update.ControlPlaneInsight{
 			cvInsight(100, "Completed", started, nil),
 		}}}},
 	}}
@@ -214,7 +214,7 @@ func TestNames(t *testing.T) {
 	started := time.Unix(1700000000, 0)
 	obj := &update.UpdateStatus{Status: update.UpdateStatusStatus{
 		Conditions: []metav1.Condition{{Type: "Available", Status: metav1.ConditionTrue, Reason: "AsExpected"}},
-		ControlPlane: &update.ControlPlane{Informers: []update.ControlPlaneInformer{{Name: "cvo", Insights: []update.ControlPlaneInsight{
+		ControlPlane: &update.ControlPlane{Informers: []update.ControlPlaneInformer{{Name: "cpi", Insights: []update.ControlPlaneInsight{
 			cvInsight(10, "Progressing", started, &started),
 			{UID: "mp", Insight: update.ControlPlaneInsightUnion{MachineConfigPoolStatusInsight: poolInsight("master", "Pending", 0, nil)}},
 		}}}},
@@ -236,5 +236,93 @@ func TestNames(t *testing.T) {
 	sort.Strings(want)
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("reported %v, Names %v", got, want)
+	}
+}
+
+// TestCollectExternalInformers: an external informer's health counts, in
+// the total and under its own name; its other insights give no series (a
+// second cluster version or pool series would fail the scrape) and change
+// no assessment.
+func TestCollectExternalInformers(t *testing.T) {
+	started := time.Unix(1700000000, 0)
+	const drain = "drain.openshift-drain"
+	obj := &update.UpdateStatus{Status: update.UpdateStatusStatus{
+		ControlPlane: &update.ControlPlane{Informers: []update.ControlPlaneInformer{
+			// Sorted by name, the external informer comes first.
+			{Name: "a-fake.ns", Insights: []update.ControlPlaneInsight{cvInsight(99, "Completed", started, nil)}},
+			{Name: "cpi", Insights: []update.ControlPlaneInsight{
+				cvInsight(42, "Progressing", started, nil),
+				{UID: "h1", Insight: update.ControlPlaneInsightUnion{HealthInsight: health("Warning")}},
+			}},
+			{Name: drain, Insights: []update.ControlPlaneInsight{
+				{UID: "pdb", Insight: update.ControlPlaneInsightUnion{HealthInsight: health("Error")}},
+			}},
+		}},
+		WorkerPools: []update.Pool{{Name: "worker", Informers: []update.WorkerPoolInformer{
+			{Name: drain, Insights: []update.WorkerPoolInsight{
+				{UID: "wp", Insight: update.WorkerPoolInsightUnion{MachineConfigPoolStatusInsight: poolInsight("worker", "Degraded", 0, nil)}},
+				{UID: "pdb", Insight: update.WorkerPoolInsightUnion{HealthInsight: health("Error")}},
+			}},
+			{Name: "nodes", Insights: []update.WorkerPoolInsight{
+				{UID: "wp", Insight: update.WorkerPoolInsightUnion{MachineConfigPoolStatusInsight: poolInsight("worker", "Pending", 0,
+					map[string]int32{"Total": 5})}},
+			}},
+		}}},
+	}}
+	want := `
+# HELP update_status_control_plane_assessment [ALPHA] The control plane's assessment: 1 for the current one, 0 for the others.
+# TYPE update_status_control_plane_assessment gauge
+update_status_control_plane_assessment{assessment="Completed"} 0
+update_status_control_plane_assessment{assessment="Degraded"} 0
+update_status_control_plane_assessment{assessment="Progressing"} 1
+update_status_control_plane_assessment{assessment="Unknown"} 0
+# HELP update_status_health_insights [ALPHA] Health insights of the UpdateStatus by impact level.
+# TYPE update_status_health_insights gauge
+update_status_health_insights{impact_level="Critical"} 0
+update_status_health_insights{impact_level="Error"} 2
+update_status_health_insights{impact_level="Info"} 0
+update_status_health_insights{impact_level="Unknown"} 0
+update_status_health_insights{impact_level="Warning"} 1
+# HELP update_status_informer_health_insights [ALPHA] Health insights an informer lists in the UpdateStatus, by impact level.
+# TYPE update_status_informer_health_insights gauge
+update_status_informer_health_insights{impact_level="Critical",informer="a-fake.ns"} 0
+update_status_informer_health_insights{impact_level="Critical",informer="cpi"} 0
+update_status_informer_health_insights{impact_level="Critical",informer="drain.openshift-drain"} 0
+update_status_informer_health_insights{impact_level="Critical",informer="nodes"} 0
+update_status_informer_health_insights{impact_level="Error",informer="a-fake.ns"} 0
+update_status_informer_health_insights{impact_level="Error",informer="cpi"} 0
+update_status_informer_health_insights{impact_level="Error",informer="drain.openshift-drain"} 2
+update_status_informer_health_insights{impact_level="Error",informer="nodes"} 0
+update_status_informer_health_insights{impact_level="Info",informer="a-fake.ns"} 0
+update_status_informer_health_insights{impact_level="Info",informer="cpi"} 0
+update_status_informer_health_insights{impact_level="Info",informer="drain.openshift-drain"} 0
+update_status_informer_health_insights{impact_level="Info",informer="nodes"} 0
+update_status_informer_health_insights{impact_level="Unknown",informer="a-fake.ns"} 0
+update_status_informer_health_insights{impact_level="Unknown",informer="cpi"} 0
+update_status_informer_health_insights{impact_level="Unknown",informer="drain.openshift-drain"} 0
+update_status_informer_health_insights{impact_level="Unknown",informer="nodes"} 0
+update_status_informer_health_insights{impact_level="Warning",informer="a-fake.ns"} 0
+update_status_informer_health_insights{impact_level="Warning",informer="cpi"} 1
+update_status_informer_health_insights{impact_level="Warning",informer="drain.openshift-drain"} 0
+update_status_informer_health_insights{impact_level="Warning",informer="nodes"} 0
+# HELP update_status_informer_insights [ALPHA] Insights an informer lists in the UpdateStatus, under the control plane and every pool.
+# TYPE update_status_informer_insights gauge
+update_status_informer_insights{informer="a-fake.ns"} 1
+update_status_informer_insights{informer="cpi"} 2
+update_status_informer_insights{informer="drain.openshift-drain"} 3
+update_status_informer_insights{informer="nodes"} 1
+# HELP update_status_pool_assessment [ALPHA] A pool's assessment: 1 for the current one, 0 for the others.
+# TYPE update_status_pool_assessment gauge
+update_status_pool_assessment{assessment="Completed",pool="worker"} 0
+update_status_pool_assessment{assessment="Degraded",pool="worker"} 0
+update_status_pool_assessment{assessment="Excluded",pool="worker"} 0
+update_status_pool_assessment{assessment="Pending",pool="worker"} 1
+update_status_pool_assessment{assessment="Progressing",pool="worker"} 0
+`
+	c := NewCollector()
+	c.SetSource(func() *update.UpdateStatus { return obj })
+	if err := testutil.CustomCollectAndCompare(c, strings.NewReader(want), MetricAssessment, MetricHealthInsights,
+		MetricInformerInsights, MetricInformerHealthInsights, MetricPoolAssessment); err != nil {
+		t.Fatal(err)
 	}
 }

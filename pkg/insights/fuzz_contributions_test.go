@@ -30,28 +30,6 @@ import (
 	"github.com/update-status/apiserver/pkg/insights"
 )
 
-// goodContribution is a valid UpdateInformer about the control plane and
-// pool worker of a synth cluster observed at now.
-func goodContribution(ns, name string, now time.Time) *informersv1alpha1.UpdateInformer {
-	renewed := metav1.NewMicroTime(now)
-	health := func(scope v1alpha1.ScopeType) *v1alpha1.HealthStatusInsight {
-		return &v1alpha1.HealthStatusInsight{StartedAt: metav1.NewTime(now.Add(-time.Hour)), Scope: v1alpha1.InsightScope{Type: scope},
-			Impact: v1alpha1.InsightImpact{Level: v1alpha1.ErrorImpactLevel, Type: v1alpha1.UpdateStalledImpactType,
-				Summary: "A PodDisruptionBudget blocks a drain", Description: "The drain waits."},
-			Remediation: v1alpha1.InsightRemediation{Reference: "https://example.com/pdb"}}
-	}
-	at := metav1.NewTime(now.Add(-time.Minute))
-	return &informersv1alpha1.UpdateInformer{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Generation: 1, CreationTimestamp: metav1.NewTime(now.Add(-time.Hour))},
-		Spec: informersv1alpha1.UpdateInformerSpec{RenewTime: &renewed,
-			ControlPlane: &informersv1alpha1.ControlPlaneContribution{Insights: []v1alpha1.ControlPlaneInsight{{UID: "cp", AcquiredAt: at,
-				Insight: v1alpha1.ControlPlaneInsightUnion{Type: v1alpha1.HealthInsightType, HealthInsight: health(v1alpha1.ControlPlaneScope)}}}},
-			WorkerPools: []informersv1alpha1.WorkerPoolContribution{{Name: "worker", Insights: []v1alpha1.WorkerPoolInsight{{UID: "pdb", AcquiredAt: at,
-				Insight: v1alpha1.WorkerPoolInsightUnion{Type: v1alpha1.HealthInsightType, HealthInsight: health(v1alpha1.WorkerPoolScope)}}}}},
-		},
-	}
-}
-
 // builtInLists encodes the lists of the built-in informers.
 func builtInLists(t *testing.T, st *v1alpha1.UpdateStatusStatus) string {
 	t.Helper()
@@ -179,13 +157,13 @@ func FuzzContributions(f *testing.F) {
 	src, now := synth.Cluster(synth.Options{Nodes: 8, ExtraPools: 1, Seed: 3})
 	base := insights.Compute(src, now)
 	f.Fuzz(func(t *testing.T, data, ops []byte, a, b string) {
-		o := goodContribution("fuzz", "contribution", now)
+		o := synth.Contribution("fuzz", "contribution", now)
 		if rest, ok := bytes.CutPrefix(data, []byte("!")); ok {
 			o, data = &informersv1alpha1.UpdateInformer{}, rest
 		}
 		_ = json.Unmarshal(data, o) // what decodes, partly or not at all, is the input
 		mutateContribution(o, ops, a, b, src, now)
-		good := goodContribution("good", "informer", now)
+		good := synth.Contribution("good", "informer", now)
 		with := *src
 		with.UpdateInformers = []*informersv1alpha1.UpdateInformer{good, o}
 

@@ -19,16 +19,14 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
+	"github.com/update-status/apiserver/internal/synth"
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
 )
 
-// drainInformer is an UpdateInformer renewed at now, with a control-plane
-// Health insight and, about pool worker, a Health insight and a copy of the
-// server's insight about node (which must not add a node row).
+// drainInformer is synth.Contribution with, about pool worker, a copy of
+// the server's insight about a node (which must not add a node row).
 func drainInformer(t *testing.T, src *insights.Sources, now time.Time) *informersv1alpha1.UpdateInformer {
 	t.Helper()
 	var node *v1alpha1.WorkerPoolInsight
@@ -44,25 +42,9 @@ func drainInformer(t *testing.T, src *insights.Sources, now time.Time) *informer
 	if node == nil {
 		t.Fatal("the scenario has no node in pool worker")
 	}
-	health := func(scope v1alpha1.ScopeType, summary string) *v1alpha1.HealthStatusInsight {
-		return &v1alpha1.HealthStatusInsight{StartedAt: metav1.NewTime(now.Add(-3 * time.Minute)), Scope: v1alpha1.InsightScope{Type: scope},
-			Impact: v1alpha1.InsightImpact{Level: v1alpha1.ErrorImpactLevel, Type: v1alpha1.UpdateStalledImpactType,
-				Summary: summary, Description: "A PodDisruptionBudget allows no eviction."},
-			Remediation: v1alpha1.InsightRemediation{Reference: "https://example.com/pdb"}}
-	}
-	renewed := metav1.NewMicroTime(now)
-	at := metav1.NewTime(now.Add(-time.Minute))
-	return &informersv1alpha1.UpdateInformer{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "openshift-drain", Name: "drain", CreationTimestamp: metav1.NewTime(now.Add(-time.Hour))},
-		Spec: informersv1alpha1.UpdateInformerSpec{RenewTime: &renewed,
-			ControlPlane: &informersv1alpha1.ControlPlaneContribution{Insights: []v1alpha1.ControlPlaneInsight{{UID: "etcd-quorum", AcquiredAt: at,
-				Insight: v1alpha1.ControlPlaneInsightUnion{Type: v1alpha1.HealthInsightType,
-					HealthInsight: health(v1alpha1.ControlPlaneScope, "Drain watcher: etcd guard blocks a drain")}}}},
-			WorkerPools: []informersv1alpha1.WorkerPoolContribution{{Name: "worker", Insights: []v1alpha1.WorkerPoolInsight{*node, {UID: "pdb", AcquiredAt: at,
-				Insight: v1alpha1.WorkerPoolInsightUnion{Type: v1alpha1.HealthInsightType,
-					HealthInsight: health(v1alpha1.WorkerPoolScope, "Drain watcher: a PodDisruptionBudget blocks a drain")}}}}},
-		},
-	}
+	o := synth.Contribution("openshift-drain", "drain", now)
+	o.Spec.WorkerPools[0].Insights = append(o.Spec.WorkerPools[0].Insights, *node)
+	return o
 }
 
 // TestExternalInformer: an external informer's Health insights are shown,
@@ -83,7 +65,7 @@ func TestExternalInformer(t *testing.T) {
 		if progress(merged) != progress(plain) {
 			t.Errorf("--details=%s: an external informer changed the progress sections:\n%s\nwant\n%s", d, progress(merged), progress(plain))
 		}
-		for _, summary := range []string{"Drain watcher: etcd guard blocks a drain", "Drain watcher: a PodDisruptionBudget blocks a drain"} {
+		for _, summary := range []string{synth.ContributionControlPlaneSummary, synth.ContributionPoolSummary} {
 			if !strings.Contains(merged, summary) {
 				t.Errorf("--details=%s: %q is not shown:\n%s", d, summary, merged)
 			}
@@ -97,7 +79,7 @@ func TestExternalInformer(t *testing.T) {
 		}
 	}
 	detailed := render(t, &with, now, DetailsHealth)
-	block := detailed[strings.Index(detailed, "Message: Drain watcher: a PodDisruptionBudget"):]
+	block := detailed[strings.Index(detailed, "Message: "+synth.ContributionPoolSummary):]
 	block = block[:strings.Index(block, "Description:")]
 	if !strings.Contains(block, "Reference:   https://example.com/pdb\n  Informer:    drain.openshift-drain\n") {
 		t.Errorf("the Informer line is not below the reference:\n%s", block)
@@ -107,7 +89,7 @@ func TestExternalInformer(t *testing.T) {
 	// informer line of its own.
 	lapsed := render(t, &with, now.Add(2*time.Minute), DetailsHealth)
 	if !strings.Contains(lapsed, "Message: Informer drain.openshift-drain stopped reporting at") || strings.Contains(lapsed, "Informer:") ||
-		strings.Contains(lapsed, "Drain watcher") {
+		strings.Contains(lapsed, synth.ContributionPoolSummary) {
 		t.Errorf("after the lease:\n%s", lapsed)
 	}
 }

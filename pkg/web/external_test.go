@@ -23,6 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/update-status/apiserver/internal/synth"
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
@@ -32,10 +33,10 @@ const drainInformer = "drain.openshift-drain"
 
 // contribute adds two UpdateInformers: one the server refuses (its pool
 // does not exist), so that the server reports it with a Health insight of
-// its own, and one with a control-plane Health insight of the same uid as
-// the server's (*cpUID), a Health insight about pool worker and a copy of
-// the server's insight about a node, marked Degraded (it must not change
-// the node on the page).
+// its own, and synth.Contribution with its control-plane insight under the
+// uid of the server's (*cpUID) and, about pool worker, a copy of the
+// server's insight about a node, marked Degraded (it must not change the
+// node on the page).
 func contribute(t *testing.T, cpUID *string) func(src *insights.Sources, now time.Time) {
 	return func(src *insights.Sources, now time.Time) {
 		renewed := metav1.NewMicroTime(now)
@@ -72,24 +73,10 @@ func contribute(t *testing.T, cpUID *string) func(src *insights.Sources, now tim
 				c.Status, c.Reason, c.Message = metav1.ConditionTrue, "DrainBlocked", "a PodDisruptionBudget"
 			}
 		}
-		health := func(scope v1alpha1.ScopeType, summary string) *v1alpha1.HealthStatusInsight {
-			return &v1alpha1.HealthStatusInsight{StartedAt: metav1.NewTime(now.Add(-3 * time.Minute)), Scope: v1alpha1.InsightScope{Type: scope},
-				Impact: v1alpha1.InsightImpact{Level: v1alpha1.ErrorImpactLevel, Type: v1alpha1.UpdateStalledImpactType,
-					Summary: summary, Description: "A PodDisruptionBudget allows no eviction."},
-				Remediation: v1alpha1.InsightRemediation{Reference: "https://example.com/pdb"}}
-		}
-		at := metav1.NewTime(now.Add(-time.Minute))
-		src.UpdateInformers = append(src.UpdateInformers, &informersv1alpha1.UpdateInformer{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "openshift-drain", Name: "drain", CreationTimestamp: metav1.NewTime(now.Add(-time.Hour))},
-			Spec: informersv1alpha1.UpdateInformerSpec{RenewTime: &renewed,
-				ControlPlane: &informersv1alpha1.ControlPlaneContribution{Insights: []v1alpha1.ControlPlaneInsight{{UID: *cpUID, AcquiredAt: at,
-					Insight: v1alpha1.ControlPlaneInsightUnion{Type: v1alpha1.HealthInsightType,
-						HealthInsight: health(v1alpha1.ControlPlaneScope, "Drain watcher: the control plane")}}}},
-				WorkerPools: []informersv1alpha1.WorkerPoolContribution{{Name: "worker", Insights: []v1alpha1.WorkerPoolInsight{*node, {UID: "pdb-worker", AcquiredAt: at,
-					Insight: v1alpha1.WorkerPoolInsightUnion{Type: v1alpha1.HealthInsightType,
-						HealthInsight: health(v1alpha1.WorkerPoolScope, "Drain watcher: pool worker")}}}}},
-			},
-		})
+		o := synth.Contribution("openshift-drain", "drain", now)
+		o.Spec.ControlPlane.Insights[0].UID = *cpUID
+		o.Spec.WorkerPools[0].Insights = append(o.Spec.WorkerPools[0].Insights, *node)
+		src.UpdateInformers = append(src.UpdateInformers, o)
 	}
 }
 
@@ -132,8 +119,8 @@ func TestExternalInformerShown(t *testing.T) {
 				}
 			}
 			// The server's insight of the same uid stays beside it.
-			want := map[string]string{cpUID: "Drain watcher: the control plane", "pdb-worker": "Drain watcher: pool worker"}
-			if len(external) != len(want) || external[cpUID] != want[cpUID] || external["pdb-worker"] != want["pdb-worker"] {
+			want := map[string]string{cpUID: synth.ContributionControlPlaneSummary, "pdb": synth.ContributionPoolSummary}
+			if len(external) != len(want) || external[cpUID] != want[cpUID] || external["pdb"] != want["pdb"] {
 				t.Errorf("external health %v, want %v", external, want)
 			}
 			for _, h := range with.Health {

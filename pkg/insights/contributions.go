@@ -407,6 +407,9 @@ func checkReferences(c *contribution, ps *poolSet, nodeExists func(string) bool)
 		}
 	}
 	for _, in := range c.flat {
+		if in.MachineConfigPool != nil && ps.byName[in.MachineConfigPool.Name] == nil {
+			return informersv1alpha1.ReasonUnknownPool, fmt.Sprintf("insight %q names MachineConfigPool %q, which does not exist", in.UID, in.MachineConfigPool.Name)
+		}
 		var names []string
 		if in.Node != nil {
 			names = append(names, in.Node.Name)

@@ -271,6 +271,21 @@ func TestContributionRefusals(t *testing.T) {
 			o.Spec.WorkerPools[0].Insights[0].Insight.HealthInsight.Scope.Resources = nil
 			return o
 		}, informersv1alpha1.ReasonUnknownPool, "control plane's pool"},
+		{"unknown pool in a pool insight", func(t testing.TB) *informersv1alpha1.UpdateInformer {
+			st := Compute(cluster(), now).Status
+			var mcp *v1alpha1.MachineConfigPoolStatusInsight
+			for _, in := range poolInformer(&st, "worker", v1alpha1.InformerNodes).Insights {
+				if in.Insight.MachineConfigPoolStatusInsight != nil {
+					mcp = in.Insight.MachineConfigPoolStatusInsight.DeepCopy()
+				}
+			}
+			if mcp == nil {
+				t.Fatal("cluster() has no insight for the worker pool")
+			}
+			mcp.Name, mcp.Resource.Name, mcp.Scope = "infra", "infra", v1alpha1.ControlPlaneScope
+			return withCP(contrib("ns", "a", t0), v1alpha1.ControlPlaneInsight{UID: "pool-ghost", AcquiredAt: mt(t0),
+				Insight: v1alpha1.ControlPlaneInsightUnion{Type: v1alpha1.MachineConfigPoolStatusInsightType, MachineConfigPoolStatusInsight: mcp}})
+		}, informersv1alpha1.ReasonUnknownPool, `MachineConfigPool "infra"`},
 		{"unknown node in a node insight", func(t testing.TB) *informersv1alpha1.UpdateInformer {
 			return withPool(contrib("ns", "a", t0), "worker", poolNodeIn(t, "node-ghost", "ghost"))
 		}, informersv1alpha1.ReasonUnknownNode, `Node "ghost"`},

@@ -36,6 +36,7 @@ import (
 	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
+	"github.com/update-status/apiserver/pkg/insights/encoding"
 	"github.com/update-status/apiserver/pkg/monitoring"
 	"github.com/update-status/apiserver/pkg/simulator"
 )
@@ -290,10 +291,27 @@ func expectedSeries(us *v1alpha1.UpdateStatus) map[string]float64 {
 			out[seriesKey(monitoring.MetricPoolNodes, "pool="+p.Name, "state="+strings.ToLower(string(s)))] = float64(summaryCount(p, s))
 		}
 	}
+	levels := []v1alpha1.InsightImpactLevel{v1alpha1.UnknownImpactLevel, v1alpha1.InfoImpactLevel,
+		v1alpha1.WarningImpactLevel, v1alpha1.ErrorImpactLevel, v1alpha1.CriticalInfoLevel}
+	perInformer := func(informer string, h *v1alpha1.HealthStatusInsight) {
+		key := seriesKey(monitoring.MetricInformerInsights, "informer="+informer)
+		if _, ok := out[key]; !ok {
+			for _, l := range levels {
+				out[seriesKey(monitoring.MetricInformerHealthInsights, "informer="+informer, "impact_level="+string(l))] = 0
+			}
+		}
+		out[key]++
+		if h != nil {
+			out[seriesKey(monitoring.MetricInformerHealthInsights, "informer="+informer, "impact_level="+string(h.Impact.Level))]++
+		}
+	}
 	if cp := us.Status.ControlPlane; cp != nil {
 		for _, inf := range cp.Informers {
 			for _, in := range inf.Insights {
+				perInformer(inf.Name, in.Insight.HealthInsight)
 				switch {
+				case encoding.IsExternalInformer(inf.Name) && in.Insight.HealthInsight == nil:
+					// An external informer's progress insights are not the server's.
 				case in.Insight.ClusterVersionStatusInsight != nil:
 					cv := in.Insight.ClusterVersionStatusInsight
 					out[seriesKey(monitoring.MetricCompletion)] = float64(cv.Completion) / 100
@@ -317,7 +335,9 @@ func expectedSeries(us *v1alpha1.UpdateStatus) map[string]float64 {
 	for _, wp := range us.Status.WorkerPools {
 		for _, inf := range wp.Informers {
 			for _, in := range inf.Insights {
+				perInformer(inf.Name, in.Insight.HealthInsight)
 				switch {
+				case encoding.IsExternalInformer(inf.Name) && in.Insight.HealthInsight == nil:
 				case in.Insight.MachineConfigPoolStatusInsight != nil:
 					pool(in.Insight.MachineConfigPoolStatusInsight)
 				case in.Insight.HealthInsight != nil:

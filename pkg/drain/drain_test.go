@@ -1,0 +1,361 @@
+// Copyright The update-status-apiserver Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+
+package drain
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/insights"
+)
+
+var t0 = time.Date(2025, 10, 1, 12, 0, 0, 0, time.UTC)
+
+// drainingNode is a worker the drain controller cordoned for the daemon's
+// drain request, as the machine-config operator leaves it.
+func drainingNode(name string) *corev1.Node {
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"node-role.kubernetes.io/worker": ""},
+			Annotations: map[string]string{
+				insights.DesiredConfigAnnotation:    "rendered-worker-new",
+				insights.CurrentConfigAnnotation:    "rendered-worker-old",
+				insights.MCDStateAnnotation:         insights.MCDStateWorking,
+				insights.DesiredDrainAnnotation:     "drain-rendered-worker-new",
+				insights.LastAppliedDrainAnnotation: "uncordon-rendered-worker-old",
+			}},
+		Spec: corev1.NodeSpec{Unschedulable: true},
+	}
+}
+
+// pod is a running, ready pod of a ReplicaSet on node.
+func pod(ns, name, node string, lbls map[string]string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: lbls,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: name[:strings.LastIndex(name, "-")], UID: "rs", Controller: ptr.To(true)}}},
+		Spec: corev1.PodSpec{NodeName: node},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning,
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}},
+	}
+}
+
+// budget is a PodDisruptionBudget with the status the disruption controller
+// writes.
+func budget(ns, name string, lbls map[string]string, current, desired, expected int32) *policyv1.PodDisruptionBudget {
+	allowed := max(current-desired, 0)
+	return &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromInt32(desired)),
+			Selector: &metav1.LabelSelector{MatchLabels: lbls}},
+		Status: policyv1.PodDisruptionBudgetStatus{CurrentHealthy: current, DesiredHealthy: desired, ExpectedPods: expected, DisruptionsAllowed: allowed},
+	}
+}
+
+func mcn(node string, conds ...metav1.Condition) *mcfgv1.MachineConfigNode {
+	return &mcfgv1.MachineConfigNode{
+		ObjectMeta: metav1.ObjectMeta{Name: node},
+		Spec:       mcfgv1.MachineConfigNodeSpec{Node: mcfgv1.MCOObjectReference{Name: node}, Pool: mcfgv1.MCOObjectReference{Name: "infra"}},
+		Status:     mcfgv1.MachineConfigNodeStatus{Conditions: conds},
+	}
+}
+
+func cond(t mcfgv1.StateProgress, s metav1.ConditionStatus, msg string) metav1.Condition {
+	return metav1.Condition{Type: string(t), Status: s, Reason: string(t), Message: msg, LastTransitionTime: metav1.NewTime(t0)}
+}
+
+func TestIsDraining(t *testing.T) {
+	uncordoned := drainingNode("w")
+	uncordoned.Spec.Unschedulable = false
+	done := drainingNode("w")
+	done.Annotations[insights.LastAppliedDrainAnnotation] = "drain-rendered-worker-new"
+	admin := drainingNode("w") // cordoned by an administrator, no drain request
+	delete(admin.Annotations, insights.DesiredDrainAnnotation)
+	for _, tc := range []struct {
+		name string
+		node *corev1.Node
+		mcn  *mcfgv1.MachineConfigNode
+		want bool
+	}{
+		{"cordoned for the daemon's drain", drainingNode("w"), nil, true},
+		{"drain requested, not yet cordoned", uncordoned, nil, false},
+		{"drain applied", done, nil, false},
+		{"cordoned by hand", admin, nil, false},
+		{"MCN cordoned, Drained Unknown", admin, mcn("w", cond(mcfgv1.MachineConfigNodeUpdateCordoned, metav1.ConditionTrue, ""), cond(mcfgv1.MachineConfigNodeUpdateDrained, metav1.ConditionUnknown, "Draining node")), true},
+		{"MCN cordoned, Drained True", admin, mcn("w", cond(mcfgv1.MachineConfigNodeUpdateCordoned, metav1.ConditionTrue, ""), cond(mcfgv1.MachineConfigNodeUpdateDrained, metav1.ConditionTrue, "")), false},
+		{"MCN idle", admin, mcn("w", cond(mcfgv1.MachineConfigNodeUpdateCordoned, metav1.ConditionFalse, ""), cond(mcfgv1.MachineConfigNodeUpdateDrained, metav1.ConditionFalse, "")), false},
+		{"no node", nil, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := IsDraining(tc.node, tc.mcn); got != tc.want {
+				t.Errorf("IsDraining = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestBlockers(t *testing.T) {
+	app := map[string]string{"app": "db"}
+	atLimit := budget("shop", "db", app, 2, 3, 3)
+	withRoom := budget("shop", "db", app, 3, 2, 3)
+
+	daemon := pod("shop", "agent-x1", "w", app)
+	daemon.OwnerReferences[0].Kind = "DaemonSet"
+	mirror := pod("shop", "etcd-w", "w", app)
+	mirror.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: "w", UID: "n", Controller: ptr.To(true)}}
+	mirror.Annotations = map[string]string{mirrorPodAnnotation: "abc"}
+	finished := pod("shop", "job-x1", "w", app)
+	finished.Status.Phase = corev1.PodSucceeded
+	failed := pod("shop", "job-x2", "w", app)
+	failed.Status.Phase = corev1.PodFailed
+	pending := pod("shop", "db-p", "w", app)
+	pending.Status.Phase = corev1.PodPending
+	otherNS := pod("other", "db-x1", "w", app)
+	unlabelled := pod("shop", "web-x1", "w", map[string]string{"app": "web"})
+
+	unready := pod("shop", "db-u", "w", app)
+	unready.Status.Conditions[0].Status = corev1.ConditionFalse
+	alwaysAllow := atLimit.DeepCopy()
+	alwaysAllow.Spec.UnhealthyPodEvictionPolicy = ptr.To(policyv1.AlwaysAllow)
+	met := budget("shop", "db", app, 3, 3, 4) // 0 allowed, but healthy enough: an unready pod may go
+
+	stuck := pod("shop", "db-s", "w", app)
+	stuck.DeletionTimestamp = ptr.To(metav1.NewTime(t0.Add(-5 * time.Minute)))
+	stuck.Finalizers = []string{"example.com/backup"}
+	graceful := pod("shop", "db-g", "w", app)
+	graceful.DeletionTimestamp = ptr.To(metav1.NewTime(t0.Add(time.Minute)))
+
+	nilSelector := atLimit.DeepCopy()
+	nilSelector.Spec.Selector = nil
+	emptySelector := atLimit.DeepCopy()
+	emptySelector.Spec.Selector = &metav1.LabelSelector{}
+
+	failing := mcn("w", cond(mcfgv1.MachineConfigNodeUpdateCordoned, metav1.ConditionTrue, ""),
+		cond(mcfgv1.MachineConfigNodeUpdateDrained, metav1.ConditionFalse, "failed to drain node: w after 1 hour"))
+	degraded := mcn("w", cond(mcfgv1.MachineConfigNodeNodeDegraded, metav1.ConditionTrue, "Node w is reporting: drain failed"))
+
+	type want struct {
+		kind   BlockerKind
+		pod    string
+		budget string
+		msg    string
+	}
+	for _, tc := range []struct {
+		name    string
+		pods    []*corev1.Pod
+		budgets []*policyv1.PodDisruptionBudget
+		mcn     *mcfgv1.MachineConfigNode
+		want    []want
+	}{
+		{"ready pod under a budget at 0", []*corev1.Pod{pod("shop", "db-1", "w", app)}, []*policyv1.PodDisruptionBudget{atLimit}, nil,
+			[]want{{kind: BlockedByBudget, pod: "shop/db-1", budget: "shop/db"}}},
+		{"budget with room", []*corev1.Pod{pod("shop", "db-1", "w", app)}, []*policyv1.PodDisruptionBudget{withRoom}, nil, nil},
+		{"DaemonSet, mirror and finished pods ignored", []*corev1.Pod{daemon, mirror, finished, failed}, []*policyv1.PodDisruptionBudget{atLimit}, nil, nil},
+		{"pending pod: eviction ignores budgets", []*corev1.Pod{pending}, []*policyv1.PodDisruptionBudget{atLimit}, nil, nil},
+		{"budget of another namespace or selector", []*corev1.Pod{otherNS, unlabelled}, []*policyv1.PodDisruptionBudget{atLimit}, nil, nil},
+		{"unready pod, budget short", []*corev1.Pod{unready}, []*policyv1.PodDisruptionBudget{atLimit}, nil,
+			[]want{{kind: BlockedByBudget, pod: "shop/db-u", budget: "shop/db"}}},
+		{"unready pod, AlwaysAllow", []*corev1.Pod{unready}, []*policyv1.PodDisruptionBudget{alwaysAllow}, nil, nil},
+		{"unready pod, budget met", []*corev1.Pod{unready}, []*policyv1.PodDisruptionBudget{met}, nil, nil},
+		{"nil selector selects nothing", []*corev1.Pod{pod("shop", "db-1", "w", app)}, []*policyv1.PodDisruptionBudget{nilSelector}, nil, nil},
+		{"empty selector selects all", []*corev1.Pod{unlabelled}, []*policyv1.PodDisruptionBudget{emptySelector}, nil,
+			[]want{{kind: BlockedByBudget, pod: "shop/web-x1", budget: "shop/db"}}},
+		{"terminating past grace, within grace", []*corev1.Pod{graceful, stuck}, []*policyv1.PodDisruptionBudget{atLimit}, nil,
+			[]want{{kind: BlockedByTermination, pod: "shop/db-s"}}},
+		{"MCN drain failure", nil, nil, failing, []want{{kind: BlockedByDrainFailure, msg: "failed to drain node: w after 1 hour"}}},
+		{"MCN degraded", nil, nil, degraded, []want{{kind: BlockedByDrainFailure, msg: "Node w is reporting: drain failed"}}},
+		{"order: budgets by pod, then terminating, then failure",
+			[]*corev1.Pod{stuck, pod("shop", "db-2", "w", app), pod("shop", "db-1", "w", app)}, []*policyv1.PodDisruptionBudget{atLimit}, failing,
+			[]want{{kind: BlockedByBudget, pod: "shop/db-1", budget: "shop/db"}, {kind: BlockedByBudget, pod: "shop/db-2", budget: "shop/db"},
+				{kind: BlockedByTermination, pod: "shop/db-s"}, {kind: BlockedByDrainFailure, msg: "failed to drain node: w after 1 hour"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Blockers(&Input{Node: drainingNode("w"), Pool: "worker", Pods: tc.pods, Budgets: tc.budgets, MCN: tc.mcn}, t0)
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %d blockers %+v, want %d", len(got), got, len(tc.want))
+			}
+			for i, b := range got {
+				w := tc.want[i]
+				var p, bud string
+				if b.Pod != nil {
+					p = b.Pod.Namespace + "/" + b.Pod.Name
+				}
+				if b.Budget != nil {
+					bud = b.Budget.Namespace + "/" + b.Budget.Name
+				}
+				if b.Kind != w.kind || p != w.pod || bud != w.budget || b.Message != w.msg {
+					t.Errorf("blocker %d = {%s %s %s %q}, want %+v", i, b.Kind, p, bud, b.Message, w)
+				}
+			}
+		})
+	}
+}
+
+func TestEvaluate(t *testing.T) {
+	app := map[string]string{"app": "db"}
+	atLimit := budget("shop", "db", app, 2, 3, 3)
+	held := pod("shop", "db-1", "worker-0", app)
+	sick := pod("shop", "db-2", "worker-1", app)
+	sick.Status.Conditions[0].Status = corev1.ConditionFalse
+	in := func(pool string, started time.Time) *Input {
+		return &Input{Node: drainingNode("worker-0"), Pool: pool, Pods: []*corev1.Pod{held}, Budgets: []*policyv1.PodDisruptionBudget{atLimit},
+			Protected: map[string][]*corev1.Pod{"shop/db": {held, sick}}, DrainStarted: started}
+	}
+	for _, tc := range []struct {
+		name      string
+		in        *Input
+		wantNil   bool
+		wantLevel v1alpha1.InsightImpactLevel
+		wantScope v1alpha1.ScopeType
+		wantCP    bool
+	}{
+		{"young drain: Warning", in("worker", t0.Add(-10*time.Minute)), false, v1alpha1.WarningImpactLevel, v1alpha1.WorkerPoolScope, false},
+		{"past the timeout: Error", in("worker", t0.Add(-DefaultTimeout)), false, v1alpha1.ErrorImpactLevel, v1alpha1.WorkerPoolScope, false},
+		{"master node: control plane", in(MasterPool, t0), false, v1alpha1.WarningImpactLevel, v1alpha1.ControlPlaneScope, true},
+		{"not draining", &Input{Node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-0"}}, Pool: "worker", Pods: []*corev1.Pod{held}, Budgets: []*policyv1.PodDisruptionBudget{atLimit}}, true, "", "", false},
+		{"draining, nothing holds it", &Input{Node: drainingNode("worker-0"), Pool: "worker", Pods: []*corev1.Pod{held}}, true, "", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Evaluate(tc.in, t0, DefaultTimeout)
+			if tc.wantNil {
+				if f != nil {
+					t.Fatalf("Evaluate = %+v, want nil", f.Health.Impact)
+				}
+				return
+			}
+			if f == nil {
+				t.Fatal("Evaluate = nil, want a finding")
+			}
+			h := f.Health
+			if h.Impact.Level != tc.wantLevel || h.Scope.Type != tc.wantScope || f.ControlPlane != tc.wantCP {
+				t.Errorf("level %s scope %s controlPlane %v, want %s %s %v", h.Impact.Level, h.Scope.Type, f.ControlPlane, tc.wantLevel, tc.wantScope, tc.wantCP)
+			}
+			if want := "Drain of worker-0 is blocked by PodDisruptionBudget shop/db (pod shop/db-1)"; h.Impact.Summary != want {
+				t.Errorf("summary %q, want %q", h.Impact.Summary, want)
+			}
+			for _, s := range []string{"current healthy 2, desired healthy 3", "Unhealthy pods it protects: shop/db-2."} {
+				if !strings.Contains(h.Impact.Description, s) {
+					t.Errorf("description %q lacks %q", h.Impact.Description, s)
+				}
+			}
+			wantRefs := []v1alpha1.ResourceRef{{Resource: "nodes", Name: "worker-0"}, {Resource: "pods", Namespace: "shop", Name: "db-1"},
+				{Group: "policy", Resource: "poddisruptionbudgets", Namespace: "shop", Name: "db"}}
+			if len(h.Scope.Resources) != len(wantRefs) {
+				t.Fatalf("resources %+v, want %+v", h.Scope.Resources, wantRefs)
+			}
+			for i := range wantRefs {
+				if h.Scope.Resources[i] != wantRefs[i] {
+					t.Errorf("resource %d = %+v, want %+v", i, h.Scope.Resources[i], wantRefs[i])
+				}
+			}
+			if h.Remediation.Reference != Runbook {
+				t.Errorf("reference %q", h.Remediation.Reference)
+			}
+			if errs := validation.IsDNS1123Label(f.UID); len(errs) > 0 || f.UID != UID("worker-0") {
+				t.Errorf("uid %q: %v", f.UID, errs)
+			}
+		})
+	}
+}
+
+func TestEvaluateBounds(t *testing.T) {
+	app := map[string]string{"app": "db"}
+	var pods []*corev1.Pod
+	for i := range 40 {
+		pods = append(pods, pod("a-very-long-namespace-name-for-the-summary", strings.Repeat("x", 60)+"-"+string(rune('a'+i%26))+string(rune('a'+i/26)), "w", app))
+	}
+	in := &Input{Node: drainingNode(strings.Repeat("n", 200)), Pool: "worker", Pods: pods,
+		Budgets: []*policyv1.PodDisruptionBudget{budget("a-very-long-namespace-name-for-the-summary", "db", app, 0, 40, 40)}}
+	f := Evaluate(in, t0, DefaultTimeout)
+	if f == nil {
+		t.Fatal("no finding")
+	}
+	if n := len(f.Health.Scope.Resources); n != maxResources {
+		t.Errorf("%d resources, want %d", n, maxResources)
+	}
+	if n := len(f.Health.Impact.Summary); n > maxSummary {
+		t.Errorf("summary of %d bytes, want <= %d", n, maxSummary)
+	}
+	if n := len(f.Health.Impact.Description); n > maxDescription {
+		t.Errorf("description of %d bytes, want <= %d", n, maxDescription)
+	}
+	if !strings.HasSuffix(f.Health.Impact.Description, "…") {
+		t.Errorf("a truncated description ends with an ellipsis")
+	}
+}
+
+func TestPoolOf(t *testing.T) {
+	pool := func(name string, lbls map[string]string) *mcfgv1.MachineConfigPool {
+		return &mcfgv1.MachineConfigPool{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: mcfgv1.MachineConfigPoolSpec{NodeSelector: &metav1.LabelSelector{MatchLabels: lbls}}}
+	}
+	pools := []*mcfgv1.MachineConfigPool{
+		pool("master", map[string]string{"node-role.kubernetes.io/master": ""}),
+		pool("worker", map[string]string{"node-role.kubernetes.io/worker": ""}),
+		pool("infra", map[string]string{"node-role.kubernetes.io/infra": ""}),
+	}
+	node := func(roles ...string) *corev1.Node {
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{}}}
+		for _, r := range roles {
+			n.Labels["node-role.kubernetes.io/"+r] = ""
+		}
+		return n
+	}
+	for _, tc := range []struct {
+		name string
+		node *corev1.Node
+		mcn  *mcfgv1.MachineConfigNode
+		want string
+	}{
+		{"worker", node("worker"), nil, "worker"},
+		{"master wins", node("master", "worker"), nil, "master"},
+		{"custom over worker", node("worker", "infra"), nil, "infra"},
+		{"none", node("edge"), nil, ""},
+		{"MachineConfigNode names it", node("worker"), mcn("n"), "infra"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := PoolOf(tc.node, tc.mcn, pools); got != tc.want {
+				t.Errorf("PoolOf = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestContributions(t *testing.T) {
+	app := map[string]string{"app": "db"}
+	mk := func(node, pool string) *Finding {
+		return Evaluate(&Input{Node: drainingNode(node), Pool: pool, Pods: []*corev1.Pod{pod("shop", "db-1", node, app)},
+			Budgets: []*policyv1.PodDisruptionBudget{budget("shop", "db", app, 1, 1, 1)}}, t0, DefaultTimeout)
+	}
+	cp, pools := Contributions([]*Finding{mk("w2", "worker"), mk("m0", MasterPool), mk("w1", "worker"), mk("i0", "infra")}, t0)
+	if len(cp) != 1 || cp[0].UID != UID("m0") || cp[0].Insight.Type != v1alpha1.HealthInsightType || cp[0].Insight.HealthInsight == nil {
+		t.Errorf("control plane = %+v", cp)
+	}
+	if len(pools) != 2 || pools[0].Name != "infra" || pools[1].Name != "worker" || len(pools[1].Insights) != 2 {
+		t.Fatalf("pools = %+v", pools)
+	}
+	if a, b := pools[1].Insights[0].UID, pools[1].Insights[1].UID; a >= b {
+		t.Errorf("worker insights not sorted by uid: %s, %s", a, b)
+	}
+}

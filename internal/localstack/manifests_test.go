@@ -149,7 +149,7 @@ func TestLocalArtifacts(t *testing.T) {
 			checkReaderRules(t, o)
 		}
 	}
-	for kind, want := range map[string]int{"Namespace": 2, "Service": 1, "APIService": 1, "ClusterRole": 3, "ClusterRoleBinding": 3, "Role": 1, "RoleBinding": 2} {
+	for kind, want := range map[string]int{"Namespace": 3, "ServiceAccount": 1, "Service": 1, "APIService": 1, "ClusterRole": 4, "ClusterRoleBinding": 4, "Role": 1, "RoleBinding": 3} {
 		if kinds[kind] != want {
 			t.Errorf("%d %s objects, want %d", kinds[kind], kind, want)
 		}

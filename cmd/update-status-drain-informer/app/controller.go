@@ -1,0 +1,416 @@
+// Copyright The update-status-apiserver Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package app
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	mcfgclient "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
+	mcfginformers "github.com/openshift/client-go/machineconfiguration/informers/externalversions"
+	mcfglisters "github.com/openshift/client-go/machineconfiguration/listers/machineconfiguration/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	policylisters "k8s.io/client-go/listers/policy/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	updatev1alpha1 "github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/contribute"
+	"github.com/update-status/apiserver/pkg/drain"
+	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
+)
+
+// Run connects to the cluster and runs the controller until ctx ends; then
+// it withdraws the contribution. o must be valid.
+func (o *Options) Run(ctx context.Context) error {
+	var cfg *rest.Config
+	var err error
+	if o.Kubeconfig != "" {
+		cfg, err = clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
+	} else {
+		cfg, err = rest.InClusterConfig()
+	}
+	if err != nil {
+		return fmt.Errorf("kubeconfig: %w", err)
+	}
+	c, err := NewController(cfg, o)
+	if err != nil {
+		return err
+	}
+	return c.Run(ctx)
+}
+
+// Controller evaluates the draining nodes and keeps the contribution equal
+// to the findings.
+type Controller struct {
+	kube    kubernetes.Interface
+	contrib *contribute.Contributor
+	timeout time.Duration
+	resync  time.Duration
+	clock   clock.WithTicker
+
+	kubeFactory informers.SharedInformerFactory
+	mcfgFactory mcfginformers.SharedInformerFactory // nil when the group is not served
+	nodes       corelisters.NodeLister
+	budgets     policylisters.PodDisruptionBudgetLister
+	pools       mcfglisters.MachineConfigPoolLister // nil when not served
+	mcns        mcfglisters.MachineConfigNodeLister // nil when not served
+	synced      []cache.InformerSynced
+	changed     chan struct{}
+
+	// Touched only by the loop of Run.
+	watches   map[string]*podWatch
+	firstSeen map[string]time.Time
+	last      []finding
+}
+
+// podWatch is the pod informer of one draining node.
+type podWatch struct {
+	informer cache.SharedIndexInformer
+	stop     context.CancelFunc
+}
+
+// finding is what is contributed about one node, without the instant
+// (exported fields: equality.Semantic compares them).
+type finding struct {
+	UID, Pool    string
+	ControlPlane bool
+	Health       updatev1alpha1.HealthStatusInsight
+}
+
+// NewController returns a controller for the cluster of cfg. It reads the
+// machineconfiguration.openshift.io/v1 resources only when discovery says
+// they are served.
+func NewController(cfg *rest.Config, o *Options) (*Controller, error) {
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	updates, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	contrib, err := contribute.New(updates.InformersV1alpha1(), o.Namespace, o.Name, contribute.WithLease(o.Lease))
+	if err != nil {
+		return nil, err
+	}
+	c := &Controller{
+		kube: kube, contrib: contrib, timeout: o.DrainTimeout, resync: o.Resync, clock: clock.RealClock{},
+		changed:   make(chan struct{}, 1),
+		watches:   map[string]*podWatch{},
+		firstSeen: map[string]time.Time{},
+	}
+	// No informer resync: the loop re-evaluates every --resync by itself.
+	c.kubeFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithTransform(dropManagedFields))
+	nodes := c.kubeFactory.Core().V1().Nodes()
+	budgets := c.kubeFactory.Policy().V1().PodDisruptionBudgets()
+	c.nodes, c.budgets = nodes.Lister(), budgets.Lister()
+	c.watch(nodes.Informer(), budgets.Informer())
+
+	served, err := servedResources(kube, mcfgv1.GroupVersion.String())
+	if err != nil {
+		return nil, err
+	}
+	if served["machineconfigpools"] || served["machineconfignodes"] {
+		mcfg, err := mcfgclient.NewForConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		c.mcfgFactory = mcfginformers.NewSharedInformerFactoryWithOptions(mcfg, 0, mcfginformers.WithTransform(dropManagedFields))
+		if served["machineconfigpools"] {
+			inf := c.mcfgFactory.Machineconfiguration().V1().MachineConfigPools()
+			c.pools = inf.Lister()
+			c.watch(inf.Informer())
+		}
+		if served["machineconfignodes"] {
+			inf := c.mcfgFactory.Machineconfiguration().V1().MachineConfigNodes()
+			c.mcns = inf.Lister()
+			c.watch(inf.Informer())
+		}
+	}
+	klog.InfoS("Sources", "informer", contrib.InformerName(), "machineConfigPools", c.pools != nil, "machineConfigNodes", c.mcns != nil)
+	return c, nil
+}
+
+// servedResources are the resources of groupVersion the server serves;
+// none when it does not know the group version.
+func servedResources(kube kubernetes.Interface, groupVersion string) (map[string]bool, error) {
+	list, err := kube.Discovery().ServerResourcesForGroupVersion(groupVersion)
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return map[string]bool{}, nil
+		}
+		return nil, fmt.Errorf("discovery of %s: %w", groupVersion, err)
+	}
+	served := map[string]bool{}
+	for _, r := range list.APIResources {
+		served[r.Name] = true
+	}
+	return served, nil
+}
+
+// dropManagedFields keeps the caches small: nothing here reads them.
+func dropManagedFields(obj any) (any, error) {
+	if a, err := meta.Accessor(obj); err == nil {
+		a.SetManagedFields(nil)
+	}
+	return obj, nil
+}
+
+// watch makes every change of the informers' objects trigger an evaluation.
+func (c *Controller) watch(infs ...cache.SharedIndexInformer) {
+	for _, inf := range infs {
+		_, _ = inf.AddEventHandler(c.handler())
+		c.synced = append(c.synced, inf.HasSynced)
+	}
+}
+
+func (c *Controller) handler() cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { c.poke() },
+		UpdateFunc: func(any, any) { c.poke() },
+		DeleteFunc: func(any) { c.poke() },
+	}
+}
+
+func (c *Controller) poke() {
+	select {
+	case c.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Run starts the informers and the contribution and evaluates on every
+// change and every resync until ctx ends; then it stops the pod watches and
+// waits for the contribution to be withdrawn.
+func (c *Controller) Run(ctx context.Context) error {
+	logger := klog.FromContext(ctx)
+	c.kubeFactory.Start(ctx.Done())
+	if c.mcfgFactory != nil {
+		c.mcfgFactory.Start(ctx.Done())
+	}
+	defer c.kubeFactory.Shutdown()
+	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
+		return fmt.Errorf("caches not synced: %w", ctx.Err())
+	}
+	withdrawn := make(chan error, 1)
+	go func() { withdrawn <- c.contrib.Run(ctx) }()
+	logger.Info("Watching draining nodes", "informer", c.contrib.InformerName(), "resync", c.resync)
+
+	ticker := c.clock.NewTicker(c.resync)
+	defer ticker.Stop()
+	for {
+		c.sync(ctx)
+		select {
+		case <-ctx.Done():
+			for name := range c.watches {
+				c.stopWatch(name)
+			}
+			return <-withdrawn
+		case <-c.changed:
+		case <-ticker.C():
+		}
+	}
+}
+
+// sync evaluates every draining node and sets the contribution when the
+// findings changed.
+func (c *Controller) sync(ctx context.Context) {
+	logger := klog.FromContext(ctx)
+	now := c.clock.Now()
+	nodes, err := c.nodes.List(labels.Everything())
+	if err != nil {
+		logger.Error(err, "Listing nodes")
+		return
+	}
+	var pools []*mcfgv1.MachineConfigPool
+	if c.pools != nil {
+		pools, _ = c.pools.List(labels.Everything())
+	}
+	draining := map[string]bool{}
+	var findings []*drain.Finding
+	for _, node := range nodes {
+		mcn := c.mcn(node.Name)
+		if !drain.IsDraining(node, mcn) {
+			continue
+		}
+		draining[node.Name] = true
+		if _, ok := c.firstSeen[node.Name]; !ok {
+			c.firstSeen[node.Name] = now
+		}
+		w := c.startWatch(ctx, node.Name)
+		if !w.informer.HasSynced() {
+			continue // evaluated when its pods are in
+		}
+		pool := drain.PoolOf(node, mcn, pools)
+		if pool == "" {
+			logger.V(2).Info("Draining node in no MachineConfigPool; not reported", "node", node.Name)
+			continue
+		}
+		in := &drain.Input{Node: node, Pool: pool, MCN: mcn, DrainStarted: c.drainStarted(node.Name, mcn)}
+		for _, obj := range w.informer.GetStore().List() {
+			in.Pods = append(in.Pods, obj.(*corev1.Pod))
+		}
+		in.Budgets = c.budgetsOf(in.Pods)
+		in.Protected = c.protected(ctx, drain.Blockers(in, now))
+		if f := drain.Evaluate(in, now, c.timeout); f != nil {
+			findings = append(findings, f)
+		}
+	}
+	for name := range c.watches {
+		if !draining[name] {
+			c.stopWatch(name)
+		}
+	}
+	for name := range c.firstSeen {
+		if !draining[name] {
+			delete(c.firstSeen, name)
+		}
+	}
+	c.publish(logger, findings, now)
+}
+
+func (c *Controller) mcn(node string) *mcfgv1.MachineConfigNode {
+	if c.mcns == nil {
+		return nil
+	}
+	mcn, err := c.mcns.Get(node)
+	if err != nil {
+		return nil
+	}
+	return mcn
+}
+
+// drainStarted is the Drained condition's transition when the
+// MachineConfigNode reports the drain, else when it was first seen.
+func (c *Controller) drainStarted(node string, mcn *mcfgv1.MachineConfigNode) time.Time {
+	if mcn != nil {
+		if d := meta.FindStatusCondition(mcn.Status.Conditions, string(mcfgv1.MachineConfigNodeUpdateDrained)); d != nil && d.Status != metav1.ConditionTrue && !d.LastTransitionTime.IsZero() {
+			return d.LastTransitionTime.Time
+		}
+	}
+	return c.firstSeen[node]
+}
+
+// startWatch returns the pod watch of node, starting it if needed.
+func (c *Controller) startWatch(ctx context.Context, node string) *podWatch {
+	if w, ok := c.watches[node]; ok {
+		return w
+	}
+	selector := fields.OneTermEqualSelector("spec.nodeName", node).String()
+	inf := coreinformers.NewFilteredPodInformer(c.kube, metav1.NamespaceAll, 0, cache.Indexers{},
+		func(o *metav1.ListOptions) { o.FieldSelector = selector })
+	_ = inf.SetTransform(dropManagedFields)
+	_, _ = inf.AddEventHandler(c.handler())
+	wctx, stop := context.WithCancel(ctx)
+	go inf.Run(wctx.Done())
+	w := &podWatch{informer: inf, stop: stop}
+	c.watches[node] = w
+	klog.FromContext(ctx).V(2).Info("Watching the pods of a draining node", "node", node)
+	return w
+}
+
+func (c *Controller) stopWatch(node string) {
+	w := c.watches[node]
+	w.stop()
+	delete(c.watches, node)
+	klog.V(2).InfoS("Stopped watching the pods of a node no longer draining", "node", node)
+}
+
+// budgetsOf are the budgets of the pods' namespaces.
+func (c *Controller) budgetsOf(pods []*corev1.Pod) []*policyv1.PodDisruptionBudget {
+	seen := map[string]bool{}
+	var out []*policyv1.PodDisruptionBudget
+	for _, p := range pods {
+		if seen[p.Namespace] {
+			continue
+		}
+		seen[p.Namespace] = true
+		bs, _ := c.budgets.PodDisruptionBudgets(p.Namespace).List(labels.Everything())
+		out = append(out, bs...)
+	}
+	return out
+}
+
+// protected lists, for each holding budget that is short of healthy pods,
+// the pods it selects, to name the unhealthy ones (one list request per
+// such budget and evaluation; a budget that is not short has none to name).
+func (c *Controller) protected(ctx context.Context, blockers []drain.Blocker) map[string][]*corev1.Pod {
+	out := map[string][]*corev1.Pod{}
+	for _, b := range blockers {
+		if b.Budget == nil || b.Budget.Status.CurrentHealthy >= b.Budget.Status.DesiredHealthy {
+			continue
+		}
+		key := b.Budget.Namespace + "/" + b.Budget.Name
+		if _, done := out[key]; done {
+			continue
+		}
+		sel, err := metav1.LabelSelectorAsSelector(b.Budget.Spec.Selector)
+		if err != nil {
+			continue
+		}
+		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		list, err := c.kube.CoreV1().Pods(b.Budget.Namespace).List(lctx, metav1.ListOptions{LabelSelector: sel.String(), ResourceVersion: "0"})
+		cancel()
+		if err != nil {
+			klog.FromContext(ctx).Error(err, "Listing the pods of a budget", "budget", key)
+			out[key] = nil
+			continue
+		}
+		for i := range list.Items {
+			out[key] = append(out[key], &list.Items[i])
+		}
+	}
+	return out
+}
+
+// publish sets the contribution when the findings differ from the last
+// ones (the instant aside), so that an unchanged state costs only the
+// contributor's renewals.
+func (c *Controller) publish(logger klog.Logger, findings []*drain.Finding, now time.Time) {
+	cur := make([]finding, 0, len(findings))
+	for _, f := range findings {
+		cur = append(cur, finding{UID: f.UID, Pool: f.Pool, ControlPlane: f.ControlPlane, Health: f.Health})
+	}
+	slices.SortFunc(cur, func(a, b finding) int { return strings.Compare(a.UID, b.UID) })
+	if c.last != nil && equality.Semantic.DeepEqual(cur, c.last) {
+		return
+	}
+	c.last = cur
+	cp, pools := drain.Contributions(findings, now)
+	c.contrib.Set(cp, pools)
+	for _, f := range findings {
+		logger.Info("Blocked drain", "uid", f.UID, "pool", f.Pool, "level", f.Health.Impact.Level, "summary", f.Health.Impact.Summary)
+	}
+	logger.Info("Contribution set", "blockedNodes", len(findings))
+}

@@ -90,6 +90,8 @@ func newCommand(ctx context.Context) *cobra.Command {
 	fs.BoolVar(&withPrometheus, "prometheus", true, "run a Prometheus ($PROMETHEUS or on PATH; hack/ensure-prometheus.sh) over the simulator's metrics with artifacts/local/prometheus/rules.yaml, and give the server its alerts")
 	fs.DurationVar(&alertsInterval, "alerts-interval", 5*time.Second, "the server's --alerts-interval (with --prometheus)")
 	fs.DurationVar(&holdDrain, "hold-drain", 45*time.Second, "in every update a PodDisruptionBudget holds one worker's drain this long (real time), which fires PodDisruptionBudgetAtLimit; 0: never")
+	fs.IntVar(&routerPods, "router-pods", 4, "pods of the simulated ingress router on the workers, with its PodDisruptionBudget openshift-ingress/router-default; the held drain (--hold-drain) keeps one on the held node with the budget at 0")
+	fs.BoolVar(&withDrainInformer, "drain-informer", true, "run update-status-drain-informer with its own ServiceAccount (artifacts/local/drain-informer.yaml): it names the pod and the budget that hold a drain")
 	fs.Float64Var(&simSpeed, "speed", 60, "speed factor of the simulated update (60: an update of about 75 minutes takes about a minute and a quarter)")
 	logsapi.AddFlags(logging, fss.FlagSet("logging"))
 	for _, f := range fss.FlagSets {
@@ -101,11 +103,13 @@ func newCommand(ctx context.Context) *cobra.Command {
 }
 
 var (
-	simNodes       int
-	simSpeed       float64
-	withPrometheus bool
-	alertsInterval time.Duration
-	holdDrain      time.Duration
+	simNodes          int
+	simSpeed          float64
+	withPrometheus    bool
+	alertsInterval    time.Duration
+	holdDrain         time.Duration
+	routerPods        int
+	withDrainInformer bool
 )
 
 func run(ctx context.Context, outDir string, interval time.Duration, pause int) error {
@@ -171,6 +175,11 @@ func run(ctx context.Context, outDir string, interval time.Duration, pause int) 
 	}
 	if err := cp.StartServerWith(ctx, serverOpts); err != nil {
 		return err
+	}
+	if withDrainInformer {
+		if _, err := cp.StartDrainInformer(ctx); err != nil {
+			return err
+		}
 	}
 	if res := cp.Kubectl(ctx, localstack.AdminUser, "get", "updatestatus"); res.Err != nil {
 		return fmt.Errorf("kubectl get updatestatus does not work: %w", res.Err)
@@ -239,12 +248,14 @@ Try:
   kubectl --kubeconfig %s delete updatestatus cluster   # MethodNotAllowed, even for cluster-admin
   kubectl --kubeconfig %s --server "$(cat %s)" get --raw /metrics | grep '^update_status_'
   go run ./cmd/update-status web --kubeconfig %s   # the update live in a browser: http://127.0.0.1:8080/
+  kubectl --kubeconfig %s get hi -l update.openshift.io/informer=%s   # what holds a drain
 
 Logs: %s/*.log%s
 Press Ctrl-C to stop everything.
 `, cp.KubeAPIServer.URL, took.Round(100*time.Millisecond),
 		rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig"),
-		rel("kubeconfig-viewer"), rel("kubeconfig-nobody"), rel("kubeconfig"), rel("kubeconfig"), rel("server-url"), rel("kubeconfig"), rel("run"), promHint(cp))
+		rel("kubeconfig-viewer"), rel("kubeconfig-nobody"), rel("kubeconfig"), rel("kubeconfig"), rel("server-url"), rel("kubeconfig"),
+		rel("kubeconfig"), localstack.DrainInformerName+"."+localstack.DrainInformerNamespace, rel("run"), promHint(cp))
 }
 
 func promHint(cp *localstack.ControlPlane) string {

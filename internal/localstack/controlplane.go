@@ -64,6 +64,9 @@ type ControlPlane struct {
 	KubeAPIServer *KubeAPIServer
 	// Server is the update-status-apiserver process; nil before StartServer.
 	Server *Process
+	// DrainInformer is the drain-diagnosis informer, once started
+	// (StartDrainInformer).
+	DrainInformer *Process
 	// ServerURL is the server's own address (not through the aggregator).
 	ServerURL string
 	// Prometheus is the local Prometheus; nil before StartPrometheus.
@@ -365,7 +368,7 @@ func (cp *ControlPlane) KubeconfigPath(user string) string {
 // Dir when Start created it. It is safe to call more than once.
 func (cp *ControlPlane) Stop() {
 	cp.stopOnce.Do(func() {
-		for _, p := range []*Process{cp.Server, promProcess(cp.Prometheus), kasProcess(cp.KubeAPIServer), etcdProcess(cp.Etcd)} {
+		for _, p := range []*Process{cp.DrainInformer, cp.Server, promProcess(cp.Prometheus), kasProcess(cp.KubeAPIServer), etcdProcess(cp.Etcd)} {
 			if p != nil {
 				p.Stop(10 * time.Second)
 			}

@@ -32,6 +32,9 @@ const (
 	// EnvServerBinary optionally names a prebuilt update-status-apiserver;
 	// without it the local stack builds ./cmd/apiserver.
 	EnvServerBinary = "UPDATE_STATUS_APISERVER"
+	// EnvDrainInformerBinary optionally names a prebuilt
+	// update-status-drain-informer; otherwise it is built from the repository.
+	EnvDrainInformerBinary = "UPDATE_STATUS_DRAIN_INFORMER"
 	// EnvKubectl optionally names the kubectl to run (default: kubectl on PATH).
 	EnvKubectl = "KUBECTL"
 )
@@ -94,20 +97,33 @@ func modulePath(goMod string) (string, error) {
 // dir and returns the binary's path, or returns $UPDATE_STATUS_APISERVER when
 // that is set.
 func BuildServer(repoRoot, dir string) (string, error) {
-	if bin := os.Getenv(EnvServerBinary); bin != "" {
+	return buildCommand(repoRoot, dir, "./cmd/apiserver", "update-status-apiserver", EnvServerBinary)
+}
+
+// BuildDrainInformer builds ./cmd/update-status-drain-informer of repoRoot
+// into dir and returns the binary's path, or returns
+// $UPDATE_STATUS_DRAIN_INFORMER when that is set.
+func BuildDrainInformer(repoRoot, dir string) (string, error) {
+	return buildCommand(repoRoot, dir, "./cmd/update-status-drain-informer", "update-status-drain-informer", EnvDrainInformerBinary)
+}
+
+// buildCommand builds the one main package under pkgDir into dir/name, or
+// returns $env when that is set.
+func buildCommand(repoRoot, dir, pkgDir, name, env string) (string, error) {
+	if bin := os.Getenv(env); bin != "" {
 		return bin, nil
 	}
-	list := exec.Command("go", "list", "-f", `{{if eq .Name "main"}}{{.ImportPath}}{{end}}`, "./cmd/apiserver/...")
+	list := exec.Command("go", "list", "-f", `{{if eq .Name "main"}}{{.ImportPath}}{{end}}`, pkgDir+"/...")
 	list.Dir = repoRoot
 	out, err := list.Output()
 	if err != nil {
-		return "", fmt.Errorf("go list ./cmd/apiserver/...: %w", err)
+		return "", fmt.Errorf("go list %s/...: %w", pkgDir, err)
 	}
 	mains := strings.Fields(string(out))
 	if len(mains) != 1 {
-		return "", fmt.Errorf("want one main package under ./cmd/apiserver, found %v", mains)
+		return "", fmt.Errorf("want one main package under %s, found %v", pkgDir, mains)
 	}
-	bin := filepath.Join(dir, "update-status-apiserver")
+	bin := filepath.Join(dir, name)
 	cmd := exec.Command("go", "build", "-o", bin, mains[0])
 	cmd.Dir = repoRoot
 	if out, err := cmd.CombinedOutput(); err != nil {

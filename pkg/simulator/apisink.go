@@ -27,11 +27,13 @@ import (
 	"golang.org/x/time/rate"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 )
 
 // APISinkOptions bound the load an APISink puts on the API server.
@@ -199,6 +201,26 @@ func (s *APISink) apply(ctx context.Context, ch Change) error {
 			},
 			store: func(dst, src *mcfgv1.MachineConfigPool) { src.DeepCopyInto(dst) },
 		}, obj, ch)
+	case *corev1.Pod:
+		c := s.kube.CoreV1().Pods(obj.Namespace)
+		if ch.Delete {
+			return deleteObject(ctx, s, c.Delete, obj)
+		}
+		return writeObject(ctx, s, kindOps[*corev1.Pod]{
+			client: c, updateStatus: c.UpdateStatus,
+			copyStatus: func(dst, src *corev1.Pod) { src.Status.DeepCopyInto(&dst.Status) },
+			store:      func(dst, src *corev1.Pod) { src.DeepCopyInto(dst) },
+		}, obj, ch)
+	case *policyv1.PodDisruptionBudget:
+		c := s.kube.PolicyV1().PodDisruptionBudgets(obj.Namespace)
+		return writeObject(ctx, s, kindOps[*policyv1.PodDisruptionBudget]{
+			client: c, updateStatus: c.UpdateStatus,
+			copyStatus: func(dst, src *policyv1.PodDisruptionBudget) {
+				src.Status.DeepCopyInto(&dst.Status)
+				dst.Status.ObservedGeneration = dst.Generation
+			},
+			store: func(dst, src *policyv1.PodDisruptionBudget) { src.DeepCopyInto(dst) },
+		}, obj, ch)
 	case *mcfgv1.MachineConfig:
 		return writeObject(ctx, s, kindOps[*mcfgv1.MachineConfig]{
 			client: s.mcfg.MachineconfigurationV1().MachineConfigs(),
@@ -210,6 +232,18 @@ func (s *APISink) apply(ctx context.Context, ch Change) error {
 }
 
 // objectClient is the part of a typed client the sink uses.
+// deleteObject deletes obj (at once: no kubelet confirms a graceful
+// deletion here); an object already gone is not an error.
+func deleteObject(ctx context.Context, s *APISink, del func(context.Context, string, metav1.DeleteOptions) error, obj metav1.Object) error {
+	if err := s.wait(ctx); err != nil {
+		return err
+	}
+	if err := del(ctx, obj.GetName(), metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
+	}
+	return nil
+}
+
 type objectClient[T any] interface {
 	Create(context.Context, T, metav1.CreateOptions) (T, error)
 	Update(context.Context, T, metav1.UpdateOptions) (T, error)

@@ -209,6 +209,9 @@ func (s *Simulator) advanceNode(n *nodeState, now time.Time) {
 			n.blocked = f
 			f.node = n
 			n.due = now.Add(s.scale(t.DrainTimeout))
+			s.holdPods(n, now)
+		} else {
+			s.evictPods(n, now)
 		}
 		s.markNode(n, true, false)
 	case stageDraining:
@@ -256,6 +259,11 @@ func (s *Simulator) advanceNode(n *nodeState, now time.Time) {
 // configuration.
 func (s *Simulator) finishDrain(n *nodeState, now time.Time) {
 	ocp.FinishDrain(n.obj)
+	if n.blocked != nil {
+		s.releasePods(n, now)
+	} else {
+		s.evictPods(n, now)
+	}
 	n.blocked = nil
 	n.stage = stageApplying
 	n.due = now.Add(s.scale(s.between(s.opts.Timing.ApplyMin, s.opts.Timing.ApplyMax)))

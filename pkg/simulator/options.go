@@ -75,6 +75,15 @@ type Options struct {
 	// Timing holds the durations at speed 1; zero fields take their defaults.
 	Timing Timing
 
+	// RouterPods, when positive, adds the default ingress router: that many
+	// pods on the worker nodes and its PodDisruptionBudget
+	// openshift-ingress/router-default, kept as the controllers would. A
+	// drain evicts the router pods of its node (deleted, recreated on
+	// another worker) while the budget allows; FaultDrainBlocked holds the
+	// budget at disruptionsAllowed 0 with a pod on the held node. Zero
+	// means none (the objects are written by an APISink only).
+	RouterPods int
+
 	// IdleFor is how long Run and RunVirtual leave the created cluster idle
 	// before they request the update (real time, not scaled).
 	IdleFor time.Duration
@@ -198,6 +207,9 @@ var poolNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 func (o *Options) Validate() error {
 	c := o.completed()
 	var errs []error
+	if c.RouterPods < 0 || c.RouterPods > MaxRouterPods {
+		errs = append(errs, fmt.Errorf("router pods must be between 0 and %d, got %d", MaxRouterPods, c.RouterPods))
+	}
 	if c.Nodes < 1 || c.Nodes > MaxNodes {
 		errs = append(errs, fmt.Errorf("nodes must be between 1 and %d, got %d", MaxNodes, c.Nodes))
 	}

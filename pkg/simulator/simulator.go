@@ -76,6 +76,7 @@ type Simulator struct {
 
 	update  updateState
 	faults  []*faultState
+	work    *workload // Options.RouterPods; nil without
 	changes changeSet
 	written int // objects written by the batches of the current step
 }
@@ -343,6 +344,7 @@ func (s *Simulator) Create(ctx context.Context) error {
 	for _, n := range s.nodes {
 		s.changes.mark(n.obj, true, true, true)
 	}
+	s.createWorkload(now)
 	s.reconcilePoolStatus(now)
 	s.phase = PhaseIdle
 	if err := s.flushLocked(ctx, now, true); err != nil {

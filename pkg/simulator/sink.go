@@ -64,7 +64,8 @@ type Batch struct {
 type Change struct {
 	// Object is the simulated object: *corev1.Namespace, *corev1.Node,
 	// *appsv1.Deployment, *configv1.ClusterVersion, *configv1.ClusterOperator,
-	// *mcfgv1.MachineConfigPool or *mcfgv1.MachineConfig.
+	// *mcfgv1.MachineConfigPool, *mcfgv1.MachineConfig, and with
+	// Options.RouterPods *corev1.Pod and *policyv1.PodDisruptionBudget.
 	Object runtime.Object
 	// Create is set when the object is new.
 	Create bool
@@ -73,6 +74,9 @@ type Change struct {
 	// Status is set when status changed (written through the status
 	// subresource with UpdateStatus).
 	Status bool
+	// Delete is set when the object is gone (an evicted pod); the other
+	// fields are then unset.
+	Delete bool
 }
 
 // State is the whole simulated cluster: the objects the insight engine reads.
@@ -199,12 +203,28 @@ func (c *changeSet) mark(obj runtime.Object, create, spec, status bool) {
 	c.order = append(c.order, ch)
 }
 
+// markDelete records that obj is gone. An object created in the same batch
+// is not written at all.
+func (c *changeSet) markDelete(obj runtime.Object) {
+	c.mutations++
+	if c.index == nil {
+		c.index = map[runtime.Object]*Change{}
+	}
+	if ch, ok := c.index[obj]; ok {
+		*ch = Change{Object: obj, Delete: !ch.Create}
+		return
+	}
+	ch := &Change{Object: obj, Delete: true}
+	c.index[obj] = ch
+	c.order = append(c.order, ch)
+}
+
 // take returns the changes in dependency order and empties the set.
 func (c *changeSet) take() []Change {
 	out := make([]Change, 0, len(c.order))
 	for rank := 0; rank <= 7; rank++ {
 		for _, ch := range c.order {
-			if kindRank(ch.Object) == rank {
+			if kindRank(ch.Object) == rank && (ch.Create || ch.Spec || ch.Status || ch.Delete) {
 				out = append(out, *ch)
 			}
 		}

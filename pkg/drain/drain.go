@@ -303,7 +303,7 @@ func Evaluate(in *Input, now time.Time, timeout time.Duration) *Finding {
 				Level:       level,
 				Type:        v1alpha1.UpdateStalledImpactType,
 				Summary:     truncate(summary(in.Node.Name, blockers), maxSummary),
-				Description: truncate(description(in, blockers, now, started, timeout), maxDescription),
+				Description: truncate(description(in, blockers, started, timeout), maxDescription),
 			},
 			Remediation: v1alpha1.InsightRemediation{Reference: Runbook},
 		},
@@ -351,9 +351,11 @@ func summary(node string, blockers []Blocker) string {
 	return s
 }
 
-func description(in *Input, blockers []Blocker, now, started time.Time, timeout time.Duration) string {
+func description(in *Input, blockers []Blocker, started time.Time, timeout time.Duration) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "Node %s (pool %s) has been draining for %s (drain timeout %s).", in.Node.Name, in.Pool, now.Sub(started).Round(time.Second), timeout)
+	// The instants, not the durations: the text stays the same from one
+	// evaluation to the next, so an unchanged drain is not rewritten.
+	fmt.Fprintf(&sb, "Node %s (pool %s) has been draining since %s (drain timeout %s).", in.Node.Name, in.Pool, started.UTC().Format(time.RFC3339), timeout)
 	described := map[string]bool{}
 	for _, b := range blockers {
 		sb.WriteString("\n")
@@ -373,7 +375,7 @@ func description(in *Input, blockers []Blocker, now, started time.Time, timeout 
 			}
 		case BlockedByTermination:
 			p := b.Pod
-			fmt.Fprintf(&sb, "Pod %s/%s has been terminating past its grace period for %s", p.Namespace, p.Name, now.Sub(p.DeletionTimestamp.Time).Round(time.Second))
+			fmt.Fprintf(&sb, "Pod %s/%s is still terminating after its grace period ended at %s", p.Namespace, p.Name, p.DeletionTimestamp.UTC().Format(time.RFC3339))
 			if len(p.Finalizers) > 0 {
 				fmt.Fprintf(&sb, "; finalizers: %s", strings.Join(p.Finalizers, ", "))
 			}

@@ -124,7 +124,9 @@ func (s *Simulator) placePod(n *nodeState, now time.Time) {
 			AutomountServiceAccountToken: ptr.To(false),
 			Containers:                   []corev1.Container{{Name: "router", Image: "quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0000000000000000000000000000000000000000000000000000000000000000"}},
 		},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &started},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &started,
+			ContainerStatuses: []corev1.ContainerStatus{{Name: "router", Started: ptr.To(true),
+				State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: started}}}}},
 	}
 	setPodReady(pod, true, now)
 	w.pods = append(w.pods, &workloadPod{obj: pod, node: n})
@@ -135,6 +137,9 @@ func setPodReady(pod *corev1.Pod, ready bool, now time.Time) {
 	status := corev1.ConditionFalse
 	if ready {
 		status = corev1.ConditionTrue
+	}
+	for i := range pod.Status.ContainerStatuses {
+		pod.Status.ContainerStatuses[i].Ready = ready
 	}
 	for i := range pod.Status.Conditions {
 		if pod.Status.Conditions[i].Type == corev1.PodReady {
@@ -214,8 +219,9 @@ func (s *Simulator) evictPods(n *nodeState, now time.Time) {
 }
 
 // holdPods makes the budget hold the drain of n: a router pod runs on n
-// (moved there if none does) and the other replicas are unready, which is
-// usually the real cause of a budget at its limit.
+// (moved there if none does) and enough of the other replicas are unready
+// for the budget to allow no disruption, which is usually the real cause of
+// a budget at its limit.
 func (s *Simulator) holdPods(n *nodeState, now time.Time) {
 	w := s.work
 	if w == nil || len(w.pods) == 0 {
@@ -227,13 +233,17 @@ func (s *Simulator) holdPods(n *nodeState, now time.Time) {
 		s.changes.markDelete(moved.obj)
 		s.placePod(n, now)
 	}
+	s.updateBudget(now)
 	for _, p := range w.pods {
+		if w.budget.Status.DisruptionsAllowed == 0 {
+			break
+		}
 		if p.node != n && podReady(p.obj) {
 			setPodReady(p.obj, false, now)
 			s.changes.mark(p.obj, false, false, true)
+			s.updateBudget(now)
 		}
 	}
-	s.updateBudget(now)
 }
 
 // releasePods ends a hold: the other replicas are ready again; then the

@@ -102,6 +102,15 @@ func (p *Process) Stop(grace time.Duration) {
 	klog.V(2).InfoS("Stopped process", "name", p.Name, "pid", p.Pid())
 }
 
+// Kill sends SIGKILL to the process group and waits until the process has
+// ended: it gets no chance to clean up, as when it crashes or its node dies.
+func (p *Process) Kill() {
+	p.stopMu.Lock()
+	defer p.stopMu.Unlock()
+	_ = syscall.Kill(-p.Pid(), syscall.SIGKILL)
+	<-p.done
+}
+
 // LogTail returns the last n lines of the process log, for error messages.
 func (p *Process) LogTail(n int) string {
 	data, err := os.ReadFile(p.LogPath)

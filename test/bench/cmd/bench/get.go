@@ -212,20 +212,13 @@ func listServed(ctx context.Context, h *httpClient, serverURL string, timeout ti
 	)
 	for _, resource := range servedResources {
 		wg.Go(func() {
-			body, err := h.get(ctx, serverURL+apiPrefix+resource)
+			n, err := countItems(ctx, h, serverURL+apiPrefix+resource)
 			if err != nil {
 				klog.V(2).ErrorS(err, "LIST failed", "resource", resource)
 				return
 			}
-			var list struct {
-				Items []json.RawMessage `json:"items"`
-			}
-			if err := json.Unmarshal(body, &list); err != nil {
-				klog.V(2).ErrorS(err, "LIST undecodable", "resource", resource)
-				return
-			}
 			mu.Lock()
-			out[resource] = len(list.Items)
+			out[resource] = n
 			mu.Unlock()
 		})
 	}

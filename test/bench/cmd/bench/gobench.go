@@ -223,3 +223,78 @@ func benchHandBuilt(ctx context.Context, root string) ([]*handBuiltResult, error
 	}
 	return out, nil
 }
+
+// The Go benchmarks of the merge of external informers' contributions
+// (pkg/insights/contributions_bench_test.go), run in one go test beside the
+// recomputation after one node change at the same size without
+// contributions (pkg/insights/bench_test.go), so that the two compare side
+// by side.
+const (
+	contributionsBench = "BenchmarkContributions"
+	recomputeBench     = "BenchmarkRecomputeOneNodeChanged"
+	contributionsPkg   = "./pkg/insights/"
+	contributionsTime  = "50x"
+)
+
+// Sub-benchmarks of contributionsBench and the figures the report reads.
+const (
+	benchChange  = contributionsBench + "/change=insights"
+	benchRenewal = contributionsBench + "/change=renewal"
+	benchHeap    = contributionsBench + "/heap"
+	unitNs       = "ns/op"
+	unitBytes    = "B/op"
+	unitAllocs   = "allocs/op"
+	unitHeap     = "heap-B/insight"
+)
+
+// benchMetrics holds the figures of a go test -bench output: per benchmark
+// (its full name, without the GOMAXPROCS suffix), per unit, one value per
+// run.
+type benchMetrics map[string]map[string][]float64
+
+// median returns the median of the unit of benchmark name, and whether it
+// was measured.
+func (m benchMetrics) median(name, unit string) (float64, bool) {
+	v := m[name][unit]
+	return median(v), len(v) > 0
+}
+
+// parseBenchMetrics reads every "value unit" pair of every benchmark line.
+func parseBenchMetrics(out string) (benchMetrics, error) {
+	res := benchMetrics{}
+	for _, m := range benchLine.FindAllStringSubmatch(out, -1) {
+		fields := strings.Fields(m[2])
+		if len(fields)%2 != 0 {
+			return nil, fmt.Errorf("%s: odd number of fields in %q", m[1], m[2])
+		}
+		for i := 0; i < len(fields); i += 2 {
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", m[1], err)
+			}
+			if res[m[1]] == nil {
+				res[m[1]] = map[string][]float64{}
+			}
+			res[m[1]][fields[i+1]] = append(res[m[1]][fields[i+1]], v)
+		}
+	}
+	for _, want := range []struct{ name, unit string }{
+		{recomputeBench, unitNs}, {benchChange, unitNs}, {benchRenewal, unitNs}, {benchHeap, unitHeap},
+	} {
+		if _, ok := res.median(want.name, want.unit); !ok {
+			return nil, fmt.Errorf("no %s of %s in the output of go test", want.unit, want.name)
+		}
+	}
+	return res, nil
+}
+
+// benchContributionsGo runs contributionsBench and recomputeBench
+// nodeChangeRuns times (one go test, -count) in the repository root.
+func benchContributionsGo(ctx context.Context, root string) (benchMetrics, error) {
+	// goBenchIn anchors the pattern at its end: the alternation names both.
+	out, err := goBenchIn(ctx, root, contributionsPkg, contributionsBench+"$|"+recomputeBench, contributionsTime, nodeChangeRuns)
+	if err != nil {
+		return nil, err
+	}
+	return parseBenchMetrics(out)
+}

@@ -63,6 +63,12 @@ type config struct {
 	watchResources []string
 	listResources  []string
 	command        string
+	// contributions is the contributions cell (-contributions), measured
+	// with contributionWatchers watchers; the renewal storm lasts
+	// stormDuration.
+	contributions        contributionsSpec
+	contributionWatchers int
+	stormDuration        time.Duration
 }
 
 func main() {
@@ -83,9 +89,12 @@ func main() {
 	flag.IntVar(&c.baselineRounds, "baseline-rounds", 2, "with -baseline-binary: how many times each binary is measured at each size, alternating before and after, for section 0 (the first round of the tree's binary measures everything, later rounds what the baseline measures)")
 	formats := flag.String("formats", "json,protobuf", "media types of the GET and watch cells, comma-separated (json, protobuf)")
 	routes := flag.String("routes", "straight,aggregated", "routes of the GET and watch cells, comma-separated: straight to the server, or through the kube-apiserver's aggregation layer")
-	watchResources := flag.String("watch-resources", resourceUpdateStatuses+","+resourceNodeInsights, "resources the watch cells watch, comma-separated: updatestatuses (the object cluster), nodeprogressinsights (the collection, from now on)")
+	watchResources := flag.String("watch-resources", resourceUpdateStatuses+","+resourceNodeInsights, "resources the watch cells watch, comma-separated: updatestatuses (the object cluster), nodeprogressinsights (the collection, from now on); empty for none")
 	listResources := flag.String("list-resources", resourceNodeInsights, "per-insight resources whose whole collection the LIST cells read (with the first -get-clients count), comma-separated; empty for none")
 	flag.StringVar(&c.command, "command", "make bench", "the command quoted in the report")
+	contributions := flag.String("contributions", "16x1024", "the contributions cell at each size: <informers>x<insights> UpdateInformers, each with that many Health insights on the worker pool; empty to skip")
+	flag.IntVar(&c.contributionWatchers, "contribution-watchers", 100, "watchers of nodeprogressinsights (aggregated, JSON) in the contributions cell, without and with the contributions")
+	flag.DurationVar(&c.stormDuration, "renewal-storm", 30*time.Second, "duration of the contributions cell's renewal storm (every informer renewing every second)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the benchmark process itself to this file")
 	flag.Parse()
 	// The benchmark process is the load generator and holds the results:
@@ -116,8 +125,14 @@ func main() {
 	if err == nil {
 		c.routes, err = words(*routes, routeDirect, routeAggregated)
 	}
-	if err == nil {
+	if err == nil && *watchResources != "" {
 		c.watchResources, err = words(*watchResources, resourceUpdateStatuses, resourceNodeInsights)
+	}
+	if err == nil {
+		c.contributions, err = parseContributions(*contributions)
+	}
+	if err == nil && c.contributions.Informers > 0 && (c.contributionWatchers < 1 || c.stormDuration < time.Second) {
+		err = fmt.Errorf("-contribution-watchers=%d -renewal-storm=%v: at least 1 watcher and 1s", c.contributionWatchers, c.stormDuration)
 	}
 	if err == nil && *listResources != "" {
 		c.listResources, err = words(*listResources, servedResources[1:]...)
@@ -220,6 +235,7 @@ sizes:
 				bc.formats = []string{formatJSON}
 				bc.watchResources = []string{resourceUpdateStatuses}
 				bc.listResources = nil
+				bc.contributions = contributionsSpec{}
 			}
 			label := b.label
 			if b.round > 1 {
@@ -258,6 +274,12 @@ sizes:
 		if len(c.listResources) > 0 {
 			klog.InfoS("Running the Go benchmark of a LIST in-process", "benchmark", listBench)
 			if rep.listInProcess, err = benchList(ctx, root); err != nil {
+				rep.failures = append(rep.failures, err.Error())
+			}
+		}
+		if c.contributions.Informers > 0 {
+			klog.InfoS("Running the Go benchmarks of the contributions' merge", "benchmark", contributionsBench)
+			if rep.contributionsGo, err = benchContributionsGo(ctx, root); err != nil {
 				rep.failures = append(rep.failures, err.Error())
 			}
 		}

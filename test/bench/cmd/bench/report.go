@@ -44,6 +44,9 @@ type report struct {
 	listInProcess map[string][]float64
 	// handBuilt are the in-process benchmarks of the hand-built parts.
 	handBuilt []*handBuiltResult
+	// contributionsGo are the Go benchmarks of the contributions' merge
+	// (contributionsBench, recomputeBench).
+	contributionsGo benchMetrics
 }
 
 func describeMachine() string {
@@ -109,6 +112,7 @@ func (r *report) write(path string) error {
 	r.goals(p)
 	r.tables(p)
 	r.handBuiltParts(p)
+	r.contributionTables(p)
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
@@ -150,6 +154,10 @@ func flagsLine(c config) string {
 	line := fmt.Sprintf("-sizes=%s -get-clients=%s -get-duration=%v -encode-duration=%v -client-side-runs=%d -watchers=%s -watch-duration=%v -churn-rate=%d -formats=%s -routes=%s -watch-resources=%s -list-resources=%s",
 		strings.Join(s, ","), strings.Join(k, ","), c.getDuration, c.encodeDuration, c.clientRuns, strings.Join(w, ","), c.watchDuration, c.churnRate,
 		strings.Join(c.formats, ","), strings.Join(c.routes, ","), strings.Join(c.watchResources, ","), strings.Join(c.listResources, ","))
+	line += fmt.Sprintf(" -contributions=%s", c.contributions)
+	if c.contributions.Informers > 0 {
+		line += fmt.Sprintf(" -contribution-watchers=%d -renewal-storm=%v", c.contributionWatchers, c.stormDuration)
+	}
 	if c.baselineBin != "" {
 		line += fmt.Sprintf(" -baseline-binary=<before> -baseline-rounds=%d", c.baselineRounds)
 	}
@@ -250,6 +258,7 @@ func (r *report) goals(p func(string, ...any)) {
 		p("| at most 2 KiB of server memory per node (marginal, %d -> %d nodes: without the fixed cost of the served object) | Go heap %s (live objects %s), RSS %s per node | %s |\n", lo.Nodes, hi.Nodes, bytesIEC(heap), bytesIEC(live), bytesIEC(rss), met(heap <= 2048 && rss <= 2048))
 	}
 	r.insightGoals(p, s)
+	r.contributionGoals(p, s)
 	if len(r.nodeChange) > 0 {
 		m := median(r.nodeChange)
 		p("| one node change to its published revision at most 2 ms of server CPU (%s at 5,000 nodes: engine, view, six stores and watch caches; median of %d runs of %v µs) | %.2f ms | %s |\n",

@@ -60,7 +60,9 @@ type sizeResult struct {
 	ListEncodes []*listEncode
 
 	Watches []*watchResult // one per resource, watcher count, format and route
-	Notes   []string
+	// Contributions is the contributions cell (-contributions), or nil.
+	Contributions *contributionResult
+	Notes         []string
 }
 
 // getCell is one GET load: a route, a media type, a number of clients. In
@@ -393,6 +395,13 @@ func benchSize(ctx context.Context, c config, n int, binary string) (_ *sizeResu
 					r.Watches = append(r.Watches, w)
 				}
 			}
+		}
+	}
+	if c.contributions.Informers > 0 {
+		cr, err := benchContributions(ctx, c, cp, admin, ch, profDir)
+		r.Contributions = cr
+		if err != nil {
+			return r, fmt.Errorf("contributions cell: %w", err)
 		}
 	}
 	return r, nil

@@ -140,14 +140,14 @@ func TestContributionGoals(t *testing.T) {
 	}{
 		{"all met", contributionSize(1050*time.Millisecond, quiet), goBench, []string{
 			"p99 1050 ms vs 1000 ms (1.05x) | met |",
-			"0 revisions published; events: 0 of updatestatuses/cluster, 0 of healthinsights, 0 of nodeprogressinsights; 480 renewals (0 failed); recomputations: 0 by the sources, 1 by the clock | met |",
+			"0 revisions published; events: 0 of updatestatuses/cluster, 0 of healthinsights, 0 of nodeprogressinsights; 480 renewals (16.0/s, 0 failed); recomputations: 0 by the sources, 1 by the clock | met |",
 			"| 0.020 cores (kube-apiserver 0.60 cores) | met |",
 			"Go heap 2.0 KiB (live objects 1.0 KiB) per insight, 15360 insights merged; the engine alone (BenchmarkContributions/heap): 270 B of live heap | measured |",
 			"one informer's insights changed 4.600 ms, renewed 2.900 ms (the engine alone: the server computes nothing for a renewal); one node changed without contributions (BenchmarkRecomputeOneNodeChanged) 0.201 ms: 23x | measured |",
 		}},
 		{"lag, revisions and CPU missed; no Go benchmark", contributionSize(1200*time.Millisecond, noisy), nil, []string{
 			"p99 1200 ms vs 1000 ms (1.20x) | **missed** |",
-			"3 of healthinsights, 0 of nodeprogressinsights; 480 renewals (0 failed); recomputations: 0 by the sources, 1 by the clock | **missed** |",
+			"3 of healthinsights, 0 of nodeprogressinsights; 480 renewals (16.0/s, 0 failed); recomputations: 0 by the sources, 1 by the clock | **missed** |",
 			"| 0.200 cores (kube-apiserver 0.60 cores) | **missed** |",
 			"per insight, 15360 insights merged | measured |",
 		}},
@@ -187,7 +187,7 @@ func TestContributionTables(t *testing.T) {
 		"## 9. External informers",
 		"| 5000 | 16x1024 | worker | 15 | TooManyInformers 1 | 15360 | 10 / 15371 |",
 		"| 2.0 KiB | 1.0 KiB |",
-		"| 5000 | 30s | 480 (0) | 0 | 0 / 0 / 0 | 0 / 0 | 0.000 | 0.00 |",
+		"| 5000 | 30s | 480 (0) | 16.0 | 0 | 0 / 0 / 0 | 0 / 0 | 0.000 | 0.00 |",
 		"| 5000 | without | 100 |",
 		"| 5000 | with | 100 |",
 		"| BenchmarkContributions/change=insights | one informer changed its insights | 4.600 ms | 970.4 KiB | 1398 | 23x |",

@@ -69,7 +69,21 @@ type config struct {
 	contributions        contributionsSpec
 	contributionWatchers int
 	stormDuration        time.Duration
+	// goBenchmarks are the Go benchmarks run after the sizes
+	// (-go-benchmarks).
+	goBenchmarks []string
 }
+
+// The Go benchmarks -go-benchmarks names.
+const (
+	goBenchNodeChange    = "node-change"
+	goBenchList          = "list"
+	goBenchHandBuilt     = "hand-built"
+	goBenchContributions = "contributions"
+)
+
+// goBench reports whether the Go benchmark name runs.
+func (c config) goBench(name string) bool { return slices.Contains(c.goBenchmarks, name) }
 
 func main() {
 	klog.InitFlags(nil)
@@ -94,6 +108,8 @@ func main() {
 	flag.StringVar(&c.command, "command", "make bench", "the command quoted in the report")
 	contributions := flag.String("contributions", "16x1024", "the contributions cell at each size: <informers>x<insights> UpdateInformers, each with that many Health insights on the worker pool; empty to skip")
 	flag.IntVar(&c.contributionWatchers, "contribution-watchers", 100, "watchers of nodeprogressinsights (aggregated, JSON) in the contributions cell, without and with the contributions")
+	goBenchmarks := flag.String("go-benchmarks", strings.Join([]string{goBenchNodeChange, goBenchList, goBenchHandBuilt, goBenchContributions}, ","),
+		"Go benchmarks to run after the sizes, comma-separated: node-change (BenchmarkNodeChangeToWatchCache), list (BenchmarkListNodeInsights, with -list-resources), hand-built (section 8), contributions (BenchmarkContributions, with -contributions); empty for none")
 	flag.DurationVar(&c.stormDuration, "renewal-storm", 30*time.Second, "duration of the contributions cell's renewal storm (every informer renewing every second)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the benchmark process itself to this file")
 	flag.Parse()
@@ -130,6 +146,9 @@ func main() {
 	}
 	if err == nil {
 		c.contributions, err = parseContributions(*contributions)
+	}
+	if err == nil && *goBenchmarks != "" {
+		c.goBenchmarks, err = words(*goBenchmarks, goBenchNodeChange, goBenchList, goBenchHandBuilt, goBenchContributions)
 	}
 	if err == nil && c.contributions.Informers > 0 && (c.contributionWatchers < 1 || c.stormDuration < time.Second) {
 		err = fmt.Errorf("-contribution-watchers=%d -renewal-storm=%v: at least 1 watcher and 1s", c.contributionWatchers, c.stormDuration)
@@ -266,26 +285,29 @@ sizes:
 		}
 	}
 	if ctx.Err() == nil {
-		klog.InfoS("Running the Go benchmark of one node change", "benchmark", nodeChangeBench)
-		rep.nodeChange, err = benchNodeChange(ctx, root)
-		if err != nil {
-			rep.failures = append(rep.failures, err.Error())
+		if c.goBench(goBenchNodeChange) {
+			klog.InfoS("Running the Go benchmark of one node change", "benchmark", nodeChangeBench)
+			if rep.nodeChange, err = benchNodeChange(ctx, root); err != nil {
+				rep.failures = append(rep.failures, err.Error())
+			}
 		}
-		if len(c.listResources) > 0 {
+		if len(c.listResources) > 0 && c.goBench(goBenchList) {
 			klog.InfoS("Running the Go benchmark of a LIST in-process", "benchmark", listBench)
 			if rep.listInProcess, err = benchList(ctx, root); err != nil {
 				rep.failures = append(rep.failures, err.Error())
 			}
 		}
-		if c.contributions.Informers > 0 {
+		if c.contributions.Informers > 0 && c.goBench(goBenchContributions) {
 			klog.InfoS("Running the Go benchmarks of the contributions' merge", "benchmark", contributionsBench)
 			if rep.contributionsGo, err = benchContributionsGo(ctx, root); err != nil {
 				rep.failures = append(rep.failures, err.Error())
 			}
 		}
-		klog.InfoS("Running the Go benchmarks of the hand-built parts")
-		if rep.handBuilt, err = benchHandBuilt(ctx, root); err != nil {
-			rep.failures = append(rep.failures, err.Error())
+		if c.goBench(goBenchHandBuilt) {
+			klog.InfoS("Running the Go benchmarks of the hand-built parts")
+			if rep.handBuilt, err = benchHandBuilt(ctx, root); err != nil {
+				rep.failures = append(rep.failures, err.Error())
+			}
 		}
 		rep.wall = time.Since(begin)
 		if err := rep.write(c.out); err != nil {

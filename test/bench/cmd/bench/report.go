@@ -154,7 +154,7 @@ func flagsLine(c config) string {
 	line := fmt.Sprintf("-sizes=%s -get-clients=%s -get-duration=%v -encode-duration=%v -client-side-runs=%d -watchers=%s -watch-duration=%v -churn-rate=%d -formats=%s -routes=%s -watch-resources=%s -list-resources=%s",
 		strings.Join(s, ","), strings.Join(k, ","), c.getDuration, c.encodeDuration, c.clientRuns, strings.Join(w, ","), c.watchDuration, c.churnRate,
 		strings.Join(c.formats, ","), strings.Join(c.routes, ","), strings.Join(c.watchResources, ","), strings.Join(c.listResources, ","))
-	line += fmt.Sprintf(" -contributions=%s", c.contributions)
+	line += fmt.Sprintf(" -contributions=%s -go-benchmarks=%s", c.contributions, strings.Join(c.goBenchmarks, ","))
 	if c.contributions.Informers > 0 {
 		line += fmt.Sprintf(" -contribution-watchers=%d -renewal-storm=%v", c.contributionWatchers, c.stormDuration)
 	}

@@ -110,9 +110,10 @@ type contributionResult struct {
 	// contributions (after forced GCs).
 	MemBefore, MemAfter memory
 	Storm               stormResult
-	// Without and With are the same watch cell of nodeprogressinsights,
-	// measured just before the contributions exist and while they do.
-	Without, With *watchResult
+	// Without, With and After are the same watch cell of
+	// nodeprogressinsights, measured just before the contributions exist,
+	// while they do, and once they are withdrawn.
+	Without, With, After *watchResult
 }
 
 // HeapPerInsight is the server's Go heap in use that the contributions
@@ -138,8 +139,23 @@ type stormResult struct {
 	// recomputations a change of the sources and the clock triggered (the
 	// engine looks again when a lease it knows would lapse).
 	Published, SourceComputations, TimeComputations float64
-	// ServerCores and KubeAPIServerCores are their CPU during the storm.
-	ServerCores, KubeAPIServerCores float64
+	// ServerCores and KubeAPIServerCores are their CPU during the storm,
+	// IdleCores the server's just before it, nothing written.
+	ServerCores, KubeAPIServerCores, IdleCores float64
+}
+
+// CPUPerRenewal is the server's CPU seconds per renewal above its idle CPU.
+func (s stormResult) CPUPerRenewal() float64 {
+	if s.Renewals == 0 {
+		return 0
+	}
+	return (s.ServerCores - s.IdleCores) * s.Duration.Seconds() / float64(s.Renewals)
+}
+
+// CoresAt is the server's CPU at rate renewals per second, from its idle
+// CPU and its CPU per renewal.
+func (s stormResult) CoresAt(rate float64) float64 {
+	return s.IdleCores + rate*max(0, s.CPUPerRenewal())
 }
 
 // RenewalRate is the renewals per second the storm achieved.
@@ -260,7 +276,11 @@ func benchContributions(ctx context.Context, c config, cp *localstack.ControlPla
 	if err != nil {
 		return res, err
 	}
-	return res, forEach(contributors, func(con *contribute.Contributor) error { return con.Withdraw(ctx) })
+	if err := forEach(contributors, func(con *contribute.Contributor) error { return con.Withdraw(ctx) }); err != nil {
+		return res, err
+	}
+	res.After, err = benchWatch(ctx, c, cp, admin, ch, profDir, resourceNodeInsights, k, routeAggregated, formatJSON, "", nil)
+	return res, err
 }
 
 // forEach runs f on every contributor concurrently and joins the errors.
@@ -322,7 +342,8 @@ const stormGrace = 2 * time.Second
 // the second) for c.stormDuration (a write that takes longer than a second
 // delays the next: the renewals achieved are counted) while one watcher of each of
 // updatestatuses/cluster, healthinsights and nodeprogressinsights counts
-// the events, and measures the server's CPU and recomputations.
+// the events, and measures the server's CPU and recomputations; the
+// server's idle CPU is measured first, with the watchers connected.
 func renewalStorm(ctx context.Context, c config, cp *localstack.ControlPlane, admin *httpClient, cs []*contribute.Contributor, profDir string) (stormResult, error) {
 	var res stormResult
 	wctx, cancel := context.WithCancel(ctx)
@@ -357,6 +378,18 @@ func renewalStorm(ctx context.Context, c config, cp *localstack.ControlPlane, ad
 		}
 	}
 	pids := []int{cp.Server.Pid(), cp.KubeAPIServer.Process.Pid()}
+	// The server's CPU with nothing written, the watchers connected: what
+	// the storm's CPU is compared with.
+	idle := max(5*time.Second, c.stormDuration/3)
+	cpuIdle, err := cpuSecondsOf(pids)
+	if err != nil {
+		return res, err
+	}
+	select {
+	case <-ctx.Done():
+		return res, ctx.Err()
+	case <-time.After(idle):
+	}
 	m0, err := metrics(ctx, admin, cp.ServerURL)
 	if err != nil {
 		return res, err
@@ -365,6 +398,7 @@ func renewalStorm(ctx context.Context, c config, cp *localstack.ControlPlane, ad
 	if err != nil {
 		return res, err
 	}
+	res.IdleCores = (cpu0[0] - cpuIdle[0]) / idle.Seconds()
 	for _, cw := range watched {
 		cw.w.mu.Lock()
 		cw.w.events = nil

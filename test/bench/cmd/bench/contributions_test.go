@@ -107,7 +107,8 @@ func TestParseBenchMetrics(t *testing.T) {
 }
 
 // contributionSize is a made-up 5,000-node result with a contributions
-// cell; lagWith is the p99 with the contributions (1 s without).
+// cell; lagWith is the p99 with the contributions (900 ms before them,
+// 1.1 s after).
 func contributionSize(lagWith time.Duration, storm stormResult) *sizeResult {
 	w := func(p99 time.Duration) *watchResult {
 		return &watchResult{Resource: resourceNodeInsights, Route: routeAggregated, Format: formatJSON, Watchers: 100, Connected: 100,
@@ -118,16 +119,19 @@ func contributionSize(lagWith time.Duration, storm stormResult) *sizeResult {
 		HealthInsightsBefore: 10, HealthInsightsAfter: 10 + 15*1024 + 1,
 		MemBefore: memory{HeapInuse: 100 << 20, HeapAlloc: 90 << 20}, MemAfter: memory{HeapInuse: 100<<20 + 15*1024*2048, HeapAlloc: 90<<20 + 15*1024*1024},
 		Storm:   storm,
-		Without: w(time.Second), With: w(lagWith),
+		Without: w(900 * time.Millisecond), With: w(lagWith), After: w(1100 * time.Millisecond),
 	}}
 }
 
 // TestContributionGoals renders the goal rows of issue #33 from made-up
 // figures and checks each verdict.
 func TestContributionGoals(t *testing.T) {
-	quiet := stormResult{Duration: 30 * time.Second, Renewals: 480, TimeComputations: 1, ServerCores: 0.02, KubeAPIServerCores: 0.6}
+	quiet := stormResult{Duration: 30 * time.Second, Renewals: 480, TimeComputations: 1, ServerCores: 0.021, IdleCores: 0.005, KubeAPIServerCores: 0.6}
 	noisy := quiet
 	noisy.HealthEvents, noisy.ServerCores = 3, 0.2
+	// The control plane took 1 renewal/s; each cost the server 30 ms.
+	slow := quiet
+	slow.Renewals, slow.ServerCores = 30, 0.035
 	goBench, err := parseBenchMetrics(contributionsOutput)
 	if err != nil {
 		t.Fatal(err)
@@ -139,16 +143,22 @@ func TestContributionGoals(t *testing.T) {
 		want    []string // each row's verdict, with a piece of its text
 	}{
 		{"all met", contributionSize(1050*time.Millisecond, quiet), goBench, []string{
-			"p99 1050 ms vs 1000 ms (1.05x) | met |",
+			"p99 1050 ms vs 1000 ms (1.05x; before 900 ms, after 1100 ms) | met |",
 			"0 revisions published; events: 0 of updatestatuses/cluster, 0 of healthinsights, 0 of nodeprogressinsights; 480 renewals (16.0/s, 0 failed); recomputations: 0 by the sources, 1 by the clock | met |",
-			"| 0.020 cores (kube-apiserver 0.60 cores) | met |",
+			"| 0.021 cores at 16.0 renewals/s (idle 0.005 cores; 1.000 ms of server CPU per renewal; kube-apiserver 0.60 cores): 0.021 cores measured | met |",
 			"Go heap 2.0 KiB (live objects 1.0 KiB) per insight, 15360 insights merged; the engine alone (BenchmarkContributions/heap): 270 B of live heap | measured |",
 			"one informer's insights changed 4.600 ms, renewed 2.900 ms (the engine alone: the server computes nothing for a renewal); one node changed without contributions (BenchmarkRecomputeOneNodeChanged) 0.201 ms: 23x | measured |",
 		}},
 		{"lag, revisions and CPU missed; no Go benchmark", contributionSize(1200*time.Millisecond, noisy), nil, []string{
-			"p99 1200 ms vs 1000 ms (1.20x) | **missed** |",
+			"p99 1200 ms vs 1000 ms (1.20x; before 900 ms, after 1100 ms) | **missed** |",
 			"3 of healthinsights, 0 of nodeprogressinsights; 480 renewals (16.0/s, 0 failed); recomputations: 0 by the sources, 1 by the clock | **missed** |",
-			"| 0.200 cores (kube-apiserver 0.60 cores) | **missed** |",
+			"| 0.200 cores at 16.0 renewals/s (idle 0.005 cores; 12.2 ms of server CPU per renewal; kube-apiserver 0.60 cores): 0.200 cores measured | **missed** |",
+			"per insight, 15360 insights merged | measured |",
+		}},
+		{"renewals slower than asked: CPU judged at the asked rate", contributionSize(time.Second, slow), nil, []string{
+			"| met |",
+			"30 renewals (1.0/s, 0 failed); recomputations: 0 by the sources, 1 by the clock | met |",
+			"| 0.035 cores at 1.0 renewals/s (idle 0.005 cores; 30.0 ms of server CPU per renewal; kube-apiserver 0.60 cores): 0.485 cores at 16 renewals/s, from the cost per renewal | **missed** |",
 			"per insight, 15360 insights merged | measured |",
 		}},
 	} {
@@ -180,16 +190,18 @@ func TestContributionTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := config{contributions: contributionsSpec{16, 1024}, contributionWatchers: 100, stormDuration: 30 * time.Second, churnRate: 50, watchDuration: 20 * time.Second}
-	r := &report{config: cfg, sizes: []*sizeResult{contributionSize(time.Second, stormResult{Duration: 30 * time.Second, Renewals: 480})}, contributionsGo: goBench}
+	storm := stormResult{Duration: 30 * time.Second, Renewals: 480, ServerCores: 0.021, IdleCores: 0.005, KubeAPIServerCores: 0.6}
+	r := &report{config: cfg, sizes: []*sizeResult{contributionSize(time.Second, storm)}, contributionsGo: goBench}
 	var b strings.Builder
 	r.contributionTables(func(f string, a ...any) { fmt.Fprintf(&b, f, a...) })
 	for _, want := range []string{
 		"## 9. External informers",
 		"| 5000 | 16x1024 | worker | 15 | TooManyInformers 1 | 15360 | 10 / 15371 |",
 		"| 2.0 KiB | 1.0 KiB |",
-		"| 5000 | 30s | 480 (0) | 16.0 | 0 | 0 / 0 / 0 | 0 / 0 | 0.000 | 0.00 |",
-		"| 5000 | without | 100 |",
+		"| 5000 | 30s | 480 (0) | 16.0 | 0 | 0 / 0 / 0 | 0 / 0 | 0.021 (0.005) | 1.000 ms | 0.60 |",
+		"| 5000 | without (before) | 100 |",
 		"| 5000 | with | 100 |",
+		"| 5000 | without (after) | 100 |",
 		"| BenchmarkContributions/change=insights | one informer changed its insights | 4.600 ms | 970.4 KiB | 1398 | 23x |",
 		"Live heap per external insight (BenchmarkContributions/heap): 270 B.",
 	} {

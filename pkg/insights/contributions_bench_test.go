@@ -78,7 +78,9 @@ func BenchmarkContributions(b *testing.B) {
 		name   string
 		change func(i int) *informersv1alpha1.UpdateInformer
 	}{
-		{"change=insights", func(i int) *informersv1alpha1.UpdateInformer { return contributionOf(0, perInformer, now.Add(-10*time.Second), i+1) }},
+		{"change=insights", func(i int) *informersv1alpha1.UpdateInformer {
+			return contributionOf(0, perInformer, now.Add(-10*time.Second), i+1)
+		}},
 		{"change=renewal", func(i int) *informersv1alpha1.UpdateInformer {
 			return contributionOf(0, perInformer, now.Add(-10*time.Second+time.Duration(i+1)*time.Millisecond), 0)
 		}},

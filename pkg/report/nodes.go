@@ -17,6 +17,7 @@ package report
 import (
 	"io"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
@@ -29,12 +30,26 @@ type nodeRow struct {
 	// rawVersion is the node's version, empty when unknown.
 	rawVersion string
 	encoding.NodeState
+	// blocked says an external informer's Health insight holds the node's
+	// drain; the message then names the budgets.
+	blocked bool
 }
 
-func newNodeRow(n *v1alpha1.NodeStatusInsight) nodeRow {
+func newNodeRow(n *v1alpha1.NodeStatusInsight, blockedBy []string) nodeRow {
 	row := nodeRow{name: n.Name, version: n.Version, rawVersion: n.Version, NodeState: encoding.NodeStateOf(n.Name, n.Conditions, n.EstimatedToComplete)}
 	if row.version == "" {
 		row.version = "?"
+	}
+	if len(blockedBy) > 0 {
+		// MESSAGE is the last column: the words fit after oc's message
+		// without moving another column.
+		row.blocked = true
+		blocked := "blocked by " + strings.Join(blockedBy, ", ")
+		if row.Message == "" {
+			row.Message = blocked
+		} else {
+			row.Message += "; " + blocked
+		}
 	}
 	return row
 }
@@ -47,7 +62,7 @@ func (r *renderer) nodes(p *poolView, controlPlane bool) {
 	rows := make([]nodeRow, len(p.nodes))
 	allUpdated := true
 	for i, n := range p.nodes {
-		rows[i] = newNodeRow(n)
+		rows[i] = newNodeRow(n, r.v.blockedBy[n.Name])
 		allUpdated = allUpdated && rows[i].Phase == encoding.NodePhaseUpdated
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
@@ -74,7 +89,8 @@ func (r *renderer) nodes(p *poolView, controlPlane bool) {
 	_, _ = io.WriteString(tw, "\nNAME\tASSESSMENT\tPHASE\tVERSION\tEST\tMESSAGE\n")
 	var total, completed, available, progressing, outdated, draining, excluded int
 	for i, row := range rows {
-		if !detailed && i >= 10 && !row.Degraded && (!row.Unavailable || row.Updating) {
+		// A node whose drain is held is shown, as a degraded one is.
+		if !detailed && i >= 10 && !row.Degraded && !row.blocked && (!row.Unavailable || row.Updating) {
 			total++
 			if row.Updated {
 				completed++

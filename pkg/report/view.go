@@ -15,6 +15,7 @@
 package report
 
 import (
+	"slices"
 	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,6 +43,10 @@ type view struct {
 	health []healthEntry
 	// nodePool maps a node name to its pool name.
 	nodePool map[string]string
+	// blockedBy maps a node name to the PodDisruptionBudgets
+	// ("namespace/name", sorted) that external informers' Health insights
+	// say hold its drain (encoding.DrainBlockOf); empty without them.
+	blockedBy map[string][]string
 }
 
 type poolView struct {
@@ -93,7 +98,7 @@ func findCondition(conds []metav1.Condition, typ string) *metav1.Condition {
 // the order it reads the MachineConfigPools: by name from an API server (the
 // order of status.workerPools), in file order from object dumps.
 func newView(st *v1alpha1.UpdateStatusStatus, order []string) *view {
-	v := &view{nodePool: map[string]string{}}
+	v := &view{nodePool: map[string]string{}, blockedBy: map[string][]string{}}
 	pools := map[string]*poolView{}
 	pool := func(name string) *poolView {
 		p := pools[name]
@@ -118,6 +123,11 @@ func newView(st *v1alpha1.UpdateStatusStatus, order []string) *view {
 		}
 		seen[key] = true
 		v.health = append(v.health, e)
+		if b, ok := encoding.DrainBlockOf(informer, h); ok {
+			for _, node := range b.Nodes {
+				v.blockedBy[node] = append(v.blockedBy[node], b.Budgets...)
+			}
+		}
 	}
 	masterName := ""
 	addNode := func(n *v1alpha1.NodeStatusInsight) {
@@ -190,6 +200,10 @@ func newView(st *v1alpha1.UpdateStatusStatus, order []string) *view {
 		}
 	}
 	sort.SliceStable(v.operators, func(i, j int) bool { return v.operators[i].Name < v.operators[j].Name })
+	for node, budgets := range v.blockedBy {
+		slices.Sort(budgets)
+		v.blockedBy[node] = slices.Compact(budgets)
+	}
 	if masterName != "" {
 		v.master = pools[masterName]
 	}

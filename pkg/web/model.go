@@ -16,6 +16,7 @@ package web
 
 import (
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -56,6 +57,12 @@ type Node struct {
 	Message    string `json:"m,omitempty"`
 	Version    string `json:"v,omitempty"`
 	Est        string `json:"e,omitempty"`
+	// BlockedBy are the PodDisruptionBudgets ("namespace/name", sorted)
+	// that external informers' Health insights say hold the node's drain
+	// (encoding.DrainBlockOf), and BlockingPods the pods those insights
+	// name; both empty without such an insight.
+	BlockedBy    []string `json:"bb,omitempty"`
+	BlockingPods []string `json:"bp,omitempty"`
 	// controlPlane is the node's scope, for a pool without its own insight.
 	controlPlane bool
 }
@@ -161,6 +168,9 @@ type Health struct {
 	// Informer names the external informer that reports the insight
 	// (docs/insights.md#external-informers); empty for the server's own.
 	Informer string `json:"informer,omitempty"`
+	// drain is what the insight says holds node drains, nil when it says
+	// nothing of it.
+	drain *encoding.DrainBlock
 }
 
 // APIError is a refusal or failure of the cluster API, shown on the page.
@@ -222,7 +232,9 @@ type model struct {
 	pools     map[string]*poolState
 	nodes     map[string]Node
 	health    map[string]Health
-	errors    map[string]APIError
+	// drains are the health insights that hold node drains, by key.
+	drains map[string]*encoding.DrainBlock
+	errors map[string]APIError
 
 	dirtyNodes   map[string]struct{}
 	dirtyPools   map[string]struct{}
@@ -240,6 +252,7 @@ func newModel() *model {
 		pools:      map[string]*poolState{},
 		nodes:      map[string]Node{},
 		health:     map[string]Health{},
+		drains:     map[string]*encoding.DrainBlock{},
 		errors:     map[string]APIError{},
 		dirtyNodes: map[string]struct{}{},
 		dirtyPools: map[string]struct{}{},
@@ -289,10 +302,28 @@ func (m *model) setSynced() {
 	}
 }
 
-// setNodeLocked stores a cell; it reports whether anything changed.
+// blockedLocked adds to n what the health insights say holds its drain.
+func (m *model) blockedLocked(n Node) Node {
+	n.BlockedBy, n.BlockingPods = nil, nil
+	for _, b := range m.drains {
+		if slices.Contains(b.Nodes, n.Name) {
+			n.BlockedBy = append(n.BlockedBy, b.Budgets...)
+			n.BlockingPods = append(n.BlockingPods, b.Pods...)
+		}
+	}
+	for _, l := range []*[]string{&n.BlockedBy, &n.BlockingPods} {
+		slices.Sort(*l)
+		*l = slices.Compact(*l)
+	}
+	return n
+}
+
+// setNodeLocked stores a cell with its blockers; it reports whether
+// anything changed.
 func (m *model) setNodeLocked(n Node) bool {
+	n = m.blockedLocked(n)
 	old, had := m.nodes[n.Name]
-	if had && old == n {
+	if had && reflect.DeepEqual(old, n) {
 		return false
 	}
 	if had {
@@ -421,6 +452,9 @@ func healthOf(uid, informer string, h *v1alpha1.HealthStatusInsight) Health {
 	if encoding.IsExternalInformer(informer) {
 		out.Informer = informer
 	}
+	if b, ok := encoding.DrainBlockOf(informer, h); ok {
+		out.drain = &b
+	}
 	if !h.StartedAt.IsZero() && !encoding.IsUnknownTime(h.StartedAt.Time) {
 		t := h.StartedAt.UTC()
 		out.StartedAt = &t
@@ -443,21 +477,34 @@ func healthOf(uid, informer string, h *v1alpha1.HealthStatusInsight) Health {
 }
 
 // setHealthLocked sets the health insight of key (healthKey); nil removes
-// it.
+// it. The cells of the nodes whose drain it holds, or held, change with it.
 func (m *model) setHealthLocked(key string, n *Health) {
 	old, had := m.health[key]
-	if n == nil {
-		if had {
-			delete(m.health, key)
-			m.healthDirty = true
-		}
+	switch {
+	case n == nil && !had:
 		return
-	}
-	if had && reflect.DeepEqual(old, *n) {
+	case n == nil:
+		delete(m.health, key)
+	case had && reflect.DeepEqual(old, *n):
 		return
+	default:
+		m.health[key] = *n
 	}
-	m.health[key] = *n
 	m.healthDirty = true
+	var nodes []string
+	if old.drain != nil {
+		nodes = append(nodes, old.drain.Nodes...)
+	}
+	delete(m.drains, key)
+	if n != nil && n.drain != nil {
+		m.drains[key] = n.drain
+		nodes = append(nodes, n.drain.Nodes...)
+	}
+	for _, name := range nodes {
+		if cell, ok := m.nodes[name]; ok {
+			m.setNodeLocked(cell)
+		}
+	}
 }
 
 // setHealth sets the health insight uid of informer; nil removes it.

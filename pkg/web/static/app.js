@@ -22,6 +22,9 @@
     s.color = css.getPropertyValue("--" + s.id).trim() || "#888";
     BY_ID[s.id] = s;
   });
+  // A node whose drain an external informer says a PodDisruptionBudget
+  // holds (the cell's bb): a corner mark over its state.
+  var BLOCKED = css.getPropertyValue("--blocked").trim() || "#000";
   var LEVELS = ["Critical", "Error", "Warning", "Info", "Unknown"];
 
   var $ = function (id) { return document.getElementById(id); };
@@ -355,7 +358,24 @@
       var n = nodes.get(p.names[i]);
       var x = (i % l.cols) * (l.size + l.gap), y = Math.floor(i / l.cols) * (l.size + l.gap);
       drawCell(ctx, BY_ID[n.s] || BY_ID.unknown, x, y, l.size);
+      if (n.bb && n.bb.length) { drawBlocked(ctx, x, y, l.size); }
     }
+  }
+
+  // drawBlocked marks a cell whose drain is blocked: a triangle in its
+  // top-right corner, edged in white so that it shows on every colour.
+  function drawBlocked(ctx, x, y, s) {
+    var t = Math.max(4, Math.round(s * 0.45));
+    ctx.beginPath();
+    ctx.moveTo(x + s - t, y);
+    ctx.lineTo(x + s, y);
+    ctx.lineTo(x + s, y + t);
+    ctx.closePath();
+    ctx.fillStyle = BLOCKED;
+    ctx.fill();
+    ctx.lineWidth = 1;
+    ctx.strokeStyle = "#fff";
+    ctx.stroke();
   }
 
   // drawCell draws one node: its colour, and its letter when the cell is
@@ -427,6 +447,15 @@
     if (n.e && n.e !== "-") { lines.push("estimate " + n.e); }
     if (n.m) { lines.push(n.m); }
     lines.forEach(function (t) { tip.append(document.createElement("br"), t); });
+    var blocked = !!(n.bb && n.bb.length);
+    tip.classList.toggle("blocked", blocked);
+    if (blocked) {
+      var box = document.createElement("div");
+      box.className = "blockers";
+      box.append("Drain blocked by PodDisruptionBudget " + n.bb.join(", "));
+      if (n.bp && n.bp.length) { box.append(document.createElement("br"), "pods " + n.bp.join(", ")); }
+      tip.appendChild(box);
+    }
     tip.hidden = false;
     var x = Math.min(e.clientX + 14, window.innerWidth - tip.offsetWidth - 8);
     var y = e.clientY + 16 + tip.offsetHeight > window.innerHeight ? e.clientY - tip.offsetHeight - 8 : e.clientY + 16;
@@ -537,6 +566,15 @@
     li.append(glyph(st, 16), glyph(st, 8), " " + st.letter + " " + st.label);
     $("legend").appendChild(li);
   });
+  (function () {
+    var li = document.createElement("li");
+    li.setAttribute("data-state", "blocked");
+    var c = glyph(BY_ID.draining, 16);
+    var ctx = c.getContext("2d");
+    drawBlocked(ctx, 0, 0, 16);
+    li.append(c, " Drain blocked by a PodDisruptionBudget (hover for the budget and pods)");
+    $("legend").appendChild(li);
+  })();
 
   connect();
 })();

@@ -21,7 +21,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/update-status/apiserver/internal/synth"
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
@@ -104,17 +103,7 @@ func TestExternalInformer(t *testing.T) {
 // insight the node tables are unchanged.
 func TestDrainBlockedNode(t *testing.T) {
 	src, now := scenario(t, "4.15.0-ec2-early")
-	worker := src.Nodes[len(src.Nodes)-1]
-	for i := 0; i < 12; i++ {
-		n := worker.DeepCopy()
-		n.Name = fmt.Sprintf("extra-%02d.us-east-2.compute.internal", i)
-		n.UID = types.UID(fmt.Sprintf("extra-%d", i))
-		if i == 11 {
-			n.Annotations["machineconfiguration.openshift.io/state"] = "Degraded"
-			n.Annotations["machineconfiguration.openshift.io/reason"] = "disk full on " + n.Name
-		}
-		src.Nodes = append(src.Nodes, n)
-	}
+	addWorkers(src)
 	base := insights.Compute(src, now).Status
 	var cpNode string
 	for _, inf := range base.ControlPlane.Informers {

@@ -89,9 +89,10 @@ func render(t *testing.T, src *insights.Sources, now time.Time, d Details) strin
 	return b.String()
 }
 
-func TestNodeTableShowsTenRows(t *testing.T) {
-	src, now := scenario(t, "4.15.0-ec2-early")
-	var worker = src.Nodes[len(src.Nodes)-1]
+// addWorkers adds to src twelve copies of its last node, extra-00 to
+// extra-11, the last one Degraded: more rows than a node table shows.
+func addWorkers(src *insights.Sources) {
+	worker := src.Nodes[len(src.Nodes)-1]
 	for i := 0; i < 12; i++ {
 		n := worker.DeepCopy()
 		n.Name = fmt.Sprintf("extra-%02d.us-east-2.compute.internal", i)
@@ -102,6 +103,11 @@ func TestNodeTableShowsTenRows(t *testing.T) {
 		}
 		src.Nodes = append(src.Nodes, n)
 	}
+}
+
+func TestNodeTableShowsTenRows(t *testing.T) {
+	src, now := scenario(t, "4.15.0-ec2-early")
+	addWorkers(src)
 	out := render(t, src, now, DetailsNone)
 	if !strings.Contains(out, "extra-11.us-east-2.compute.internal   Degraded") ||
 		!strings.Contains(out, "disk full on <node>") {

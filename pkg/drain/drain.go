@@ -219,9 +219,6 @@ func selects(b *policyv1.PodDisruptionBudget, p *corev1.Pod) bool {
 	return sel.Matches(labels.Set(p.Labels))
 }
 
-// Selects is selects for callers that gather a budget's protected pods.
-func Selects(b *policyv1.PodDisruptionBudget, p *corev1.Pod) bool { return selects(b, p) }
-
 // PodReady tells whether p's Ready condition is True.
 func PodReady(p *corev1.Pod) bool {
 	for _, c := range p.Status.Conditions {

@@ -140,7 +140,7 @@ func (e *Engine) judgeContributions(src *Sources, ps *poolSet, a *assembly) {
 		memory[key] = ent
 		v := Verdict{Namespace: o.Namespace, Name: o.Name, Generation: o.Generation,
 			Informer: informersv1alpha1.InformerName(o.Namespace, o.Name), Accepted: true}
-		renewed, lease := leaseOf(o)
+		renewed, lease := LeaseOf(o)
 		v.ExpiresAt = renewed.Add(lease)
 		v.Expired = !a.now.Before(v.ExpiresAt)
 		switch {
@@ -200,8 +200,9 @@ func (e *Engine) judgeContributions(src *Sources, ps *poolSet, a *assembly) {
 	a.external = accepted
 }
 
-// leaseOf returns when o was last renewed and its lease.
-func leaseOf(o *informersv1alpha1.UpdateInformer) (time.Time, time.Duration) {
+// LeaseOf returns when o was last renewed (its creation when it never was)
+// and its lease (the default when it sets none).
+func LeaseOf(o *informersv1alpha1.UpdateInformer) (time.Time, time.Duration) {
 	renewed := o.CreationTimestamp.Time
 	if o.Spec.RenewTime != nil {
 		renewed = o.Spec.RenewTime.Time

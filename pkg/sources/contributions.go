@@ -71,15 +71,8 @@ func contributionMatters(old, updated interface{}, now time.Time) bool {
 // leaseCurrent reports whether o's lease runs at now with a renewTime the
 // engine accepts.
 func leaseCurrent(o *informersv1alpha1.UpdateInformer, now time.Time) bool {
-	renewed := o.CreationTimestamp.Time
-	if o.Spec.RenewTime != nil {
-		renewed = o.Spec.RenewTime.Time
-	}
-	seconds := int64(informersv1alpha1.DefaultLeaseDurationSeconds)
-	if s := o.Spec.LeaseDurationSeconds; s != nil && *s > 0 {
-		seconds = int64(*s)
-	}
-	return now.Before(renewed.Add(time.Duration(seconds)*time.Second)) && !renewed.After(now.Add(insights.MaxClockSkew))
+	renewed, lease := insights.LeaseOf(o)
+	return now.Before(renewed.Add(lease)) && !renewed.After(now.Add(insights.MaxClockSkew))
 }
 
 // contributionStatus writes the engine's verdicts into the status of the

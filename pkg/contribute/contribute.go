@@ -16,12 +16,16 @@
 // contribute insights to UpdateStatus as an external informer: it keeps one
 // UpdateInformer object (informers.update.openshift.io/v1alpha1) in the
 // component's namespace up to date with what the component asserts, renews
-// its lease, and withdraws it on shutdown.
+// its lease through a companion coordination.k8s.io Lease, and withdraws both
+// on shutdown.
 //
-//	c, err := contribute.New(clientset.InformersV1alpha1(), "my-namespace", "my-informer")
+//	c, err := contribute.New(clientset.InformersV1alpha1(), kubeClient, "my-namespace", "my-informer")
 //	c.Set(controlPlaneInsights, workerPools)
-//	err = c.Run(ctx) // writes, renews every lease/3, deletes the object when ctx ends
+//	err = c.Run(ctx) // writes, renews every lease/3, deletes both objects when ctx ends
 //
+// The UpdateInformer is written only when what the component asserts
+// changes; the renewals go to the small Lease (with the lease controller
+// kubelets renew their Nodes with), so that they cost the server nothing.
 // The component needs the update-status-informer ClusterRole bound in its
 // namespace (artifacts/deploy/base/rbac-informer.yaml). Its insights are
 // served under the informer name <name>.<namespace>.
@@ -34,10 +38,14 @@ import (
 	"sync"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/component-helpers/apimachinery/lease"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
@@ -59,7 +67,8 @@ func WithLease(d time.Duration) Option {
 	return func(c *Contributor) { c.lease = d }
 }
 
-// WithClock sets the clock of renewTime and of the renewal ticker (tests).
+// WithClock sets the clock of the renewTimes and of the retry ticker
+// (tests); the Lease is renewed every third of the lease of real time.
 func WithClock(clk clock.WithTicker) Option {
 	return func(c *Contributor) { c.clock = clk }
 }
@@ -68,6 +77,7 @@ func WithClock(clk clock.WithTicker) Option {
 // component asserts. Its methods are safe for concurrent use.
 type Contributor struct {
 	client    informersclient.UpdateInformerInterface
+	kube      kubernetes.Interface
 	namespace string
 	name      string
 	lease     time.Duration
@@ -77,13 +87,18 @@ type Contributor struct {
 	cp      []updatev1alpha1.ControlPlaneInsight
 	pools   []informersv1alpha1.WorkerPoolContribution
 	changed chan struct{} // a Set since the last write, for Run
+	uid     types.UID     // of the UpdateInformer last written, for the Lease's owner reference
 }
 
-// New returns the Contributor of the UpdateInformer namespace/name. It
-// writes nothing until Write or Run. The name must be a DNS subdomain other
-// than a built-in informer's, and the informer name <name>.<namespace> must
-// fit in a label value.
-func New(client informersclient.UpdateInformersGetter, namespace, name string, opts ...Option) (*Contributor, error) {
+// New returns the Contributor of the UpdateInformer namespace/name, whose
+// companion Lease (the same namespace and name) kube renews. It writes
+// nothing until Write or Run. The name must be a DNS subdomain other than a
+// built-in informer's, and the informer name <name>.<namespace> must fit in
+// a label value.
+func New(client informersclient.UpdateInformersGetter, kube kubernetes.Interface, namespace, name string, opts ...Option) (*Contributor, error) {
+	if client == nil || kube == nil {
+		return nil, fmt.Errorf("both clients are required")
+	}
 	if errs := validation.IsDNS1123Label(namespace); len(errs) > 0 {
 		return nil, fmt.Errorf("namespace %q: %v", namespace, errs)
 	}
@@ -99,6 +114,7 @@ func New(client informersclient.UpdateInformersGetter, namespace, name string, o
 	}
 	c := &Contributor{
 		client:    client.UpdateInformers(namespace),
+		kube:      kube,
 		namespace: namespace,
 		name:      name,
 		lease:     informersv1alpha1.DefaultLeaseDurationSeconds * time.Second,
@@ -158,17 +174,18 @@ func (c *Contributor) spec() informersv1alpha1.UpdateInformerSpec {
 }
 
 // Write creates or updates the object with what was Set and renews the
-// lease (renewTime now). An update that meets a conflict is retried on the
-// latest object.
+// lease in it (renewTime now). An update that meets a conflict is retried on
+// the latest object.
 func (c *Contributor) Write(ctx context.Context) error {
 	spec := c.spec()
+	var written *informersv1alpha1.UpdateInformer
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		current, err := c.client.Get(ctx, c.name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			_, err = c.client.Create(ctx, &informersv1alpha1.UpdateInformer{
+			written, err = c.client.Create(ctx, &informersv1alpha1.UpdateInformer{
 				ObjectMeta: metav1.ObjectMeta{Namespace: c.namespace, Name: c.name},
 				Spec:       spec,
-			}, metav1.CreateOptions{FieldManager: "update-status-contribute"})
+			}, metav1.CreateOptions{FieldManager: fieldManager})
 			if apierrors.IsAlreadyExists(err) {
 				// Created meanwhile: a conflict, retried as an update.
 				return apierrors.NewConflict(informersv1alpha1.Resource(informersv1alpha1.ResourceUpdateInformers), c.name, err)
@@ -179,11 +196,36 @@ func (c *Contributor) Write(ctx context.Context) error {
 			return err
 		}
 		current.Spec = spec
-		_, err = c.client.Update(ctx, current, metav1.UpdateOptions{FieldManager: "update-status-contribute"})
+		written, err = c.client.Update(ctx, current, metav1.UpdateOptions{FieldManager: fieldManager})
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("writing UpdateInformer %s/%s: %w", c.namespace, c.name, err)
+	}
+	c.mu.Lock()
+	c.uid = written.UID
+	c.mu.Unlock()
+	return nil
+}
+
+// fieldManager is the field manager of the writes.
+const fieldManager = "update-status-contribute"
+
+// labelLease makes l the companion Lease of the UpdateInformer, owned by
+// it so that a cluster's garbage collector removes it with the object.
+func (c *Contributor) labelLease(l *coordinationv1.Lease) error {
+	if l.Labels == nil {
+		l.Labels = map[string]string{}
+	}
+	l.Labels[informersv1alpha1.LeaseLabel] = c.name
+	c.mu.Lock()
+	uid := c.uid
+	c.mu.Unlock()
+	if uid != "" {
+		l.OwnerReferences = []metav1.OwnerReference{{
+			APIVersion: informersv1alpha1.SchemeGroupVersion.String(), Kind: informersv1alpha1.KindUpdateInformer,
+			Name: c.name, UID: uid,
+		}}
 	}
 	return nil
 }
@@ -191,7 +233,7 @@ func (c *Contributor) Write(ctx context.Context) error {
 // Withdraw deletes the object: the server drops its insights at once, as
 // for a component that stopped on purpose (a lapsed lease, by contrast, is
 // reported as an informer that stopped reporting). An absent object is not
-// an error.
+// an error. Run deletes the companion Lease too.
 func (c *Contributor) Withdraw(ctx context.Context) error {
 	err := c.client.Delete(ctx, c.name, metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
@@ -200,30 +242,46 @@ func (c *Contributor) Withdraw(ctx context.Context) error {
 	return nil
 }
 
-// Run writes at once, then again after every Set and every third of the
-// lease, until ctx ends; then it withdraws the object and returns the
-// withdrawal's error. A failed write is logged and retried at the next
-// renewal or Set: the lease is long enough to survive a few.
+// Run writes the object at once and again after every Set, and renews the
+// companion Lease every third of the lease, until ctx ends; then it
+// withdraws both and returns the withdrawal's error. A failed write is
+// logged and retried every third of the lease: the lease is long enough to
+// survive a few.
 func (c *Contributor) Run(ctx context.Context) error {
 	logger := klog.FromContext(ctx).WithValues("informer", c.InformerName())
 	ticker := c.clock.NewTicker(c.lease / 3)
 	defer ticker.Stop()
+	failed := false
 	write := func() {
-		if err := c.Write(ctx); err != nil && ctx.Err() == nil {
-			logger.Error(err, "Cannot write the contribution; retrying at the next renewal")
+		err := c.Write(ctx)
+		failed = err != nil
+		if err != nil && ctx.Err() == nil {
+			logger.Error(err, "Cannot write the contribution; retrying")
 		}
 	}
 	write()
+	renewals := lease.NewController(c.clock, c.kube, c.InformerName(), int32(math.Ceil(c.lease.Seconds())), nil,
+		c.lease/3, c.name, c.namespace, c.labelLease)
+	renewing := make(chan struct{})
+	go func() {
+		defer close(renewing)
+		renewals.Run(ctx)
+	}()
 	for {
 		select {
 		case <-ctx.Done():
+			<-renewing
 			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), withdrawTimeout)
 			defer cancel()
-			return c.Withdraw(wctx)
+			err := c.Withdraw(wctx)
+			renewals.Stop() // deletes the Lease
+			return err
 		case <-c.changed:
 			write()
 		case <-ticker.C():
-			write()
+			if failed {
+				write()
+			}
 		}
 	}
 }

@@ -22,10 +22,12 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -71,7 +73,7 @@ func TestNewRefuses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := New(client, tc.namespace, tc.informer, tc.opts...)
+			_, err := New(client, kubefake.NewClientset(), tc.namespace, tc.informer, tc.opts...)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("New: %v, want an error with %q", err, tc.want)
 			}
@@ -83,7 +85,7 @@ func TestWrite(t *testing.T) {
 	ctx := t.Context()
 	cs := newFake()
 	clk := clocktesting.NewFakeClock(start)
-	c, err := New(cs.InformersV1alpha1(), "ns", "demo", WithLease(90*time.Second), WithClock(clk))
+	c, err := New(cs.InformersV1alpha1(), kubefake.NewClientset(), "ns", "demo", WithLease(90*time.Second), WithClock(clk))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +135,7 @@ func TestWriteRetriesOnConflict(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	c, err := New(cs.InformersV1alpha1(), "ns", "demo")
+	c, err := New(cs.InformersV1alpha1(), kubefake.NewClientset(), "ns", "demo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +156,7 @@ func TestWriteFails(t *testing.T) {
 	cs.PrependReactor("create", "updateinformers", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(informersv1alpha1.Resource("updateinformers"), "demo", errors.New("no"))
 	})
-	c, err := New(cs.InformersV1alpha1(), "ns", "demo")
+	c, err := New(cs.InformersV1alpha1(), kubefake.NewClientset(), "ns", "demo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,12 +165,24 @@ func TestWriteFails(t *testing.T) {
 	}
 }
 
+func TestNewNeedsBothClients(t *testing.T) {
+	if _, err := New(newFake().InformersV1alpha1(), nil, "ns", "demo"); err == nil {
+		t.Error("New without a Kubernetes client: no error")
+	}
+}
+
 func TestRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	cs := newFake()
+	cs, kube := newFake(), kubefake.NewClientset()
+	// The fake clientset sets no uid; the Lease's owner reference needs one.
+	cs.PrependReactor("create", "updateinformers", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		a.(clienttesting.CreateAction).GetObject().(*informersv1alpha1.UpdateInformer).UID = "uid-1"
+		return false, nil, nil
+	})
 	clk := clocktesting.NewFakeClock(start)
-	c, err := New(cs.InformersV1alpha1(), "ns", "demo", WithLease(60*time.Second), WithClock(clk))
+	// A lease of 3 s: the Lease is renewed every second of real time.
+	c, err := New(cs.InformersV1alpha1(), kube, "ns", "demo", WithLease(3*time.Second), WithClock(clk))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,16 +190,28 @@ func TestRun(t *testing.T) {
 	go func() { done <- c.Run(ctx) }()
 
 	waitFor(t, "the first write", func() bool { _, ok := tryGet(cs, "ns", "demo"); return ok })
-	waitFor(t, "the renewal ticker", clk.HasWaiters)
+	ui := get(t, cs, "ns", "demo")
+	waitFor(t, "the companion Lease", func() bool { _, ok := tryLease(kube, "ns", "demo"); return ok })
+	l, _ := tryLease(kube, "ns", "demo")
+	if l.Labels[informersv1alpha1.LeaseLabel] != "demo" || *l.Spec.HolderIdentity != "demo.ns" || *l.Spec.LeaseDurationSeconds != 3 ||
+		len(l.OwnerReferences) != 1 || l.OwnerReferences[0].UID != "uid-1" || ui.UID != "uid-1" || l.OwnerReferences[0].Kind != informersv1alpha1.KindUpdateInformer {
+		t.Errorf("Lease %+v", l)
+	}
+
+	// Renewals go to the Lease; the object is not written again.
 	clk.Step(20 * time.Second)
-	waitFor(t, "a renewal", func() bool {
-		ui, ok := tryGet(cs, "ns", "demo")
-		return ok && ui.Spec.RenewTime.Time.Equal(start.Add(20*time.Second))
+	waitFor(t, "a renewal of the Lease", func() bool {
+		l, ok := tryLease(kube, "ns", "demo")
+		return ok && l.Spec.RenewTime.Time.Equal(start.Add(20*time.Second))
 	})
+	if got := get(t, cs, "ns", "demo"); got.ResourceVersion != ui.ResourceVersion {
+		t.Errorf("the object was written again by a renewal: resourceVersion %s, was %s", got.ResourceVersion, ui.ResourceVersion)
+	}
 	c.Set([]updatev1alpha1.ControlPlaneInsight{healthInsight("a"), healthInsight("b")}, nil)
 	waitFor(t, "the write of a Set", func() bool {
 		ui, ok := tryGet(cs, "ns", "demo")
-		return ok && ui.Spec.ControlPlane != nil && len(ui.Spec.ControlPlane.Insights) == 2
+		return ok && ui.Spec.ControlPlane != nil && len(ui.Spec.ControlPlane.Insights) == 2 &&
+			ui.Spec.RenewTime.Time.Equal(start.Add(20*time.Second))
 	})
 
 	cancel()
@@ -195,10 +221,43 @@ func TestRun(t *testing.T) {
 	if _, ok := tryGet(cs, "ns", "demo"); ok {
 		t.Error("the object is still there after Run returned")
 	}
+	if _, ok := tryLease(kube, "ns", "demo"); ok {
+		t.Error("the Lease is still there after Run returned")
+	}
+}
+
+// TestRunRetriesAFailedWrite: a write that fails is retried at the next
+// third of the lease, not only at the next Set.
+func TestRunRetriesAFailedWrite(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	cs := newFake()
+	var creates atomic.Int32
+	cs.PrependReactor("create", "updateinformers", func(clienttesting.Action) (bool, runtime.Object, error) {
+		if creates.Add(1) == 1 {
+			return true, nil, apierrors.NewServiceUnavailable("busy")
+		}
+		return false, nil, nil
+	})
+	clk := clocktesting.NewFakeClock(start)
+	c, err := New(cs.InformersV1alpha1(), kubefake.NewClientset(), "ns", "demo", WithLease(time.Minute), WithClock(clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	waitFor(t, "the first, failed, write", func() bool { return creates.Load() == 1 })
+	waitFor(t, "the retry ticker", clk.HasWaiters)
+	clk.Step(20 * time.Second)
+	waitFor(t, "the retried write", func() bool { _, ok := tryGet(cs, "ns", "demo"); return ok })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
 }
 
 func TestWithdrawAbsent(t *testing.T) {
-	c, err := New(newFake().InformersV1alpha1(), "ns", "demo")
+	c, err := New(newFake().InformersV1alpha1(), kubefake.NewClientset(), "ns", "demo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,6 +277,11 @@ func newFake(objs ...runtime.Object) *fake.Clientset {
 func tryGet(cs *fake.Clientset, namespace, name string) (*informersv1alpha1.UpdateInformer, bool) {
 	ui, err := cs.InformersV1alpha1().UpdateInformers(namespace).Get(context.Background(), name, metav1.GetOptions{})
 	return ui, err == nil
+}
+
+func tryLease(kube *kubefake.Clientset, namespace, name string) (*coordinationv1.Lease, bool) {
+	l, err := kube.CoordinationV1().Leases(namespace).Get(context.Background(), name, metav1.GetOptions{})
+	return l, err == nil
 }
 
 func get(t *testing.T, cs *fake.Clientset, namespace, name string) *informersv1alpha1.UpdateInformer {

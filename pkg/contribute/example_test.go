@@ -20,6 +20,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
 	updatev1alpha1 "github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
@@ -28,14 +29,14 @@ import (
 )
 
 // A component reports that the drain of a worker node is blocked. With a
-// real cluster the clientset comes from versioned.NewForConfig, and Run
-// (instead of Write) keeps the contribution renewed until the component
-// stops.
+// real cluster the clientsets come from versioned.NewForConfig and
+// kubernetes.NewForConfig, and Run (instead of Write) keeps the
+// contribution renewed through its Lease until the component stops.
 func Example() {
 	ctx := context.Background()
-	clientset := fake.NewSimpleClientset()
+	clientset, kube := fake.NewSimpleClientset(), kubefake.NewClientset()
 
-	c, err := contribute.New(clientset.InformersV1alpha1(), "drain-watcher", "drains", contribute.WithLease(time.Minute))
+	c, err := contribute.New(clientset.InformersV1alpha1(), kube, "drain-watcher", "drains", contribute.WithLease(time.Minute))
 	if err != nil {
 		panic(err)
 	}

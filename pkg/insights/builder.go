@@ -18,6 +18,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
@@ -90,6 +91,11 @@ func (b *SourcesBuilder) Add(obj any) bool {
 			return false
 		}
 		b.src.UpdateInformers = append(b.src.UpdateInformers, o)
+	case *coordinationv1.Lease:
+		if o == nil || !IsContributionLease(o) {
+			return false
+		}
+		b.src.ContributionLeases = append(b.src.ContributionLeases, o)
 	default:
 		return false
 	}

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
@@ -118,6 +119,7 @@ func (e *Engine) judgeContributions(src *Sources, ps *poolSet, a *assembly) {
 		}
 		return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name))
 	})
+	leases := companionLeases(src.ContributionLeases)
 	memory := make(map[string]*contributionEntry, len(objs))
 	cpUsed, poolUsed := 0, map[string]int{}
 	var accepted []*contribution
@@ -140,7 +142,7 @@ func (e *Engine) judgeContributions(src *Sources, ps *poolSet, a *assembly) {
 		memory[key] = ent
 		v := Verdict{Namespace: o.Namespace, Name: o.Name, Generation: o.Generation,
 			Informer: informersv1alpha1.InformerName(o.Namespace, o.Name), Accepted: true}
-		renewed, lease := LeaseOf(o)
+		renewed, lease := LeaseOf(o, leases[key])
 		v.ExpiresAt = renewed.Add(lease)
 		v.Expired = !a.now.Before(v.ExpiresAt)
 		switch {
@@ -200,18 +202,44 @@ func (e *Engine) judgeContributions(src *Sources, ps *poolSet, a *assembly) {
 	a.external = accepted
 }
 
-// LeaseOf returns when o was last renewed (its creation when it never was)
-// and its lease (the default when it sets none).
-func LeaseOf(o *informersv1alpha1.UpdateInformer) (time.Time, time.Duration) {
+// LeaseOf returns when o was last renewed and its lease (the default when it
+// sets none). The renewal is the later of o's spec.renewTime (its creation
+// when unset) and the renewTime of l, its companion Lease (nil when it has
+// none; see IsContributionLease).
+func LeaseOf(o *informersv1alpha1.UpdateInformer, l *coordinationv1.Lease) (time.Time, time.Duration) {
 	renewed := o.CreationTimestamp.Time
 	if o.Spec.RenewTime != nil {
 		renewed = o.Spec.RenewTime.Time
+	}
+	if l != nil && l.Spec.RenewTime != nil && l.Spec.RenewTime.After(renewed) {
+		renewed = l.Spec.RenewTime.Time
 	}
 	seconds := int32(informersv1alpha1.DefaultLeaseDurationSeconds)
 	if s := o.Spec.LeaseDurationSeconds; s != nil && *s > 0 {
 		seconds = *s
 	}
 	return renewed, time.Duration(seconds) * time.Second
+}
+
+// IsContributionLease reports whether l renews an UpdateInformer: the one
+// with its namespace and name, when it carries informersv1alpha1.LeaseLabel.
+func IsContributionLease(l *coordinationv1.Lease) bool {
+	_, ok := l.Labels[informersv1alpha1.LeaseLabel]
+	return ok
+}
+
+// companionLeases indexes the contribution leases by namespace/name.
+func companionLeases(leases []*coordinationv1.Lease) map[string]*coordinationv1.Lease {
+	if len(leases) == 0 {
+		return nil
+	}
+	out := make(map[string]*coordinationv1.Lease, len(leases))
+	for _, l := range leases {
+		if l != nil && IsContributionLease(l) {
+			out[l.Namespace+"/"+l.Name] = l
+		}
+	}
+	return out
 }
 
 // prepareContribution checks what o alone decides and sorts its insights as

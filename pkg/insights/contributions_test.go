@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -491,34 +492,54 @@ func TestContributionLease(t *testing.T) {
 	base := Compute(cluster(), now)
 	micro := func(t time.Time) *metav1.MicroTime { m := metav1.NewMicroTime(t); return &m }
 	seconds := func(n int32) *int32 { return &n }
+	lease := func(name string, renewed time.Time, labelled bool) *coordinationv1.Lease {
+		l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "openshift-drain", Name: name},
+			Spec: coordinationv1.LeaseSpec{RenewTime: micro(renewed)}}
+		if labelled {
+			l.Labels = map[string]string{informersv1alpha1.LeaseLabel: name}
+		}
+		return l
+	}
 	for _, tc := range []struct {
 		name    string
 		edit    func(o *informersv1alpha1.UpdateInformer)
 		expires time.Time
+		lease   *coordinationv1.Lease
 	}{
+		{"renewed through its Lease", func(o *informersv1alpha1.UpdateInformer) { o.Spec.RenewTime = micro(now.Add(-2 * time.Minute)) },
+			now.Add(45 * time.Second), lease("drain", now.Add(-15*time.Second), true)},
+		{"renewTime later than the Lease", func(o *informersv1alpha1.UpdateInformer) { o.Spec.RenewTime = micro(now.Add(-10 * time.Second)) },
+			now.Add(50 * time.Second), lease("drain", now.Add(-50*time.Second), true)},
+		{"a Lease without the label renews nothing", func(o *informersv1alpha1.UpdateInformer) { o.Spec.RenewTime = micro(now.Add(-2 * time.Minute)) },
+			now.Add(-time.Minute), lease("drain", now.Add(-15*time.Second), false)},
+		{"another object's Lease renews nothing", func(o *informersv1alpha1.UpdateInformer) { o.Spec.RenewTime = micro(now.Add(-2 * time.Minute)) },
+			now.Add(-time.Minute), lease("other", now.Add(-15*time.Second), true)},
 		{"default lease from renewTime", func(o *informersv1alpha1.UpdateInformer) { o.Spec.RenewTime = micro(now.Add(-30 * time.Second)) },
-			now.Add(30 * time.Second)},
+			now.Add(30 * time.Second), nil},
 		{"a lease of its own", func(o *informersv1alpha1.UpdateInformer) {
 			o.Spec.RenewTime, o.Spec.LeaseDurationSeconds = micro(now.Add(-time.Hour)), seconds(3601)
-		}, now.Add(time.Second)},
+		}, now.Add(time.Second), nil},
 		{"default lease from creation", func(o *informersv1alpha1.UpdateInformer) {
 			o.Spec.RenewTime, o.CreationTimestamp = nil, mt(now.Add(-20*time.Second))
-		}, now.Add(40 * time.Second)},
+		}, now.Add(40 * time.Second), nil},
 		{"a lease of zero is the default", func(o *informersv1alpha1.UpdateInformer) {
 			o.Spec.RenewTime, o.Spec.LeaseDurationSeconds = micro(now.Add(-10*time.Second)), seconds(0)
-		}, now.Add(50 * time.Second)},
+		}, now.Add(50 * time.Second), nil},
 		{"expired by renewTime", func(o *informersv1alpha1.UpdateInformer) { o.Spec.RenewTime = micro(now.Add(-61 * time.Second)) },
-			now.Add(-time.Second)},
+			now.Add(-time.Second), nil},
 		{"expired at the instant", func(o *informersv1alpha1.UpdateInformer) { o.Spec.RenewTime = micro(now.Add(-time.Minute)) },
-			now},
+			now, nil},
 		{"expired from creation", func(o *informersv1alpha1.UpdateInformer) {
 			o.Spec.RenewTime, o.CreationTimestamp = nil, mt(now.Add(-2*time.Minute))
-		}, now.Add(-time.Minute)},
+		}, now.Add(-time.Minute), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := drain(t)
 			tc.edit(o)
 			src := withInformers(cluster(), o)
+			if tc.lease != nil {
+				src.ContributionLeases = []*coordinationv1.Lease{tc.lease}
+			}
 			res := Compute(src, now)
 			mustValid(t, res)
 			v := res.Verdicts[0]

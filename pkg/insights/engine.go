@@ -31,6 +31,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -66,6 +67,9 @@ type Sources struct {
 	// UpdateInformers are the contributions of external informers
 	// (docs/insights.md#external-informers).
 	UpdateInformers []*informersv1alpha1.UpdateInformer
+	// ContributionLeases are the coordination.k8s.io Leases through which
+	// the components renew their UpdateInformers (IsContributionLease).
+	ContributionLeases []*coordinationv1.Lease
 }
 
 // Alert is one Prometheus alert, as listed by /api/v1/alerts.

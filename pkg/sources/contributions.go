@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -47,20 +48,78 @@ func transformUpdateInformer(obj interface{}) (interface{}, error) {
 	return o, nil
 }
 
-// contributionMatters says whether an update of an UpdateInformer can change
-// the engine's result. A renewal (a later renewTime and nothing else in the
-// spec) of a current lease cannot: the engine looks at the lease again when
-// the old one would have lapsed (the result's NextChange), so a component
-// renewing every few seconds costs no computation. A renewal of a lapsed
-// lease, or one that involves a renewTime ahead of the clock, does matter.
-// The server's own status writes change no spec and do not matter either.
-func contributionMatters(old, updated interface{}, now time.Time) bool {
+// transformLease drops the managed fields of a contribution Lease.
+func transformLease(obj interface{}) (interface{}, error) {
+	if l, ok := obj.(*coordinationv1.Lease); ok {
+		l.ManagedFields = nil
+	}
+	return obj, nil
+}
+
+// contributionCaches are the caches of the UpdateInformers and of their
+// companion Leases, each set when its informer starts.
+type contributionCaches struct {
+	mu        sync.Mutex
+	informers cache.SharedIndexInformer
+	leases    cache.SharedIndexInformer
+}
+
+func (c *contributionCaches) setInformers(inf cache.SharedIndexInformer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.informers = inf
+}
+
+func (c *contributionCaches) setLeases(inf cache.SharedIndexInformer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.leases = inf
+}
+
+func (c *contributionCaches) updateInformer(namespace, name string) *informersv1alpha1.UpdateInformer {
+	c.mu.Lock()
+	inf := c.informers
+	c.mu.Unlock()
+	o, _ := cached(inf, namespace, name).(*informersv1alpha1.UpdateInformer)
+	return o
+}
+
+func (c *contributionCaches) lease(namespace, name string) *coordinationv1.Lease {
+	c.mu.Lock()
+	inf := c.leases
+	c.mu.Unlock()
+	o, _ := cached(inf, namespace, name).(*coordinationv1.Lease)
+	return o
+}
+
+// cached returns the object namespace/name of inf's cache, nil when there is
+// none (or no informer yet).
+func cached(inf cache.SharedIndexInformer, namespace, name string) interface{} {
+	if inf == nil {
+		return nil
+	}
+	obj, ok, err := inf.GetStore().GetByKey(namespace + "/" + name)
+	if err != nil || !ok {
+		return nil
+	}
+	return obj
+}
+
+// contributionMatters says whether an update of an UpdateInformer, whose
+// companion Lease is lease (nil when none), can change the engine's result.
+// A renewal (a later renewTime and nothing else in the spec) of a current
+// lease cannot: the engine looks at the lease again when the old one would
+// have lapsed (the result's NextChange), so a component renewing every few
+// seconds costs no computation. A renewal of a lapsed lease, or one that
+// involves a renewTime ahead of the clock, does matter. The server's own
+// status writes change no spec and do not matter either.
+func contributionMatters(old, updated interface{}, lease *coordinationv1.Lease, now time.Time) bool {
 	o, ok := old.(*informersv1alpha1.UpdateInformer)
 	n, ok2 := updated.(*informersv1alpha1.UpdateInformer)
 	if !ok || !ok2 {
 		return true
 	}
-	if o.UID != n.UID || !o.CreationTimestamp.Equal(&n.CreationTimestamp) || !leaseCurrent(o, now) || !leaseCurrent(n, now) {
+	if o.UID != n.UID || !o.CreationTimestamp.Equal(&n.CreationTimestamp) || !leaseCurrent(o, lease, now) || !leaseCurrent(n, lease, now) {
 		return true
 	}
 	os, ns := o.Spec, n.Spec
@@ -68,11 +127,34 @@ func contributionMatters(old, updated interface{}, now time.Time) bool {
 	return !equality.Semantic.DeepEqual(os, ns)
 }
 
-// leaseCurrent reports whether o's lease runs at now with a renewTime the
-// engine accepts.
-func leaseCurrent(o *informersv1alpha1.UpdateInformer, now time.Time) bool {
-	renewed, lease := insights.LeaseOf(o)
-	return now.Before(renewed.Add(lease)) && !renewed.After(now.Add(insights.MaxClockSkew))
+// leaseMatters says whether an update of the companion Lease of ui (nil when
+// there is no such UpdateInformer) can change the engine's result: only when
+// the contribution's lease is not current before or after it, as for
+// contributionMatters. A Lease without its UpdateInformer does not matter
+// (the UpdateInformer's creation does).
+func leaseMatters(old, updated interface{}, ui *informersv1alpha1.UpdateInformer, now time.Time) bool {
+	o, ok := old.(*coordinationv1.Lease)
+	n, ok2 := updated.(*coordinationv1.Lease)
+	if !ok || !ok2 {
+		return true
+	}
+	if ui == nil {
+		return false
+	}
+	if insights.IsContributionLease(o) != insights.IsContributionLease(n) {
+		return true
+	}
+	return !leaseCurrent(ui, o, now) || !leaseCurrent(ui, n, now)
+}
+
+// leaseCurrent reports whether o's lease, renewed through lease (nil when
+// none), runs at now with a renewTime the engine accepts.
+func leaseCurrent(o *informersv1alpha1.UpdateInformer, lease *coordinationv1.Lease, now time.Time) bool {
+	if lease != nil && !insights.IsContributionLease(lease) {
+		lease = nil
+	}
+	renewed, d := insights.LeaseOf(o, lease)
+	return now.Before(renewed.Add(d)) && !renewed.After(now.Add(insights.MaxClockSkew))
 }
 
 // contributionStatus writes the engine's verdicts into the status of the
@@ -84,18 +166,13 @@ type contributionStatus struct {
 	client versioned.Interface
 	clock  clock.Clock
 
+	caches *contributionCaches
+
 	// wake has room for one signal: new verdicts are pending.
 	wake chan struct{}
 
-	mu       sync.Mutex
-	informer cache.SharedIndexInformer
-	pending  []insights.Verdict
-}
-
-func (c *contributionStatus) setInformer(inf cache.SharedIndexInformer) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.informer = inf
+	mu      sync.Mutex
+	pending []insights.Verdict
 }
 
 // record keeps verdicts, the latest, for the writer.
@@ -119,13 +196,10 @@ func (c *contributionStatus) run(ctx context.Context) {
 		case <-c.wake:
 		}
 		c.mu.Lock()
-		verdicts, inf := c.pending, c.informer
+		verdicts := c.pending
 		c.mu.Unlock()
-		if inf == nil {
-			continue
-		}
 		for i := range verdicts {
-			if err := c.write(ctx, inf.GetStore(), &verdicts[i]); err != nil {
+			if err := c.write(ctx, &verdicts[i]); err != nil {
 				klog.V(2).InfoS("Cannot write the status of an UpdateInformer; the next verdict retries",
 					"namespace", verdicts[i].Namespace, "name", verdicts[i].Name, "err", err)
 			}
@@ -136,13 +210,9 @@ func (c *contributionStatus) run(ctx context.Context) {
 // write writes v into the status of its object when the cached status says
 // something else. An object that is gone or changed meanwhile is left to the
 // next verdict.
-func (c *contributionStatus) write(ctx context.Context, store cache.Store, v *insights.Verdict) error {
-	obj, ok, err := store.GetByKey(v.Namespace + "/" + v.Name)
-	if err != nil || !ok {
-		return err
-	}
-	cur, ok := obj.(*informersv1alpha1.UpdateInformer)
-	if !ok {
+func (c *contributionStatus) write(ctx context.Context, v *insights.Verdict) error {
+	cur := c.caches.updateInformer(v.Namespace, v.Name)
+	if cur == nil {
 		return nil
 	}
 	want := statusOf(&cur.Status, v, c.clock.Now())
@@ -151,7 +221,7 @@ func (c *contributionStatus) write(ctx context.Context, store cache.Store, v *in
 	}
 	upd := cur.DeepCopy()
 	upd.Status = *want
-	_, err = c.client.InformersV1alpha1().UpdateInformers(v.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{FieldManager: "update-status-apiserver"})
+	_, err := c.client.InformersV1alpha1().UpdateInformers(v.Namespace).UpdateStatus(ctx, upd, metav1.UpdateOptions{FieldManager: "update-status-apiserver"})
 	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 		return nil
 	}

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,16 +44,21 @@ func TestContributionMatters(t *testing.T) {
 	tests := []struct {
 		name     string
 		old, new *informersv1alpha1.UpdateInformer
+		lease    *coordinationv1.Lease
 		want     bool
 	}{
-		{"a renewal of a current lease", obj(now.Add(-10 * time.Second)), obj(now), false},
-		{"a status write", obj(now), obj(now, func(o *informersv1alpha1.UpdateInformer) { o.Status.Informer = "a.ns" }), false},
-		{"a renewal of a lapsed lease", obj(now.Add(-2 * time.Minute)), obj(now), true},
-		{"a renewal ahead of the clock", obj(now), obj(now.Add(insights.MaxClockSkew + time.Second)), true},
-		{"a new lease duration", obj(now), obj(now, func(o *informersv1alpha1.UpdateInformer) { o.Spec.LeaseDurationSeconds = ptr.To(int32(30)) }), true},
-		{"other insights", obj(now), obj(now, func(o *informersv1alpha1.UpdateInformer) { o.Spec.WorkerPools[0].Name = "infra" }), true},
-		{"recreated", obj(now), obj(now, func(o *informersv1alpha1.UpdateInformer) { o.UID = "u2" }), true},
-		{"not an UpdateInformer", obj(now), nil, true},
+		{"a renewal of a current lease", obj(now.Add(-10 * time.Second)), obj(now), nil, false},
+		{"a status write", obj(now), obj(now, func(o *informersv1alpha1.UpdateInformer) { o.Status.Informer = "a.ns" }), nil, false},
+		{"a renewal of a lapsed lease", obj(now.Add(-2 * time.Minute)), obj(now), nil, true},
+		{"a renewal ahead of the clock", obj(now), obj(now.Add(insights.MaxClockSkew + time.Second)), nil, true},
+		{"a new lease duration", obj(now), obj(now, func(o *informersv1alpha1.UpdateInformer) { o.Spec.LeaseDurationSeconds = ptr.To(int32(30)) }), nil, true},
+		{"other insights", obj(now), obj(now, func(o *informersv1alpha1.UpdateInformer) { o.Spec.WorkerPools[0].Name = "infra" }), nil, true},
+		{"recreated", obj(now), obj(now, func(o *informersv1alpha1.UpdateInformer) { o.UID = "u2" }), nil, true},
+		{"not an UpdateInformer", obj(now), nil, nil, true},
+		{"an old renewTime, a current companion Lease, the insights rewritten", obj(now.Add(-2 * time.Minute)), obj(now.Add(-2*time.Minute), func(o *informersv1alpha1.UpdateInformer) { o.Status.Informer = "a.ns" }),
+			contributionLease(now.Add(-5*time.Second), true), false},
+		{"an old renewTime, a Lease without the label", obj(now.Add(-2 * time.Minute)), obj(now.Add(-2*time.Minute), func(o *informersv1alpha1.UpdateInformer) { o.Status.Informer = "a.ns" }),
+			contributionLease(now.Add(-5*time.Second), false), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,10 +66,55 @@ func TestContributionMatters(t *testing.T) {
 			if tt.new == nil {
 				updated = "tombstone"
 			}
-			if got := contributionMatters(tt.old, updated, now); got != tt.want {
+			if got := contributionMatters(tt.old, updated, tt.lease, now); got != tt.want {
 				t.Errorf("contributionMatters = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// contributionLease is the companion Lease of ns/a renewed at renewed, with
+// the label that makes it one when labelled.
+func contributionLease(renewed time.Time, labelled bool) *coordinationv1.Lease {
+	l := &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"},
+		Spec:       coordinationv1.LeaseSpec{RenewTime: ptr.To(metav1.NewMicroTime(renewed))},
+	}
+	if labelled {
+		l.Labels = map[string]string{informersv1alpha1.LeaseLabel: "a"}
+	}
+	return l
+}
+
+func TestLeaseMatters(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	ui := &informersv1alpha1.UpdateInformer{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a", CreationTimestamp: metav1.NewTime(now.Add(-time.Hour))},
+		Spec: informersv1alpha1.UpdateInformerSpec{LeaseDurationSeconds: ptr.To(int32(60)),
+			RenewTime: ptr.To(metav1.NewMicroTime(now.Add(-time.Hour)))},
+	}
+	tests := []struct {
+		name     string
+		old, new *coordinationv1.Lease
+		ui       *informersv1alpha1.UpdateInformer
+		want     bool
+	}{
+		{"a renewal of a current lease", contributionLease(now.Add(-20*time.Second), true), contributionLease(now, true), ui, false},
+		{"a renewal of a lapsed lease", contributionLease(now.Add(-2*time.Minute), true), contributionLease(now, true), ui, true},
+		{"a renewal ahead of the clock", contributionLease(now, true), contributionLease(now.Add(insights.MaxClockSkew+time.Second), true), ui, true},
+		{"the label removed", contributionLease(now.Add(-20*time.Second), true), contributionLease(now, false), ui, true},
+		{"the label added", contributionLease(now.Add(-20*time.Second), false), contributionLease(now, true), ui, true},
+		{"no UpdateInformer", contributionLease(now.Add(-2*time.Minute), true), contributionLease(now, true), nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := leaseMatters(tt.old, tt.new, tt.ui, now); got != tt.want {
+				t.Errorf("leaseMatters = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	if !leaseMatters("tombstone", contributionLease(now, true), ui, now) {
+		t.Error("leaseMatters of something else than a Lease = false, want true")
 	}
 }
 

@@ -42,6 +42,7 @@ import (
 	mcfgclient "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
 	mcfginformers "github.com/openshift/client-go/machineconfiguration/informers/externalversions/machineconfiguration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -50,6 +51,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	appsinformers "k8s.io/client-go/informers/apps/v1"
+	coordinationinformers "k8s.io/client-go/informers/coordination/v1"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -184,18 +186,49 @@ func New(clients Clients, opts Options) (*Set, error) {
 		},
 	}
 	if clients.Contributions != nil {
-		s.contributions = &contributionStatus{client: clients.Contributions, clock: opts.Clock, wake: make(chan struct{}, 1)}
-		s.sources = append(s.sources, &source{
-			name: informersv1alpha1.ResourceUpdateInformers + "." + informersv1alpha1.GroupName,
-			gvr:  informersv1alpha1.SchemeGroupVersion.WithResource(informersv1alpha1.ResourceUpdateInformers),
-			newInformer: func() cache.SharedIndexInformer {
-				inf := contributioninformers.NewUpdateInformerInformer(clients.Contributions, metav1.NamespaceAll, 0, noIndexers)
-				s.contributions.setInformer(inf)
-				return inf
+		caches := &contributionCaches{}
+		s.contributions = &contributionStatus{client: clients.Contributions, clock: opts.Clock, caches: caches, wake: make(chan struct{}, 1)}
+		s.sources = append(s.sources,
+			&source{
+				name: informersv1alpha1.ResourceUpdateInformers + "." + informersv1alpha1.GroupName,
+				gvr:  informersv1alpha1.SchemeGroupVersion.WithResource(informersv1alpha1.ResourceUpdateInformers),
+				newInformer: func() cache.SharedIndexInformer {
+					inf := contributioninformers.NewUpdateInformerInformer(clients.Contributions, metav1.NamespaceAll, 0, noIndexers)
+					caches.setInformers(inf)
+					return inf
+				},
+				transform: transformUpdateInformer,
+				matters: func(old, updated interface{}) bool {
+					var lease *coordinationv1.Lease
+					if o, ok := updated.(*informersv1alpha1.UpdateInformer); ok {
+						lease = caches.lease(o.Namespace, o.Name)
+					}
+					return contributionMatters(old, updated, lease, opts.Clock.Now())
+				},
 			},
-			transform: transformUpdateInformer,
-			matters:   func(old, updated interface{}) bool { return contributionMatters(old, updated, opts.Clock.Now()) },
-		})
+			&source{
+				// Only the Leases that renew UpdateInformers: the label
+				// selector keeps the cluster's node and leader-election
+				// Leases out of the cache.
+				name:         "leases.coordination.k8s.io/" + informersv1alpha1.LeaseLabel,
+				gvr:          coordinationv1.SchemeGroupVersion.WithResource("leases"),
+				alwaysServed: true,
+				newInformer: func() cache.SharedIndexInformer {
+					inf := coordinationinformers.NewFilteredLeaseInformer(clients.Kube, metav1.NamespaceAll, 0, noIndexers, func(o *metav1.ListOptions) {
+						o.LabelSelector = informersv1alpha1.LeaseLabel
+					})
+					caches.setLeases(inf)
+					return inf
+				},
+				transform: transformLease,
+				matters: func(old, updated interface{}) bool {
+					var ui *informersv1alpha1.UpdateInformer
+					if l, ok := updated.(*coordinationv1.Lease); ok {
+						ui = caches.updateInformer(l.Namespace, l.Name)
+					}
+					return leaseMatters(old, updated, ui, opts.Clock.Now())
+				},
+			})
 	}
 	return s, nil
 }

@@ -17,9 +17,11 @@ package integration
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -30,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 
 	"github.com/update-status/apiserver/internal/localstack"
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
@@ -61,9 +64,9 @@ func contributionNamespace(t *testing.T, name string) {
 
 // contributor returns a Contributor of the demo example's insights as
 // namespace/name, withdrawn at the end of the test.
-func contributor(t *testing.T, client versioned.Interface, namespace, name string, lease time.Duration) *contribute.Contributor {
+func contributor(t *testing.T, client versioned.Interface, kube kubernetes.Interface, namespace, name string, lease time.Duration) *contribute.Contributor {
 	t.Helper()
-	c, err := contribute.New(client.InformersV1alpha1(), namespace, name, contribute.WithLease(lease))
+	c, err := contribute.New(client.InformersV1alpha1(), kube, namespace, name, contribute.WithLease(lease))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +164,7 @@ func TestExternalInformer(t *testing.T) {
 	const ns = "contrib-demo"
 	contributionNamespace(t, ns)
 	admin := updateClient(t, &cp.Users.Admin)
-	demo := contributor(t, admin, ns, "demo", time.Minute)
+	demo := contributor(t, admin, cp.Kube, ns, "demo", time.Minute)
 	informer := demo.InformerName()
 	if err := demo.Write(t.Context()); err != nil {
 		t.Fatal(err)
@@ -216,6 +219,30 @@ func TestExternalInformer(t *testing.T) {
 	})
 
 	t.Run("renewals make no watch event", func(t *testing.T) {
+		// A contributor that runs, as components do: it renews its Lease
+		// every second (a third of its lease).
+		ctx, stop := context.WithCancel(t.Context())
+		running := contributor(t, admin, cp.Kube, ns, "running", 3*time.Second)
+		done := make(chan error, 1)
+		go func() { done <- running.Run(ctx) }()
+		defer func() {
+			stop()
+			if err := <-done; err != nil {
+				t.Errorf("Run: %v", err)
+			}
+		}()
+		waitForStatus(t.Context(), t, contributionWait, "the running informer's insights", func(us *v1alpha1.UpdateStatus) bool {
+			c, p := hasInformer(us, running.InformerName(), "worker")
+			return c && p
+		})
+		leases := cp.Kube.CoordinationV1().Leases(ns)
+		renewedAt := func() time.Time {
+			l, err := leases.Get(t.Context(), "running", metav1.GetOptions{})
+			if err != nil || l.Spec.RenewTime == nil {
+				return time.Time{}
+			}
+			return l.Spec.RenewTime.Time
+		}
 		us := getStatus(t.Context(), t)
 		hiList, err := admin.UpdateV1alpha1().HealthInsights().List(t.Context(), metav1.ListOptions{})
 		if err != nil {
@@ -231,14 +258,27 @@ func TestExternalInformer(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer hiWatch.Stop()
-		for range 5 {
+		// 5 renewals through the Lease, and 5 through the object itself
+		// (spec.renewTime, as a script without a Lease renews).
+		last := renewedAt()
+		for i := range 5 {
+			if err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, contributionWait, true, func(context.Context) (bool, error) {
+				at := renewedAt()
+				if at.After(last) {
+					last = at
+					return true, nil
+				}
+				return false, nil
+			}); err != nil {
+				t.Fatalf("renewal %d of the Lease: %v", i+1, err)
+			}
 			if err := demo.Write(t.Context()); err != nil {
 				t.Fatal(err)
 			}
 		}
 		// A change after the renewals: the first event of each watch must be
 		// this one's, so the renewals made none.
-		sentinel := contributor(t, admin, ns, "sentinel", time.Minute)
+		sentinel := contributor(t, admin, cp.Kube, ns, "sentinel", time.Minute)
 		if err := sentinel.Write(t.Context()); err != nil {
 			t.Fatal(err)
 		}
@@ -256,16 +296,16 @@ func TestExternalInformer(t *testing.T) {
 		if got, ok := ev.Object.(*v1alpha1.UpdateStatus); !ok {
 			t.Fatalf("first UpdateStatus event: %s %T", ev.Type, ev.Object)
 		} else if c, _ := hasInformer(got, sentinel.InformerName(), "worker"); !c {
-			t.Errorf("the first UpdateStatus event after 5 renewals is not the sentinel's change:\n%s", dump(got))
+			t.Errorf("the first UpdateStatus event after 10 renewals is not the sentinel's change:\n%s", dump(got))
 		}
 		ev = firstEvent(hiWatch, "HealthInsight")
 		if got, ok := ev.Object.(*v1alpha1.HealthInsight); !ok || !strings.HasSuffix(got.Name, "."+sentinel.InformerName()) {
-			t.Errorf("the first HealthInsight event after 5 renewals is %s %v, not the sentinel's", ev.Type, dump(ev.Object))
+			t.Errorf("the first HealthInsight event after 10 renewals is %s %v, not the sentinel's", ev.Type, dump(ev.Object))
 		}
 	})
 
 	t.Run("a lapsed lease", func(t *testing.T) {
-		short := contributor(t, admin, ns, "short", 2*time.Second)
+		short := contributor(t, admin, cp.Kube, ns, "short", 2*time.Second)
 		if err := short.Write(t.Context()); err != nil {
 			t.Fatal(err)
 		}
@@ -286,7 +326,7 @@ func TestExternalInformer(t *testing.T) {
 		})
 		// Renewed: back, and the server's insight gone. A 2-s lease may lapse
 		// again before the check, so renew with a longer one.
-		renewed := contributor(t, admin, ns, "short", time.Minute)
+		renewed := contributor(t, admin, cp.Kube, ns, "short", time.Minute)
 		if err := renewed.Write(t.Context()); err != nil {
 			t.Fatal(err)
 		}
@@ -297,7 +337,7 @@ func TestExternalInformer(t *testing.T) {
 	})
 
 	t.Run("refused: a pool that does not exist", func(t *testing.T) {
-		bad, err := contribute.New(admin.InformersV1alpha1(), ns, "bad", contribute.WithLease(time.Minute))
+		bad, err := contribute.New(admin.InformersV1alpha1(), cp.Kube, ns, "bad", contribute.WithLease(time.Minute))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -327,8 +367,8 @@ func TestExternalInformer(t *testing.T) {
 
 // informerServiceAccount creates the ServiceAccount "informer" in namespace,
 // binds it to the update-status-informer ClusterRole there (as the role's
-// manifest says to) and returns the clientset that authenticates as it.
-func informerServiceAccount(t *testing.T, namespace string) versioned.Interface {
+// manifest says to) and returns the clientsets that authenticate as it.
+func informerServiceAccount(t *testing.T, namespace string) (versioned.Interface, kubernetes.Interface) {
 	t.Helper()
 	ctx := t.Context()
 	kube, err := kubernetes.NewForConfig(cp.RESTConfig(&cp.Users.Admin))
@@ -358,7 +398,11 @@ func informerServiceAccount(t *testing.T, namespace string) versioned.Interface 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return client
+	asKube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client, asKube
 }
 
 // TestInformerRBAC gives two components their own ServiceAccount, each bound
@@ -370,11 +414,26 @@ func TestInformerRBAC(t *testing.T) {
 	const nsA, nsB = "team-a", "team-b"
 	contributionNamespace(t, nsA)
 	contributionNamespace(t, nsB)
-	a, b := informerServiceAccount(t, nsA), informerServiceAccount(t, nsB)
-	ca, cb := contributor(t, a, nsA, "drain", time.Minute), contributor(t, b, nsB, "drain", time.Minute)
+	a, aKube := informerServiceAccount(t, nsA)
+	b, bKube := informerServiceAccount(t, nsB)
+	ca, cb := contributor(t, a, aKube, nsA, "drain", time.Minute), contributor(t, b, bKube, nsB, "drain", time.Minute)
+	// Each runs as a component does: the object, then its Lease.
+	runCtx, stop := context.WithCancel(ctx)
+	var running sync.WaitGroup
+	defer func() { stop(); running.Wait() }()
 	for _, c := range []*contribute.Contributor{ca, cb} {
-		if err := c.Write(ctx); err != nil {
-			t.Fatalf("%s writes its own contribution: %v", c.InformerName(), err)
+		running.Go(func() {
+			if err := c.Run(runCtx); err != nil {
+				t.Errorf("%s withdraws its own contribution: %v", c.InformerName(), err)
+			}
+		})
+	}
+	for _, ns := range []string{nsA, nsB} {
+		if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, contributionWait, true, func(ctx context.Context) (bool, error) {
+			_, err := cp.Kube.CoordinationV1().Leases(ns).Get(ctx, "drain", metav1.GetOptions{})
+			return err == nil, nil
+		}); err != nil {
+			t.Fatalf("the contributor of %s never wrote its object and its Lease: %v", ns, err)
 		}
 	}
 	for _, c := range []*contribute.Contributor{ca, cb} {
@@ -409,10 +468,25 @@ func TestInformerRBAC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	theirLease, err := cp.Kube.CoordinationV1().Leases(nsA).Get(ctx, "drain", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	forbidden := []struct {
 		name string
 		call func() error
 	}{
+		{"renew the other's Lease", func() error {
+			l := theirLease.DeepCopy()
+			l.Spec.RenewTime = ptr.To(metav1.NowMicro())
+			_, err := bKube.CoordinationV1().Leases(nsA).Update(ctx, l, metav1.UpdateOptions{})
+			return err
+		}},
+		{"create a Lease in the other's namespace", func() error {
+			l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "shadow", Labels: theirLease.Labels}, Spec: theirLease.Spec}
+			_, err := bKube.CoordinationV1().Leases(nsA).Create(ctx, l, metav1.CreateOptions{})
+			return err
+		}},
 		{"create in the other's namespace", func() error {
 			_, err := bClient.Create(ctx, &informersv1alpha1.UpdateInformer{ObjectMeta: metav1.ObjectMeta{Name: "shadow"}, Spec: theirs.Spec}, metav1.CreateOptions{})
 			return err

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -186,6 +187,11 @@ func TestDrainInformer(t *testing.T) {
 			{"write a contribution in another namespace", func() error {
 				_, err := asInformer.InformersV1alpha1().UpdateInformers("default").Create(ctx,
 					&informersv1alpha1.UpdateInformer{ObjectMeta: metav1.ObjectMeta{Name: "drain"}}, metav1.CreateOptions{})
+				return err
+			}},
+			{"write a Lease in another namespace", func() error {
+				_, err := asKube.CoordinationV1().Leases("default").Create(ctx,
+					&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "drain"}}, metav1.CreateOptions{})
 				return err
 			}},
 			{"delete a pod", func() error { return asKube.CoreV1().Pods(ns).Delete(ctx, "web-0", metav1.DeleteOptions{}) }},

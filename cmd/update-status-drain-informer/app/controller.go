@@ -120,7 +120,7 @@ func NewController(cfg *rest.Config, o *Options) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	contrib, err := contribute.New(updates.InformersV1alpha1(), o.Namespace, o.Name, contribute.WithLease(o.Lease))
+	contrib, err := contribute.New(updates.InformersV1alpha1(), kube, o.Namespace, o.Name, contribute.WithLease(o.Lease))
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/yaml"
 
@@ -49,6 +50,9 @@ type Deps struct {
 	Clock clock.PassiveClock
 	// NewClient builds a client from a kubeconfig file.
 	NewClient func(kubeconfig string) (versioned.Interface, error)
+	// NewKubeClient builds a Kubernetes client from a kubeconfig file (the
+	// Leases of contribute).
+	NewKubeClient func(kubeconfig string) (kubernetes.Interface, error)
 }
 
 // NewCommand returns the update-status root command.
@@ -58,6 +62,9 @@ func NewCommand(deps Deps) *cobra.Command {
 	}
 	if deps.NewClient == nil {
 		deps.NewClient = newClient
+	}
+	if deps.NewKubeClient == nil {
+		deps.NewKubeClient = newKubeClient
 	}
 	root := &cobra.Command{
 		Use:   "update-status",

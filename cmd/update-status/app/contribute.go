@@ -63,7 +63,11 @@ func newContributeCommand(deps Deps) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, err := contribute.New(client.InformersV1alpha1(), namespace, informer, contribute.WithLease(lease))
+			kube, err := deps.NewKubeClient(kubeconfig)
+			if err != nil {
+				return err
+			}
+			c, err := contribute.New(client.InformersV1alpha1(), kube, namespace, informer, contribute.WithLease(lease))
 			if err != nil {
 				return err
 			}

@@ -25,6 +25,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
@@ -35,7 +37,10 @@ import (
 var demoManifest = filepath.Join("..", "..", "..", "artifacts", "examples", "informers", "updateinformer-demo.yaml")
 
 func fakeDeps(cs *fake.Clientset) Deps {
-	return Deps{NewClient: func(string) (versioned.Interface, error) { return cs, nil }}
+	return Deps{
+		NewClient:     func(string) (versioned.Interface, error) { return cs, nil },
+		NewKubeClient: func(string) (kubernetes.Interface, error) { return kubefake.NewClientset(), nil },
+	}
 }
 
 func TestContributeOnce(t *testing.T) {

@@ -47,6 +47,13 @@ const (
 	MaxInformerNameLength = 63
 )
 
+// LeaseLabel marks a coordination.k8s.io/v1 Lease as the companion of the
+// UpdateInformer with its namespace and name: renewing the Lease (its
+// spec.renewTime) renews the UpdateInformer's lease, as a kubelet's Lease
+// renews its Node. The server watches only Leases with this label; its
+// value is the UpdateInformer's name.
+const LeaseLabel = "informers.update.openshift.io/update-informer"
+
 // InformerName is the name under which the insights of the UpdateInformer
 // namespace/name appear in UpdateStatus and in the update.openshift.io/informer
 // label of the per-insight objects: "<name>.<namespace>". Kubernetes keeps
@@ -66,14 +73,16 @@ func InformerName(namespace, name string) string {
 // +kubebuilder:printcolumn:name="Informer",type=string,JSONPath=`.status.informer`,description="The informer name the insights are served under."
 // +kubebuilder:printcolumn:name="Accepted",type=string,JSONPath=`.status.conditions[?(@.type=="Accepted")].status`,description="Whether the server merges the insights."
 // +kubebuilder:printcolumn:name="Insights",type=integer,JSONPath=`.status.insights`,description="How many insights the server accepted."
-// +kubebuilder:printcolumn:name="Renewed",type=date,JSONPath=`.spec.renewTime`,description="When the component last renewed its lease."
+// +kubebuilder:printcolumn:name="Renewed",type=date,JSONPath=`.spec.renewTime`,description="When the component last renewed its lease in the object (renewals through its companion Lease show in kubectl get leases)."
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="!(self.metadata.name in ['cpi', 'nodes', 'alerts'])",message="metadata.name must not be cpi, nodes or alerts: those are the server's built-in informers"
 
 // UpdateInformer is the contribution of one external informer: everything a
 // component currently asserts about a cluster update, as insights about the
-// control plane and about worker pools. The component writes spec and renews
-// it before its lease lapses; the update-status apiserver merges the insights
+// control plane and about worker pools. The component writes spec when what
+// it asserts changes and renews its lease before it lapses: through a
+// companion Lease (LeaseLabel), which costs the server nothing, or by
+// writing spec.renewTime. The update-status apiserver merges the insights
 // into UpdateStatus under the informer name InformerName(namespace, name) and
 // writes status. Insights of an object whose lease has lapsed leave the API.
 type UpdateInformer struct {
@@ -96,17 +105,22 @@ type UpdateInformer struct {
 // UpdateInformerSpec is what an external informer asserts, and its lease.
 // +kubebuilder:validation:MinProperties=1
 type UpdateInformerSpec struct {
-	// leaseDurationSeconds is how long after renewTime the insights stay
-	// current. A component renews well within it (every third of it, say).
+	// leaseDurationSeconds is how long after the latest renewal (renewTime,
+	// or the renewTime of the companion Lease, whichever is later) the
+	// insights stay current. A component renews well within it (every third
+	// of it, say).
 	// +default=60
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=86400
 	// +optional
 	LeaseDurationSeconds *int32 `json:"leaseDurationSeconds,omitempty"`
 
-	// renewTime is when the component last renewed its lease; it bumps it at
-	// every renewal, whether or not the insights changed. When it is absent the
-	// lease runs from metadata.creationTimestamp.
+	// renewTime is when the component last renewed its lease in this object.
+	// A component that renews through a companion Lease (a Lease of the same
+	// namespace and name with the label
+	// informers.update.openshift.io/update-informer) sets it only when it
+	// writes the spec; one without renews by bumping it. When neither is
+	// set the lease runs from metadata.creationTimestamp.
 	// +optional
 	RenewTime *metav1.MicroTime `json:"renewTime,omitempty"`
 

@@ -26,12 +26,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 
 	"github.com/update-status/apiserver/internal/localstack"
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
@@ -109,7 +112,10 @@ type contributionResult struct {
 	// MemBefore and MemAfter are the server's memory without and with the
 	// contributions (after forced GCs).
 	MemBefore, MemAfter memory
-	Storm               stormResult
+	// Storm is the renewal storm through the companion Leases (the way
+	// pkg/contribute renews), ObjectStorm the same through the objects
+	// themselves (spec.renewTime), for comparison.
+	Storm, ObjectStorm stormResult
 	// Without, With and After are the same watch cell of
 	// nodeprogressinsights, measured just before the contributions exist,
 	// while they do, and once they are withdrawn.
@@ -226,7 +232,7 @@ func benchContributions(ctx context.Context, c config, cp *localstack.ControlPla
 		if _, err := cp.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return res, err
 		}
-		if contributors[i], err = contribute.New(client.InformersV1alpha1(), ns, contributorName, contribute.WithLease(contributionLease)); err != nil {
+		if contributors[i], err = contribute.New(client.InformersV1alpha1(), cp.Kube, ns, contributorName, contribute.WithLease(contributionLease)); err != nil {
 			return res, err
 		}
 		contributors[i].Set(nil, contributedPools(i, spec.Insights, begin))
@@ -262,11 +268,27 @@ func benchContributions(ctx context.Context, c config, cp *localstack.ControlPla
 		klog.ErrorS(err, "No heap profile")
 	}
 
-	if res.Storm, err = renewalStorm(ctx, c, cp, admin, contributors, profDir); err != nil {
+	leases, err := createLeases(ctx, cp, namespaces)
+	if err != nil {
 		return res, err
 	}
-	klog.InfoS("Renewal storm", "renewals", res.Storm.Renewals, "errors", res.Storm.Errors, "revisions", res.Storm.Revisions(),
-		"sourceComputations", res.Storm.SourceComputations, "timeComputations", res.Storm.TimeComputations, "serverCores", res.Storm.ServerCores)
+	if _, err := settle(ctx, admin, cp.ServerURL+localstack.UpdateStatusPath); err != nil {
+		return res, err
+	}
+	for _, st := range []struct {
+		name  string
+		out   *stormResult
+		renew func(ctx context.Context, i int) error
+	}{
+		{"lease", &res.Storm, leases.renew},
+		{"object", &res.ObjectStorm, func(ctx context.Context, i int) error { return contributors[i].Write(ctx) }},
+	} {
+		if *st.out, err = renewalStorm(ctx, c, cp, admin, len(contributors), st.renew, filepath.Join(profDir, "storm-"+st.name+"-cpu.pprof")); err != nil {
+			return res, err
+		}
+		klog.InfoS("Renewal storm", "through", st.name, "renewals", st.out.Renewals, "errors", st.out.Errors, "revisions", st.out.Revisions(),
+			"sourceComputations", st.out.SourceComputations, "timeComputations", st.out.TimeComputations, "serverCores", st.out.ServerCores)
+	}
 
 	// The watch cell again, the contributions present. The informers do
 	// not write meanwhile (their lease outlasts the cell): a write of
@@ -334,17 +356,67 @@ func tallyVerdicts(ctx context.Context, client versioned.Interface, namespaces [
 	return nil
 }
 
+// benchLeases are the companion Leases of the contributors, as pkg/contribute
+// keeps them, and the latest version of each written.
+type benchLeases struct {
+	kube   kubernetes.Interface
+	mu     sync.Mutex
+	latest []*coordinationv1.Lease
+}
+
+// createLeases creates the companion Lease of the UpdateInformer
+// contributorName in each of namespaces.
+func createLeases(ctx context.Context, cp *localstack.ControlPlane, namespaces []string) (*benchLeases, error) {
+	cfg := cp.RESTConfig(&cp.Users.Admin)
+	cfg.QPS = -1
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ls := &benchLeases{kube: kube, latest: make([]*coordinationv1.Lease, len(namespaces))}
+	for i, ns := range namespaces {
+		l := &coordinationv1.Lease{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: contributorName, Labels: map[string]string{informersv1alpha1.LeaseLabel: contributorName}},
+			Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(informersv1alpha1.InformerName(ns, contributorName)),
+				LeaseDurationSeconds: ptr.To(int32(contributionLease.Seconds())), RenewTime: ptr.To(metav1.NowMicro())},
+		}
+		if ls.latest[i], err = kube.CoordinationV1().Leases(ns).Create(ctx, l, metav1.CreateOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	return ls, nil
+}
+
+// renew renews the Lease of contributor i as the lease controller of
+// pkg/contribute does: an UPDATE of the version it wrote last with a new
+// renewTime.
+func (ls *benchLeases) renew(ctx context.Context, i int) error {
+	ls.mu.Lock()
+	l := ls.latest[i].DeepCopy()
+	ls.mu.Unlock()
+	l.Spec.RenewTime = ptr.To(metav1.NowMicro())
+	updated, err := ls.kube.CoordinationV1().Leases(l.Namespace).Update(ctx, l, metav1.UpdateOptions{})
+	if err != nil {
+		return err
+	}
+	ls.mu.Lock()
+	ls.latest[i] = updated
+	ls.mu.Unlock()
+	return nil
+}
+
 // stormGrace is how long after the storm the watchers keep counting: a
 // revision the last renewals caused would reach them within the fold delay.
 const stormGrace = 2 * time.Second
 
-// renewalStorm makes every contributor renew every second (staggered over
-// the second) for c.stormDuration (a write that takes longer than a second
-// delays the next: the renewals achieved are counted) while one watcher of each of
+// renewalStorm makes each of n contributors renew (renew(ctx, i)) every
+// second (staggered over the second) for c.stormDuration (a write that takes
+// longer than a second delays the next: the renewals achieved are counted)
+// while one watcher of each of
 // updatestatuses/cluster, healthinsights and nodeprogressinsights counts
 // the events, and measures the server's CPU and recomputations; the
 // server's idle CPU is measured first, with the watchers connected.
-func renewalStorm(ctx context.Context, c config, cp *localstack.ControlPlane, admin *httpClient, cs []*contribute.Contributor, profDir string) (stormResult, error) {
+func renewalStorm(ctx context.Context, c config, cp *localstack.ControlPlane, admin *httpClient, n int, renew func(context.Context, int) error, profile string) (stormResult, error) {
 	var res stormResult
 	wctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -405,7 +477,7 @@ func renewalStorm(ctx context.Context, c config, cp *localstack.ControlPlane, ad
 		cw.w.mu.Unlock()
 	}
 	go func() {
-		if err := saveProfile(ctx, admin, cp.ServerURL, fmt.Sprintf("profile?seconds=%d", max(1, int(c.stormDuration.Seconds())-1)), filepath.Join(profDir, "storm-cpu.pprof")); err != nil {
+		if err := saveProfile(ctx, admin, cp.ServerURL, fmt.Sprintf("profile?seconds=%d", max(1, int(c.stormDuration.Seconds())-1)), profile); err != nil {
 			klog.ErrorS(err, "No renewal storm CPU profile")
 		}
 	}()
@@ -414,22 +486,22 @@ func renewalStorm(ctx context.Context, c config, cp *localstack.ControlPlane, ad
 	defer stop()
 	var renewals, errs atomic.Int64
 	var storm sync.WaitGroup
-	for i, con := range cs {
+	for i := range n {
 		storm.Go(func() {
 			// Staggered over the second, as independent components are.
 			select {
 			case <-sctx.Done():
 				return
-			case <-time.After(time.Duration(i) * time.Second / time.Duration(len(cs))):
+			case <-time.After(time.Duration(i) * time.Second / time.Duration(n)):
 			}
 			tick := time.NewTicker(time.Second)
 			defer tick.Stop()
 			for {
 				// A write in flight when the storm ends completes: a
 				// renewal may take longer than the storm's period.
-				if err := con.Write(ctx); err != nil {
+				if err := renew(ctx, i); err != nil {
 					errs.Add(1)
-					klog.V(2).ErrorS(err, "Renewal failed", "informer", con.InformerName())
+					klog.V(2).ErrorS(err, "Renewal failed", "contributor", i)
 				} else {
 					renewals.Add(1)
 				}

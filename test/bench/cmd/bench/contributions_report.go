@@ -114,6 +114,10 @@ func (r *report) contributionGoals(p func(string, ...any), s *sizeResult) {
 			}
 			p("| renewal storm: server CPU under %.2f core | %.3f cores at %.1f renewals/s (idle %.3f cores; %s of server CPU per renewal; kube-apiserver %.2f cores): %.3f cores %s | %s |\n",
 				stormCPUGoal, st.ServerCores, st.RenewalRate(), st.IdleCores, ms(time.Duration(st.CPUPerRenewal()*float64(time.Second))), st.KubeAPIServerCores, cores, how, met(cores < stormCPUGoal))
+			if ob := c.ObjectStorm; ob.Duration > 0 {
+				p("| renewal storm through the objects (`spec.renewTime`) instead of the Leases, the same run | server %.3f cores at %.1f renewals/s (%s of server CPU per renewal, %s the Lease's); kube-apiserver %.2f cores; %d revisions published | measured |\n",
+					ob.ServerCores, ob.RenewalRate(), ms(time.Duration(ob.CPUPerRenewal()*float64(time.Second))), ratio(ob.CPUPerRenewal(), st.CPUPerRenewal()), ob.KubeAPIServerCores, ob.Revisions())
+			}
 		}
 		if inuse, live := c.HeapPerInsight(); c.Insights > 0 {
 			engine := ""
@@ -152,7 +156,7 @@ func (r *report) contributionTables(p func(string, ...any)) {
 		p("The simulator's cluster has one worker pool, and the server keeps room in each list of informers for the built-in ones, so at most 15 external informers fit a pool: the others are refused with `TooManyInformers` (and the server reports each refusal as a Health insight of its own). ")
 		p("The verdicts are read from each object's `Accepted` condition once it observes the object's generation; *insights merged* adds up the `status.insights` of the accepted ones.\n\n")
 		p("*Heap*: the server's memory as in section 6, just before the objects exist and again once the server serves their insights as healthinsights and UpdateStatus has settled, divided by the insights merged. It holds everything the contributions cost the server: the objects in its informer cache, the engine's memory of them, the larger UpdateStatus, and the healthinsights' store and watch cache.\n\n")
-		p("*Renewal storm*: every informer renews every second (`Write`: a GET and an UPDATE of its object with a later `renewTime`), staggered over the second, for %v; a renewal that takes longer than a second delays the next, and one in flight when the storm ends completes (*renewal storm* is the time until the last one did). One watcher each of updatestatuses/cluster, healthinsights and nodeprogressinsights (straight to the server, from now on) counts the events during the storm and %v after it; the revisions published and the recomputations come from the server's `update_status_recomputations_total`, the CPU of the server and the kube-apiserver from `/proc`. The server's CPU is measured for a third of that (at least 5 s) just before, nothing written, with the watchers connected (*idle*); *server CPU / renewal* is the storm's CPU above idle divided by the renewals. When the control plane takes fewer renewals than one per informer per second, the goal is judged on the server's CPU at that rate: idle plus the rate times the CPU per renewal. A renewal of a current lease triggers no computation (pkg/sources); the engine looks again when a lease it knows would lapse (*by the clock*), which publishes nothing when the object was renewed.\n\n", c.stormDuration, stormGrace)
+		p("*Renewal storm*: every informer renews every second, staggered over the second, for %v, twice: through its companion Lease (*Lease*: an UPDATE of a coordination.k8s.io Lease with a later `renewTime`, as pkg/contribute's lease controller does; the goals are judged on this one), then through the object itself (*object*: `Write`, a GET and an UPDATE of the UpdateInformer with a later `spec.renewTime`, which every watcher of UpdateInformers decodes whole). A renewal that takes longer than a second delays the next, and one in flight when the storm ends completes (*renewal storm* is the time until the last one did). One watcher each of updatestatuses/cluster, healthinsights and nodeprogressinsights (straight to the server, from now on) counts the events during the storm and %v after it; the revisions published and the recomputations come from the server's `update_status_recomputations_total`, the CPU of the server and the kube-apiserver from `/proc`. The server's CPU is measured for a third of that (at least 5 s) just before, nothing written, with the watchers connected (*idle*); *server CPU / renewal* is the storm's CPU above idle divided by the renewals. When the control plane takes fewer renewals than one per informer per second, the goal is judged on the server's CPU at that rate: idle plus the rate times the CPU per renewal. A renewal of a current lease triggers no computation (pkg/sources); the engine looks again when a lease it knows would lapse (*by the clock*), which publishes nothing when the object was renewed.\n\n", c.stormDuration, stormGrace)
 		p("*Watch lag*: the nodeprogressinsights watch cell of section 5 (%d watchers, through the kube-apiserver, JSON, %d node changes/s for %v), just before the objects exist, again while they do, and again once they are withdrawn; the goal compares the cell with them with the mean of the two without. The informers' lease is %v in this cell and nothing renews during this watch cell: a write of objects this large loads the kube-apiserver, which serves the churn's writes too, and the storm measures renewals. The informers withdraw (`Withdraw`) after it.\n\n", c.contributionWatchers, c.churnRate, c.watchDuration, contributionLease)
 		p("| nodes | informers x insights | pool | accepted | refused | insights merged | healthinsights served before / after | written and judged in | heap before / after | heap / insight | live objects / insight |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, s := range cells {
@@ -161,12 +165,20 @@ func (r *report) contributionTables(p func(string, ...any)) {
 			p("| %d | %s | %s | %d | %s | %d | %d / %d | %v | %s / %s | %s | %s |\n", s.Nodes, x.Spec, x.Pool, x.Accepted, refusals(x.Refused), x.Insights,
 				x.HealthInsightsBefore, x.HealthInsightsAfter, x.CreateTime.Round(100*time.Millisecond), bytesIEC(x.MemBefore.HeapInuse), bytesIEC(x.MemAfter.HeapInuse), bytesIEC(inuse), bytesIEC(live))
 		}
-		p("\n| nodes | renewal storm | renewals (failed) | renewals / s | revisions published | events: updatestatuses / healthinsights / nodeprogressinsights | recomputations: sources / clock | server cores (idle before) | server CPU / renewal | kube-apiserver cores |\n|---|---|---|---|---|---|---|---|---|---|\n")
+		p("\n| nodes | renewal through | renewal storm | renewals (failed) | renewals / s | revisions published | events: updatestatuses / healthinsights / nodeprogressinsights | recomputations: sources / clock | server cores (idle before) | server CPU / renewal | kube-apiserver cores |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, s := range cells {
-			st := s.Contributions.Storm
-			p("| %d | %v | %d (%d) | %.1f | %.0f | %d / %d / %d | %.0f / %.0f | %.3f (%.3f) | %s | %.2f |\n", s.Nodes, st.Duration.Round(100*time.Millisecond), st.Renewals, st.Errors, st.RenewalRate(), st.Published,
-				st.UpdateStatusEvents, st.HealthEvents, st.NodeEvents, st.SourceComputations, st.TimeComputations, st.ServerCores, st.IdleCores,
-				ms(time.Duration(st.CPUPerRenewal()*float64(time.Second))), st.KubeAPIServerCores)
+			for _, row := range []struct {
+				through string
+				st      stormResult
+			}{{"Lease", s.Contributions.Storm}, {"object", s.Contributions.ObjectStorm}} {
+				st := row.st
+				if st.Duration == 0 {
+					continue
+				}
+				p("| %d | %s | %v | %d (%d) | %.1f | %.0f | %d / %d / %d | %.0f / %.0f | %.3f (%.3f) | %s | %.2f |\n", s.Nodes, row.through, st.Duration.Round(100*time.Millisecond), st.Renewals, st.Errors, st.RenewalRate(), st.Published,
+					st.UpdateStatusEvents, st.HealthEvents, st.NodeEvents, st.SourceComputations, st.TimeComputations, st.ServerCores, st.IdleCores,
+					ms(time.Duration(st.CPUPerRenewal()*float64(time.Second))), st.KubeAPIServerCores)
+			}
 		}
 		p("\n| nodes | contributions | watchers | writes (skipped) | revisions published | lag p50 | lag p99 | lag max | writes no watcher got an event for | server CPU-s / min | kube-apiserver CPU-s / min | machine busy | bytes / event |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, s := range cells {

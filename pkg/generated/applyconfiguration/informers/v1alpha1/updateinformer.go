@@ -27,8 +27,10 @@ import (
 //
 // UpdateInformer is the contribution of one external informer: everything a
 // component currently asserts about a cluster update, as insights about the
-// control plane and about worker pools. The component writes spec and renews
-// it before its lease lapses; the update-status apiserver merges the insights
+// control plane and about worker pools. The component writes spec when what
+// it asserts changes and renews its lease before it lapses: through a
+// companion Lease (LeaseLabel), which costs the server nothing, or by
+// writing spec.renewTime. The update-status apiserver merges the insights
 // into UpdateStatus under the informer name InformerName(namespace, name) and
 // writes status. Insights of an object whose lease has lapsed leave the API.
 type UpdateInformerApplyConfiguration struct {

@@ -25,12 +25,17 @@ import (
 //
 // UpdateInformerSpec is what an external informer asserts, and its lease.
 type UpdateInformerSpecApplyConfiguration struct {
-	// leaseDurationSeconds is how long after renewTime the insights stay
-	// current. A component renews well within it (every third of it, say).
+	// leaseDurationSeconds is how long after the latest renewal (renewTime,
+	// or the renewTime of the companion Lease, whichever is later) the
+	// insights stay current. A component renews well within it (every third
+	// of it, say).
 	LeaseDurationSeconds *int32 `json:"leaseDurationSeconds,omitempty"`
-	// renewTime is when the component last renewed its lease; it bumps it at
-	// every renewal, whether or not the insights changed. When it is absent the
-	// lease runs from metadata.creationTimestamp.
+	// renewTime is when the component last renewed its lease in this object.
+	// A component that renews through a companion Lease (a Lease of the same
+	// namespace and name with the label
+	// informers.update.openshift.io/update-informer) sets it only when it
+	// writes the spec; one without renews by bumping it. When neither is
+	// set the lease runs from metadata.creationTimestamp.
 	RenewTime *v1.MicroTime `json:"renewTime,omitempty"`
 	// controlPlane carries the insights about the control plane.
 	ControlPlane *ControlPlaneContributionApplyConfiguration `json:"controlPlane,omitempty"`

@@ -259,6 +259,11 @@ func (c *Contributor) Run(ctx context.Context) error {
 			logger.Error(err, "Cannot write the contribution; retrying")
 		}
 	}
+	// The first write covers what was Set before Run.
+	select {
+	case <-c.changed:
+	default:
+	}
 	write()
 	renewals := lease.NewController(c.clock, c.kube, c.InformerName(), int32(math.Ceil(c.lease.Seconds())), nil,
 		c.lease/3, c.name, c.namespace, c.labelLease)

@@ -186,16 +186,26 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.Set([]updatev1alpha1.ControlPlaneInsight{healthInsight("a")}, nil)
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
 
 	waitFor(t, "the first write", func() bool { _, ok := tryGet(cs, "ns", "demo"); return ok })
 	ui := get(t, cs, "ns", "demo")
+	if !ui.Spec.RenewTime.Time.Equal(start) {
+		t.Errorf("renewTime %v, want %v", ui.Spec.RenewTime, start)
+	}
 	waitFor(t, "the companion Lease", func() bool { _, ok := tryLease(kube, "ns", "demo"); return ok })
 	l, _ := tryLease(kube, "ns", "demo")
 	if l.Labels[informersv1alpha1.LeaseLabel] != "demo" || *l.Spec.HolderIdentity != "demo.ns" || *l.Spec.LeaseDurationSeconds != 3 ||
 		len(l.OwnerReferences) != 1 || l.OwnerReferences[0].UID != "uid-1" || ui.UID != "uid-1" || l.OwnerReferences[0].Kind != informersv1alpha1.KindUpdateInformer {
 		t.Errorf("Lease %+v", l)
+	}
+
+	for _, a := range cs.Actions() {
+		if a.GetVerb() == "update" {
+			t.Errorf("the object was written twice at the start (a Set before Run): %v", a)
+		}
 	}
 
 	// Renewals go to the Lease; the object is not written again.

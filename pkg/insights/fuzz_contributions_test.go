@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/update-status/apiserver/internal/synth"
@@ -139,6 +140,28 @@ func mutateContribution(o *informersv1alpha1.UpdateInformer, ops []byte, a, b st
 // informers' lists byte-identical and the valid contribution accepted, gives
 // a reason for every refusal, and an Engine with memory agrees with a fresh
 // computation.
+// fuzzLeases returns companion Leases of o that ops shape: none, one
+// without a renewTime, or one renewed ops[0] minutes (signed) from now; a
+// second, unlabelled one with the same name when ops[1] is odd.
+func fuzzLeases(o *informersv1alpha1.UpdateInformer, ops []byte, now time.Time) []*coordinationv1.Lease {
+	if len(ops) == 0 {
+		return nil
+	}
+	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: o.Name,
+		Labels: map[string]string{informersv1alpha1.LeaseLabel: o.Name}}}
+	if ops[0] != 0 {
+		at := metav1.NewMicroTime(now.Add(time.Duration(int8(ops[0])) * time.Minute))
+		l.Spec.RenewTime = &at
+	}
+	leases := []*coordinationv1.Lease{l}
+	if len(ops) > 1 && ops[1]%2 == 1 {
+		other := l.DeepCopy()
+		other.Labels = nil
+		leases = append(leases, other, nil)
+	}
+	return leases
+}
+
 func FuzzContributions(f *testing.F) {
 	// The fuzzer's JSON is decoded over a valid contribution (what it sets
 	// replaces the valid parts), or over an empty object when it starts
@@ -166,6 +189,9 @@ func FuzzContributions(f *testing.F) {
 		good := synth.Contribution("good", "informer", now)
 		with := *src
 		with.UpdateInformers = []*informersv1alpha1.UpdateInformer{good, o}
+		if o.Namespace != good.Namespace || o.Name != good.Name {
+			with.ContributionLeases = fuzzLeases(o, ops, now)
+		}
 
 		res := insights.Compute(&with, now)
 		obj := &v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: validation.ObjectName}, Status: res.Status}

@@ -18,6 +18,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -59,50 +60,30 @@ func transformLease(obj interface{}) (interface{}, error) {
 // contributionCaches are the caches of the UpdateInformers and of their
 // companion Leases, each set when its informer starts.
 type contributionCaches struct {
-	mu        sync.Mutex
-	informers cache.SharedIndexInformer
-	leases    cache.SharedIndexInformer
-}
-
-func (c *contributionCaches) setInformers(inf cache.SharedIndexInformer) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.informers = inf
-}
-
-func (c *contributionCaches) setLeases(inf cache.SharedIndexInformer) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.leases = inf
+	informers, leases atomic.Pointer[cache.SharedIndexInformer]
 }
 
 func (c *contributionCaches) updateInformer(namespace, name string) *informersv1alpha1.UpdateInformer {
-	c.mu.Lock()
-	inf := c.informers
-	c.mu.Unlock()
-	o, _ := cached(inf, namespace, name).(*informersv1alpha1.UpdateInformer)
-	return o
+	return cached[informersv1alpha1.UpdateInformer](&c.informers, namespace, name)
 }
 
 func (c *contributionCaches) lease(namespace, name string) *coordinationv1.Lease {
-	c.mu.Lock()
-	inf := c.leases
-	c.mu.Unlock()
-	o, _ := cached(inf, namespace, name).(*coordinationv1.Lease)
-	return o
+	return cached[coordinationv1.Lease](&c.leases, namespace, name)
 }
 
-// cached returns the object namespace/name of inf's cache, nil when there is
-// none (or no informer yet).
-func cached(inf cache.SharedIndexInformer, namespace, name string) interface{} {
-	if inf == nil {
+// cached returns the object namespace/name of the cache of the informer inf
+// holds, nil when there is none (or no informer yet).
+func cached[T any](inf *atomic.Pointer[cache.SharedIndexInformer], namespace, name string) *T {
+	i := inf.Load()
+	if i == nil {
 		return nil
 	}
-	obj, ok, err := inf.GetStore().GetByKey(namespace + "/" + name)
+	obj, ok, err := (*i).GetStore().GetByKey(namespace + "/" + name)
 	if err != nil || !ok {
 		return nil
 	}
-	return obj
+	o, _ := obj.(*T)
+	return o
 }
 
 // contributionMatters says whether an update of an UpdateInformer, whose

@@ -194,7 +194,7 @@ func New(clients Clients, opts Options) (*Set, error) {
 				gvr:  informersv1alpha1.SchemeGroupVersion.WithResource(informersv1alpha1.ResourceUpdateInformers),
 				newInformer: func() cache.SharedIndexInformer {
 					inf := contributioninformers.NewUpdateInformerInformer(clients.Contributions, metav1.NamespaceAll, 0, noIndexers)
-					caches.setInformers(inf)
+					caches.informers.Store(&inf)
 					return inf
 				},
 				transform: transformUpdateInformer,
@@ -217,7 +217,7 @@ func New(clients Clients, opts Options) (*Set, error) {
 					inf := coordinationinformers.NewFilteredLeaseInformer(clients.Kube, metav1.NamespaceAll, 0, noIndexers, func(o *metav1.ListOptions) {
 						o.LabelSelector = informersv1alpha1.LeaseLabel
 					})
-					caches.setLeases(inf)
+					caches.leases.Store(&inf)
 					return inf
 				},
 				transform: transformLease,

@@ -26,6 +26,7 @@ const (
 
 	resultChanged   = "changed"
 	resultUnchanged = "unchanged"
+	resultProgress  = "progress"
 	resultFailed    = "failed"
 )
 
@@ -40,7 +41,7 @@ var (
 	recomputations = metrics.NewCounterVec(&metrics.CounterOpts{
 		Namespace:      "update_status",
 		Name:           "recomputations_total",
-		Help:           "UpdateStatus computations by trigger (start, sources, time) and result (changed, unchanged, failed).",
+		Help:           "UpdateStatus computations by trigger (start, sources, time) and result (changed; progress: same content at newer inputs, published without events; unchanged; failed).",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"trigger", "result"})
 )

@@ -87,6 +87,23 @@ func nextResourceVersion(prev, input, step, digest uint64) uint64 {
 	return prevBase + inputFactor + d
 }
 
+// progressVersion returns the deterministic resourceVersion of unchanged
+// content at newer inputs, and whether it should be published: when its
+// input part is past that of prev. Two replicas that reach one content
+// through different intermediate states (one computed a burst in two
+// parts, the other in one) then serve the same list resourceVersion once
+// both have seen the same inputs. A later moment alone (the step) does not
+// publish: that costs nothing when time passes over an unchanged state.
+func progressVersion(prev, input, step, digest uint64) (uint64, bool) {
+	if input > maxInput {
+		input = maxInput
+	}
+	if input <= prev/inputFactor {
+		return 0, false
+	}
+	return nextResourceVersion(prev, input, step, digest), true
+}
+
 // ParseResourceVersion parses a resourceVersion served by this package. The
 // empty string parses as 0.
 func ParseResourceVersion(s string) (uint64, error) {

@@ -127,6 +127,36 @@ func TestReplicasAgreeOnSameInputsAndContent(t *testing.T) {
 	}
 }
 
+func TestProgressVersion(t *testing.T) {
+	step := timeStep(time.Time{})
+	// Replica A computed a burst in two parts: the content came back at
+	// input 289 and stayed at 291. Replica B computed it in one, at 291.
+	a289 := nextResourceVersion(280_499_001, 289, step, 77)
+	b291 := nextResourceVersion(280_499_001, 291, step, 77)
+	for _, tt := range []struct {
+		name        string
+		prev, input uint64
+		want        uint64
+		wantOK      bool
+	}{
+		{name: "newer input: the other replica's version", prev: a289, input: 291, want: b291, wantOK: true},
+		{name: "same input", prev: a289, input: 289},
+		{name: "older input (the newest object deleted)", prev: a289, input: 280},
+		{name: "same input, a local step", prev: 289_500_001, input: 289},
+		{name: "newer input below a local step of the same base", prev: 291_700_001, input: 291},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := progressVersion(tt.prev, tt.input, step, 77)
+			if ok != tt.wantOK || (ok && got != tt.want) {
+				t.Errorf("progressVersion(%d, %d) = %d, %v; want %d, %v", tt.prev, tt.input, got, ok, tt.want, tt.wantOK)
+			}
+			if ok && got <= tt.prev {
+				t.Errorf("progressVersion(%d, %d) = %d does not follow", tt.prev, tt.input, got)
+			}
+		})
+	}
+}
+
 func TestParseResourceVersion(t *testing.T) {
 	tests := []struct {
 		in      string

@@ -64,9 +64,12 @@ type Config struct {
 	Computer Computer
 	// Clock is the time source. Required.
 	Clock clock.Clock
-	// FoldDelay is how long the view waits after the first of a burst of
-	// source events before it computes; every event in that window is folded
-	// into one computation. 0 computes at once. At most MaxFoldDelay.
+	// FoldDelay is the burst window. A source event that arrives when the
+	// last computation ended at least FoldDelay ago is computed at once;
+	// one that arrives sooner (or while a computation runs) waits until
+	// FoldDelay after the end of the last computation, and every event in
+	// that wait is folded into one computation. 0 computes at once. At most
+	// MaxFoldDelay.
 	FoldDelay time.Duration
 	// StuckAfter is how long one computation may run before the liveness
 	// check fails. 0 means DefaultStuckAfter.
@@ -97,6 +100,7 @@ type View struct {
 	objects    insightSet
 	fpState    fingerprintState
 	nextChange time.Time
+	lastEnd    time.Time // when the last computation ended
 }
 
 // New validates cfg and returns a View.
@@ -139,8 +143,9 @@ func (v *View) Trigger() {
 // It does no work and copies nothing.
 func (v *View) Current() *Revision { return v.current.Load() }
 
-// Run computes once, then on every trigger (after the fold delay) and at the
-// engine's next-change moments, until ctx is done.
+// Run computes once, then on every trigger (on the leading edge of a quiet
+// period, else at the end of the fold window) and at the engine's
+// next-change moments, until ctx is done.
 func (v *View) Run(ctx context.Context) {
 	v.started.Store(true)
 	v.running.Store(true)
@@ -185,12 +190,14 @@ func (v *View) Run(ctx context.Context) {
 	}
 }
 
-// fold waits for the fold delay; it returns false when ctx ends first.
+// fold waits until the fold window after the last computation has passed:
+// not at all after a quiet period. It returns false when ctx ends first.
 func (v *View) fold(ctx context.Context) bool {
-	if v.cfg.FoldDelay == 0 {
+	wait := v.lastEnd.Add(v.cfg.FoldDelay).Sub(v.cfg.Clock.Now())
+	if wait <= 0 {
 		return true
 	}
-	t := v.cfg.Clock.NewTimer(v.cfg.FoldDelay)
+	t := v.cfg.Clock.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
@@ -232,7 +239,9 @@ func (v *View) recompute(trigger string) {
 	}
 	now := v.cfg.Clock.Now()
 	res, computeErr := v.compute(snap.Inputs, now)
-	computeDuration.Observe(v.cfg.Clock.Since(start).Seconds())
+	// The fold window starts when the engine is done.
+	v.lastEnd = v.cfg.Clock.Now()
+	computeDuration.Observe(v.lastEnd.Sub(start).Seconds())
 
 	var status *v1alpha1.UpdateStatusStatus
 	switch {
@@ -291,6 +300,10 @@ func (v *View) recompute(trigger string) {
 	}
 	objectChanged := v.last == nil || fp != v.lastFP
 	if !objectChanged && len(changes) == 0 && !firstSynced {
+		if rv, ok := progressVersion(v.last.ResourceVersion, snap.MaxResourceVersion, timeStep(v.nextChange), revisionDigest(fp, v.objects.sum)); ok {
+			v.publishProgress(rv, trigger)
+			return
+		}
 		recomputations.WithLabelValues(trigger, resultUnchanged).Inc()
 		klog.V(4).InfoS("UpdateStatus unchanged", "trigger", trigger, "resourceVersion", v.last.ResourceVersion)
 		return
@@ -323,6 +336,21 @@ func (v *View) recompute(trigger string) {
 	klog.V(2).InfoS("UpdateStatus changed", "trigger", trigger, "resourceVersion", rv,
 		"maxInputResourceVersion", snap.MaxResourceVersion, "available", available.Reason,
 		"updateStatusChanged", objectChanged, "insightObjectsChanged", len(changes))
+	if v.cfg.Publish != nil {
+		v.cfg.Publish(rev)
+	}
+}
+
+// publishProgress publishes revision rv with the content of the last one:
+// no object changes, so no watch event; the stores move their
+// resourceVersion to rv (and send progress bookmarks to the watchers that
+// asked for them).
+func (v *View) publishProgress(rv uint64, trigger string) {
+	rev := &Revision{ResourceVersion: rv, Object: v.last.Object, Synced: v.last.Synced}
+	v.last = rev
+	v.current.Store(rev)
+	recomputations.WithLabelValues(trigger, resultProgress).Inc()
+	klog.V(4).InfoS("UpdateStatus unchanged, inputs moved on", "trigger", trigger, "resourceVersion", rv)
 	if v.cfg.Publish != nil {
 		v.cfg.Publish(rev)
 	}

@@ -152,16 +152,32 @@ func TestChangesOnlyWhenContentChanges(t *testing.T) {
 	first := h.view.Current()
 	<-computed
 
-	// Inputs move on but the content stays: no new revision.
+	// Inputs move on but the content stays: a progress revision at input
+	// 200, with the first revision's object and no insight change, so the
+	// stores move their resourceVersion without a watch event.
 	h.source.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = 200 })
 	if v := receive(t, computed, "the computation of input 200"); v != "4.17.5" {
 		t.Fatalf("the computation of input 200 read %s", v)
 	}
+	testio.Eventually(t, "the progress revision of input 200", func() bool { return h.rec.count() == 2 })
+	progress := h.rec.all()[1]
+	if progress.ResourceVersion/1_000_000 != 200 || progress.Object != first.Object {
+		t.Errorf("progress revision %d, same object %v: want input 200 and the first revision's object", progress.ResourceVersion, progress.Object == first.Object)
+	}
+	for k, c := range progress.Insights {
+		if len(c.Changed)+len(c.Deleted) > 0 {
+			t.Errorf("progress revision changes insight kind %d: %+v", k, c)
+		}
+	}
+
+	// The same inputs computed again (a trigger without a new input):
+	// nothing at all.
+	h.view.Trigger()
+	receive(t, computed, "the computation of input 200 again")
 
 	// Content changes: a new revision with a larger resourceVersion from
-	// input 300. The loop finishes the computation of input 200 before it
-	// starts this one, so once this revision is out, every revision of
-	// input 200 would be out before it.
+	// input 300. The loop finishes each computation before it starts the
+	// next, so once this revision is out, every earlier one would be out.
 	mu.Lock()
 	version = "4.17.6"
 	mu.Unlock()
@@ -172,18 +188,18 @@ func TestChangesOnlyWhenContentChanges(t *testing.T) {
 		return revs[len(revs)-1].ResourceVersion/1_000_000 == 300
 	})
 	revs := h.rec.all()
-	if len(revs) != 2 || revs[0] != first {
+	if len(revs) != 3 || revs[0] != first || revs[1] != progress {
 		for _, r := range revs {
 			t.Logf("published resourceVersion %d", r.ResourceVersion)
 		}
-		t.Fatalf("%d revisions published, want the first and that of input 300: unchanged content was published", len(revs))
+		t.Fatalf("%d revisions published, want the first, the progress of input 200 and that of input 300", len(revs))
 	}
-	second := revs[1]
+	second := revs[2]
 	if h.view.Current() != second {
 		t.Errorf("Current() is not the last published revision")
 	}
-	if second.ResourceVersion <= first.ResourceVersion {
-		t.Errorf("resourceVersions %d then %d", first.ResourceVersion, second.ResourceVersion)
+	if second.ResourceVersion <= progress.ResourceVersion {
+		t.Errorf("resourceVersions %d then %d", progress.ResourceVersion, second.ResourceVersion)
 	}
 	if got := second.Object.Status.ControlPlane.Informers[0].Insights[0].Insight.ClusterVersionStatusInsight.Versions.Target.Version; got != "4.17.6" {
 		t.Errorf("target = %q", got)
@@ -251,6 +267,89 @@ func TestBurstsFoldIntoOneComputation(t *testing.T) {
 	}
 	if rv := h.view.Current().ResourceVersion; rv/1_000_000 != 150 {
 		t.Errorf("resourceVersion %d does not reflect the last input 150", rv)
+	}
+}
+
+// TestFoldOnTheLeadingEdge drives the fold rule with a fake clock: a change
+// after a quiet period is computed at once, without the clock moving; a
+// steady stream of changes is computed once per fold window, and no change
+// waits longer than the window.
+func TestFoldOnTheLeadingEdge(t *testing.T) {
+	const fold = 200 * time.Millisecond
+	var mu sync.Mutex
+	n := 0
+	h := start(t, fold, func(*insights.Sources, time.Time) insights.Result {
+		mu.Lock()
+		defer mu.Unlock()
+		return insights.Result{Status: targetStatus(fmt.Sprintf("4.17.%d", n))}
+	})
+	update := func(i int) {
+		mu.Lock()
+		n = i
+		mu.Unlock()
+		h.source.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = uint64(100 + i) })
+	}
+	// changed is when each input first showed in a published revision.
+	shownAt := map[int]time.Time{}
+	h.rec.onPublish(func(r *view.Revision) {
+		mu.Lock()
+		defer mu.Unlock()
+		shownAt[int(r.ResourceVersion/1_000_000)-100] = h.clock.Now()
+	})
+
+	// A lone change after a quiet period: computed with the clock standing
+	// still, so it waited for no window.
+	h.clock.Step(fold)
+	update(1)
+	testio.Eventually(t, "the lone change's revision", func() bool { return h.rec.count() == 2 })
+	if w := h.clock.Waiters(); w != 0 {
+		t.Errorf("%d clock waiters after the lone change", w)
+	}
+
+	// A steady stream, one change every 50 ms for a second, starting right
+	// after that computation: each waits for the window after the previous
+	// computation, so one computation per window.
+	const every, events = 50 * time.Millisecond, 20
+	before := h.computer.Calls()
+	sent := map[int]time.Time{}
+	for i := 2; i < 2+events; i++ {
+		published := h.rec.count()
+		sent[i] = h.clock.Now()
+		update(i)
+		// Settled: the loop computed the change or waits out the window.
+		testio.Eventually(t, fmt.Sprintf("the loop to take change %d", i), func() bool {
+			return h.clock.Waiters() == 1 || (h.rec.count() > published && !h.view.TriggerPending())
+		})
+		h.clock.Step(every)
+	}
+	testio.Eventually(t, "the last change's revision", func() bool {
+		if h.clock.Waiters() == 1 {
+			h.clock.Step(every)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		_, ok := shownAt[1+events]
+		return ok
+	})
+	// 20 changes over 1 s with a 200 ms window: every window holds one
+	// computation, the stream's first change (after the lone change's
+	// window) waits for the rest of it.
+	if got, want := h.computer.Calls()-before, int(events*every/fold); got != want {
+		t.Errorf("%d computations for %d changes over %v, want %d (one per %v window)", got, events, events*every, want, fold)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i, at := range sent {
+		var shown time.Time
+		for j := i; j < 2+events; j++ { // a later revision covers i too
+			if s, ok := shownAt[j]; ok {
+				shown = s
+				break
+			}
+		}
+		if d := shown.Sub(at); shown.IsZero() || d > fold {
+			t.Errorf("change %d sent at %v shown after %v, want at most the window %v", i, at.Sub(t0), d, fold)
+		}
 	}
 }
 

@@ -125,7 +125,7 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig,
 		"Path to the kubeconfig of the cluster whose update is reported (ClusterVersion, ClusterOperators, MachineConfigPools, MachineConfigs, Nodes). In-cluster configuration when empty.")
 	fs.DurationVar(&o.FoldDelay, "fold-delay", o.FoldDelay,
-		fmt.Sprintf("How long to gather source changes before recomputing the status (at most %v).", view.MaxFoldDelay))
+		fmt.Sprintf("The fold window: a source change after a quiet window is computed at once; changes that arrive within this long after a computation ended are gathered into the next one (at most %v).", view.MaxFoldDelay))
 	fs.DurationVar(&o.DiscoveryInterval, "source-discovery-interval", o.DiscoveryInterval,
 		"How often to look for source APIs that are not served (e.g. MachineConfigPool) or stopped being served.")
 	fs.DurationVar(&o.WatchStallTimeout, "watch-stall-timeout", o.WatchStallTimeout,

@@ -72,6 +72,8 @@ type config struct {
 	// goBenchmarks are the Go benchmarks run after the sizes
 	// (-go-benchmarks).
 	goBenchmarks []string
+	// nodeWatch is the node-watch cell (-node-watch, nodewatch.go).
+	nodeWatch nodeWatchSpec
 }
 
 // The Go benchmarks -go-benchmarks names.
@@ -111,6 +113,7 @@ func main() {
 	goBenchmarks := flag.String("go-benchmarks", strings.Join([]string{goBenchNodeChange, goBenchList, goBenchHandBuilt, goBenchContributions}, ","),
 		"Go benchmarks to run after the sizes, comma-separated: node-change (BenchmarkNodeChangeToWatchCache), list (BenchmarkListNodeInsights, with -list-resources), hand-built (section 8), contributions (BenchmarkContributions, with -contributions); empty for none")
 	flag.DurationVar(&c.stormDuration, "renewal-storm", 30*time.Second, "duration of the contributions cell's renewal storm (every informer renewing every second)")
+	nodeWatch := c.nodeWatch.register(flag.CommandLine)
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the benchmark process itself to this file")
 	flag.Parse()
 	// The benchmark process is the load generator and holds the results:
@@ -155,6 +158,9 @@ func main() {
 	}
 	if err == nil && *listResources != "" {
 		c.listResources, err = words(*listResources, servedResources[1:]...)
+	}
+	if err == nil {
+		err = nodeWatch()
 	}
 	if err == nil && c.baselineRounds < 1 {
 		err = fmt.Errorf("-baseline-rounds=%d: at least 1", c.baselineRounds)
@@ -255,6 +261,7 @@ sizes:
 				bc.watchResources = []string{resourceUpdateStatuses}
 				bc.listResources = nil
 				bc.contributions = contributionsSpec{}
+				bc.nodeWatch = c.nodeWatch.baseline()
 			}
 			label := b.label
 			if b.round > 1 {

@@ -113,6 +113,7 @@ func (r *report) write(path string) error {
 	r.tables(p)
 	r.handBuiltParts(p)
 	r.contributionTables(p)
+	r.nodeWatchTables(p)
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
@@ -157,6 +158,9 @@ func flagsLine(c config) string {
 	line += fmt.Sprintf(" -contributions=%s -go-benchmarks=%s", c.contributions, strings.Join(c.goBenchmarks, ","))
 	if c.contributions.Informers > 0 {
 		line += fmt.Sprintf(" -contribution-watchers=%d -renewal-storm=%v", c.contributionWatchers, c.stormDuration)
+	}
+	if c.nodeWatch.enabled() {
+		line += c.nodeWatch.flags()
 	}
 	if c.baselineBin != "" {
 		line += fmt.Sprintf(" -baseline-binary=<before> -baseline-rounds=%d", c.baselineRounds)
@@ -259,6 +263,7 @@ func (r *report) goals(p func(string, ...any)) {
 	}
 	r.insightGoals(p, s)
 	r.contributionGoals(p, s)
+	r.nodeWatchGoals(p, s)
 	if len(r.nodeChange) > 0 {
 		m := median(r.nodeChange)
 		p("| one node change to its published revision at most 2 ms of server CPU (%s at 5,000 nodes: engine, view, six stores and watch caches; median of %d runs of %v µs) | %.2f ms | %s |\n",

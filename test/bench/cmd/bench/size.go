@@ -62,6 +62,8 @@ type sizeResult struct {
 	Watches []*watchResult // one per resource, watcher count, format and route
 	// Contributions is the contributions cell (-contributions), or nil.
 	Contributions *contributionResult
+	// NodeWatch is the node-watch cell (-node-watch), or nil.
+	NodeWatch *nodeWatchResult
 	Notes         []string
 }
 
@@ -275,6 +277,10 @@ func benchSize(ctx context.Context, c config, n int, binary string) (_ *sizeResu
 	if err := saveProfile(ctx, admin, cp.ServerURL, "heap", filepath.Join(profDir, "heap-idle.pprof")); err != nil {
 		klog.ErrorS(err, "No heap profile")
 	}
+	if c.nodeWatch.Only {
+		r.NodeWatch, err = benchNodeWatch(ctx, c, cp, admin, &churn{kube: cp.Kube, nodes: sim.NodeNames("worker")})
+		return r, err
+	}
 
 	// GET, straight and through the aggregator, in each format, side by
 	// side.
@@ -402,6 +408,11 @@ func benchSize(ctx context.Context, c config, n int, binary string) (_ *sizeResu
 		r.Contributions = cr
 		if err != nil {
 			return r, fmt.Errorf("contributions cell: %w", err)
+		}
+	}
+	if c.nodeWatch.at(n, c.sizes) {
+		if r.NodeWatch, err = benchNodeWatch(ctx, c, cp, admin, ch); err != nil {
+			return r, fmt.Errorf("node-watch cell: %w", err)
 		}
 	}
 	return r, nil

@@ -32,12 +32,13 @@ import (
 )
 
 // write is one source write of the churn: the etcd resourceVersion it got,
-// the moment the request was sent, and the node it changed (an index into
-// churn.nodes).
+// the moment the request was sent, the node it changed (an index into
+// churn.nodes) and the spec.unschedulable it set.
 type write struct {
-	rv   uint64
-	at   time.Time
-	node int32
+	rv            uint64
+	at            time.Time
+	node          int32
+	unschedulable bool
 }
 
 // event is one watch event as a watcher received it: the input part of its
@@ -371,7 +372,7 @@ func (c *churn) run(ctx context.Context) {
 				return
 			}
 			c.mu.Lock()
-			c.writes = append(c.writes, write{rv: rv, at: at, node: int32(i % len(c.nodes))})
+			c.writes = append(c.writes, write{rv: rv, at: at, node: int32(i % len(c.nodes)), unschedulable: unschedulable})
 			c.mu.Unlock()
 		})
 	}

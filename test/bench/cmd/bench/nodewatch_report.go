@@ -1,0 +1,166 @@
+// Copyright The update-status-apiserver Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package main
+
+import "fmt"
+
+// Goals of the node-watch cell (issue #38).
+const (
+	// insightLagSlack is how much the nodeprogressinsights p99 may exceed
+	// the Nodes p99 at the first watcher count; at the others it must be
+	// below.
+	insightLagSlack = 1.5
+	// burstCPUSlack is how much the server's CPU per change under the
+	// burst may exceed the baseline's.
+	burstCPUSlack = 1.10
+)
+
+// p99Ratio formats the npi p99 against the Nodes p99, either of which may be
+// beyond the deadline.
+func p99Ratio(npi, nodes summary) string {
+	switch {
+	case npi.N == 0 || nodes.N == 0:
+		return "n/a"
+	case nodes.P99 == undelivered && npi.P99 == undelivered:
+		return "both beyond the deadline"
+	case nodes.P99 == undelivered:
+		return "Nodes beyond the deadline"
+	case npi.P99 == undelivered:
+		return "nodeprogressinsights beyond the deadline"
+	}
+	return ratio(sec(npi.P99), sec(nodes.P99))
+}
+
+// insightLagMet applies the goal of the i-th watcher count: within
+// insightLagSlack of the Nodes p99 for the first, below it for the others.
+// A p99 beyond the deadline is longer than any measured one.
+func insightLagMet(i int, npi, nodes summary) bool {
+	if npi.N == 0 || nodes.N == 0 || npi.P99 == undelivered {
+		return false
+	}
+	if nodes.P99 == undelivered {
+		return true
+	}
+	if i == 0 {
+		return sec(npi.P99) <= insightLagSlack*sec(nodes.P99)
+	}
+	return npi.P99 < nodes.P99
+}
+
+// burstBefore returns the baseline's burst at s's size, or nil.
+func (r *report) burstBefore(s *sizeResult) *nodeWatchCell {
+	for _, b := range r.baselinesOf(s) {
+		if b.NodeWatch != nil && b.NodeWatch.Burst != nil {
+			return b.NodeWatch.Burst
+		}
+	}
+	return nil
+}
+
+// cpuSecondsText formats CPU-seconds per change.
+func cpuSecondsText(v float64) string { return fmt.Sprintf("%.2f ms", v*1000) }
+
+// nodeWatchGoals writes the goal rows of issue #38 for s's node-watch cell.
+func (r *report) nodeWatchGoals(p func(string, ...any), s *sizeResult) {
+	nw := s.NodeWatch
+	if nw == nil {
+		return
+	}
+	d := nw.Spec.Deadline
+	for i, k := range nw.Spec.Watchers {
+		nodes, npi := nw.cell(kindNodes, k), nw.cell(kindInsights, k)
+		if nodes == nil || npi == nil {
+			continue
+		}
+		goal := fmt.Sprintf("at most %.1fx the Nodes p99", insightLagSlack)
+		if i > 0 {
+			goal = "below the Nodes p99"
+		}
+		p("| %d watchers, %d node changes/s, from content: nodeprogressinsights (through the kube-apiserver) p99 %s | Nodes p50 %s, p99 %s (%d of %d deliveries late); nodeprogressinsights p50 %s, p99 %s (%d of %d late): %s | %s |\n",
+			k, nw.Spec.Rate, goal, lagText(nodes.Lag.P50, d), lagText(nodes.Lag.P99, d), nodes.Late, nodes.Lag.N,
+			lagText(npi.Lag.P50, d), lagText(npi.Lag.P99, d), npi.Late, npi.Lag.N, p99Ratio(npi.Lag, nodes.Lag), met(insightLagMet(i, npi.Lag, nodes.Lag)))
+	}
+	if b := nw.Burst; b != nil {
+		after := b.CPUPerChange(false)
+		if before := r.burstBefore(s); before != nil {
+			was := before.CPUPerChange(false)
+			p("| server CPU per change under a %d/s burst at most %.0f%% above before | %s vs %s CPU-s per change: %s | %s |\n",
+				b.Rate, 100*(burstCPUSlack-1), cpuSecondsText(after), cpuSecondsText(was), ratio(after, was), met(b.Changes > 0 && after <= burstCPUSlack*was))
+		} else {
+			p("| server CPU per change under a %d/s burst (%d watchers of nodeprogressinsights): compared with an earlier run's | %s CPU-s per change above idle (%d changes, %.0f revisions published) | measured |\n",
+				b.Rate, b.Connected, cpuSecondsText(after), b.Changes, b.Published)
+		}
+	}
+}
+
+// nodeWatchTables writes section 10: the node-watch cell of each size.
+func (r *report) nodeWatchTables(p func(string, ...any)) {
+	var cells []*sizeResult
+	for _, s := range r.sizes {
+		if s.NodeWatch != nil {
+			cells = append(cells, s)
+		}
+	}
+	if len(cells) == 0 {
+		return
+	}
+	spec := r.config.nodeWatch
+	p("## 10. Nodes and nodeprogressinsights watched side by side\n\n")
+	p("At the largest size, after the other cells, on the same control plane and server: for each watcher count, that many watchers of core/v1 Nodes straight to the kube-apiserver (from the resourceVersion of a LIST), then as many of nodeprogressinsights through the kube-apiserver's aggregation layer (from now), both JSON, each while the same churn cordons or uncordons worker nodes (a merge patch of `spec.unschedulable`) at %d changes/s for %v. ", spec.Rate, spec.Duration)
+	p("The latency is measured from content: for each change and each watcher, the time from sending the patch to the first event that watcher received about that node showing the state the change set, and before the node's next change was sent: for a Node, `spec.unschedulable` in the event; for a nodeprogressinsight, the cause `Node is marked unschedulable` that the engine puts in the Available condition (and the message) of a cordoned node. The watchers read each event's name and these few bytes in place, without decoding it. ")
+	p("A (change, watcher) pair not shown within %v is *late* and counts in the percentiles as beyond the deadline rather than being left out; *not shown* counts the changes no watcher was shown in time. A watcher whose stream ends watches again from the last resourceVersion it received (*rewatches*).\n\n", spec.Deadline)
+	p("*CPU per change* is the process's CPU (from `/proc`) over the churn and the deadline after it, less its idle CPU over the same time (measured for %v just before, the watchers connected), divided by the changes. The burst is %d watchers of nodeprogressinsights at %d changes/s for %v, measured the same way; *revisions* are the server's published revisions (`update_status_recomputations_total{result=\"changed\"}`).\n\n",
+		nodeWatchIdle, spec.BurstWatchers, spec.BurstRate, spec.Duration)
+	p("| nodes | watchers | watched | changes/s | changes (skipped) | p50 | p99 | max | late pairs | not shown | rewatches | bytes / event | server CPU / change (idle cores) | kube-apiserver CPU / change (idle cores) | revisions |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	row := func(s *sizeResult, label string, c *nodeWatchCell) {
+		d := s.NodeWatch.Spec.Deadline
+		perEvent := 0.0
+		if c.Events > 0 {
+			perEvent = float64(c.Bytes) / float64(c.Events)
+		}
+		p("| %d | %d | %s | %d | %d (%d) | %s | %s | %s | %d of %d | %d | %d | %s | %s (%.3f) | %s (%.3f) | %.0f |\n", s.Nodes, c.Connected, label, c.Rate, c.Changes, c.Skipped,
+			lagText(c.Lag.P50, d), lagText(c.Lag.P99, d), lagText(c.Lag.Max, d), c.Late, c.Lag.N, c.Unseen, c.Rewatches, bytesIEC(perEvent),
+			cpuSecondsText(c.CPUPerChange(false)), c.ServerIdle, cpuSecondsText(c.CPUPerChange(true)), c.KubeAPIServerIdle, c.Published)
+	}
+	for _, s := range cells {
+		for _, c := range s.NodeWatch.Cells {
+			label := "Nodes (straight)"
+			if c.Kind == kindInsights {
+				label = "nodeprogressinsights (aggregated)"
+			}
+			row(s, label, c)
+		}
+		if b := s.NodeWatch.Burst; b != nil {
+			row(s, "nodeprogressinsights (aggregated), burst", b)
+		}
+		if before := r.burstBefore(s); before != nil {
+			row(s, "nodeprogressinsights (aggregated), burst, before", before)
+		}
+	}
+	p("\n| nodes | watchers | Nodes p50 / p99 | nodeprogressinsights p50 / p99 | p99 ratio |\n|---|---|---|---|---|\n")
+	for _, s := range cells {
+		d := s.NodeWatch.Spec.Deadline
+		for _, k := range s.NodeWatch.Spec.Watchers {
+			nodes, npi := s.NodeWatch.cell(kindNodes, k), s.NodeWatch.cell(kindInsights, k)
+			if nodes == nil || npi == nil {
+				continue
+			}
+			p("| %d | %d | %s / %s | %s / %s | %s |\n", s.Nodes, k, lagText(nodes.Lag.P50, d), lagText(nodes.Lag.P99, d), lagText(npi.Lag.P50, d), lagText(npi.Lag.P99, d), p99Ratio(npi.Lag, nodes.Lag))
+		}
+	}
+	p("\n| goal | measured | |\n|---|---|---|\n")
+	r.nodeWatchGoals(p, cells[len(cells)-1])
+	p("\n")
+}

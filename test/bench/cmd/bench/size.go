@@ -62,9 +62,10 @@ type sizeResult struct {
 	Watches []*watchResult // one per resource, watcher count, format and route
 	// Contributions is the contributions cell (-contributions), or nil.
 	Contributions *contributionResult
+	Notes         []string
+
 	// NodeWatch is the node-watch cell (-node-watch), or nil.
 	NodeWatch *nodeWatchResult
-	Notes         []string
 }
 
 // getCell is one GET load: a route, a media type, a number of clients. In

@@ -298,7 +298,7 @@ func (w *contentWatcher) stream(ctx context.Context, h *httpClient, u string) (r
 		return false, fmt.Errorf("watch: %s", resp.Status)
 	}
 	w.once.Do(func() { close(w.connected) })
-	err = eachLine(bufio.NewReaderSize(resp.Body, 64<<10), func(line []byte) {
+	eachLine(bufio.NewReaderSize(resp.Body, 64<<10), func(line []byte) {
 		at := time.Now()
 		rv, name, ok := jsonMeta(line)
 		if !ok {
@@ -316,14 +316,15 @@ func (w *contentWatcher) stream(ctx context.Context, h *httpClient, u string) (r
 			w.seen = append(w.seen, seen{at: at, node: node, unschedulable: state})
 		}
 	})
-	return received, err
+	return received, nil
 }
 
 // eachLine calls f with each newline-terminated line of r, a line longer
-// than r's buffer assembled, until r ends (a nil error at EOF or when the
-// stream is cut).
-func eachLine(r *bufio.Reader, f func(line []byte)) error {
-	var long []byte
+// than r's buffer assembled, until r ends (at EOF, or when the stream is
+// cut: the last partial line is dropped). bufio.Reader.ReadSlice looks at each byte once; a
+// bufio.Scanner would search the whole partial line again after every read.
+func eachLine(r *bufio.Reader, f func(line []byte)) {
+	var long []byte // a line longer than the buffer, assembled
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
@@ -331,7 +332,7 @@ func eachLine(r *bufio.Reader, f func(line []byte)) error {
 			continue
 		}
 		if err != nil {
-			return nil
+			return
 		}
 		line := chunk
 		if long != nil {

@@ -15,6 +15,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -313,31 +314,36 @@ func TestNodeWatchGoals(t *testing.T) {
 			if tt.baseline != nil {
 				r.baseline = []*sizeResult{{Nodes: 5000, NodeWatch: &nodeWatchResult{Burst: tt.baseline}}}
 			}
-			var b strings.Builder
-			r.nodeWatchGoals(func(f string, a ...any) { fmt.Fprintf(&b, f, a...) }, s)
-			rows := strings.Split(strings.TrimSpace(b.String()), "\n")
-			if len(rows) != len(tt.want) {
-				t.Fatalf("%d rows, want %d:\n%s", len(rows), len(tt.want), b.String())
-			}
+			got := render(func(p func(string, ...any)) { r.nodeWatchGoals(p, s) })
+			rows := strings.Split(strings.TrimSpace(got), "\n")
+			var bad []string
 			for i, w := range tt.want {
-				if !strings.HasSuffix(rows[i], w) {
-					t.Errorf("row %d = %s\nwant it to end with %q", i, rows[i], w)
+				if i >= len(rows) || !strings.HasSuffix(rows[i], w) {
+					bad = append(bad, w)
 				}
+			}
+			if len(bad) > 0 || len(rows) != len(tt.want) {
+				t.Errorf("goal rows:\n%s\nwant %d rows; these do not end a row where they should:\n%s", got, len(tt.want), strings.Join(bad, "\n"))
 			}
 		})
 	}
-	var none strings.Builder
-	(&report{}).nodeWatchGoals(func(f string, a ...any) { fmt.Fprintf(&none, f, a...) }, &sizeResult{Nodes: 5000})
-	if none.Len() != 0 {
-		t.Errorf("goals without the cell = %q, want none", none.String())
+	if got := render(func(p func(string, ...any)) { (&report{}).nodeWatchGoals(p, &sizeResult{Nodes: 5000}) }); got != "" {
+		t.Errorf("goals without the cell = %q, want none", got)
 	}
+}
+
+// render returns what write writes.
+func render(write func(p func(string, ...any))) string {
+	var b strings.Builder
+	write(func(f string, a ...any) { fmt.Fprintf(&b, f, a...) })
+	return b.String()
 }
 
 func TestNodeWatchTables(t *testing.T) {
 	s := nodeWatchSize()
 	r := &report{config: config{nodeWatch: s.NodeWatch.Spec}, sizes: []*sizeResult{s}}
-	var b strings.Builder
-	r.nodeWatchTables(func(f string, a ...any) { fmt.Fprintf(&b, f, a...) })
+	got := render(r.nodeWatchTables)
+	var lacks []string
 	for _, want := range []string{
 		"## 10. Nodes and nodeprogressinsights watched side by side",
 		"at 20 changes/s for 30s",
@@ -348,13 +354,34 @@ func TestNodeWatchTables(t *testing.T) {
 		"| 5000 | 1000 | 2000 ms / > 5s | 200 ms / 600 ms | Nodes beyond the deadline |",
 		"| 1000 watchers, 20 node changes/s, from content",
 	} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("section 10 lacks %q:\n%s", want, b.String())
+		if !strings.Contains(got, want) {
+			lacks = append(lacks, want)
 		}
 	}
-	var empty strings.Builder
-	(&report{sizes: []*sizeResult{{Nodes: 5000}}}).nodeWatchTables(func(f string, a ...any) { fmt.Fprintf(&empty, f, a...) })
-	if empty.Len() != 0 {
-		t.Errorf("section 10 without a cell = %q, want nothing", empty.String())
+	if len(lacks) > 0 {
+		t.Errorf("section 10 lacks\n%s\nin:\n%s", strings.Join(lacks, "\n"), got)
+	}
+	if got := render((&report{sizes: []*sizeResult{{Nodes: 5000}}}).nodeWatchTables); got != "" {
+		t.Errorf("section 10 without a cell = %q, want nothing", got)
+	}
+}
+
+func TestEachLine(t *testing.T) {
+	for _, tt := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"lines", "a\nbb\n", []string{"a\n", "bb\n"}},
+		{"a line longer than the buffer", strings.Repeat("x", 40) + "\ny\n", []string{strings.Repeat("x", 40) + "\n", "y\n"}},
+		{"a cut line is dropped", "a\nb", []string{"a\n"}},
+		{"nothing", "", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			eachLine(bufio.NewReaderSize(strings.NewReader(tt.in), 16), func(line []byte) { got = append(got, string(line)) })
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("lines = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -289,27 +289,11 @@ func (w *watcher) run(ctx context.Context, h *httpClient, rawURL string) bool {
 			}
 		}
 	} else {
-		// bufio.Reader.ReadSlice looks at each byte once; a bufio.Scanner
-		// would search the whole partial line again after every read.
-		var long []byte // a line longer than the buffer, assembled
-		for {
-			chunk, err := r.ReadSlice('\n')
-			if err == bufio.ErrBufferFull {
-				long = append(long, chunk...)
-				continue
-			}
-			if err != nil {
-				break
-			}
-			line := chunk
-			if long != nil {
-				line = append(long, chunk...)
-				long = nil
-			}
+		eachLine(r, func(line []byte) {
 			if rv, name, ok := jsonMeta(line); ok {
 				record(rv, name, len(line)+1)
 			}
-		}
+		})
 	}
 	if !received && !w.collection {
 		return fail(fmt.Errorf("watch ended before the first event"))

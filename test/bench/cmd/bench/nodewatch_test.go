@@ -122,7 +122,7 @@ func TestNodeUnschedulable(t *testing.T) {
 	// What a cordon leaves elsewhere in the object: the field manager's
 	// entry and a taint named after it, which are not the spec field.
 	managed := []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate, FieldsType: "FieldsV1",
-		FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:unschedulable":{}}}`)}}}
+		FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:unschedulable":{}}}`)}}
 	node := func(unschedulable bool) *corev1.Node {
 		return &corev1.Node{
 			TypeMeta:   metav1.TypeMeta{Kind: "Node", APIVersion: "v1"},

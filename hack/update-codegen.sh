@@ -2,7 +2,7 @@
 # Regenerates every generated file: protobuf (generated.proto, generated.pb.go
 # and the protobuf tags of the versioned types), deepcopy, conversion and
 # defaulter helpers beside the types, and OpenAPI definitions, clientset (with
-# apply configurations and watch), listers and informers under pkg/generated/,
+# watch, without apply configurations), listers and informers under pkg/generated/,
 # and the CustomResourceDefinitions of artifacts/deploy/crds (controller-gen,
 # hack/ensure-controller-gen.sh) from the types of the CRD-served groups.
 # The generators are the k8s.io/code-generator, kube-openapi and goimports
@@ -66,7 +66,6 @@ kube::codegen::gen_openapi \
 
 kube::codegen::gen_client \
     --with-watch \
-    --with-applyconfig \
     --output-dir "${ROOT}/pkg/generated" \
     --output-pkg "${MODULE}/pkg/generated" \
     --boilerplate "${ROOT}/hack/boilerplate.go.txt" \

@@ -20,7 +20,6 @@ import (
 	context "context"
 
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
-	applyconfigurationinformersv1alpha1 "github.com/update-status/apiserver/pkg/generated/applyconfiguration/informers/v1alpha1"
 	scheme "github.com/update-status/apiserver/pkg/generated/clientset/versioned/scheme"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	types "k8s.io/apimachinery/pkg/types"
@@ -46,21 +45,18 @@ type UpdateInformerInterface interface {
 	List(ctx context.Context, opts v1.ListOptions) (*informersv1alpha1.UpdateInformerList, error)
 	Watch(ctx context.Context, opts v1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts v1.PatchOptions, subresources ...string) (result *informersv1alpha1.UpdateInformer, err error)
-	Apply(ctx context.Context, updateInformer *applyconfigurationinformersv1alpha1.UpdateInformerApplyConfiguration, opts v1.ApplyOptions) (result *informersv1alpha1.UpdateInformer, err error)
-	// Add a +genclient:noStatus comment above the type to avoid generating ApplyStatus().
-	ApplyStatus(ctx context.Context, updateInformer *applyconfigurationinformersv1alpha1.UpdateInformerApplyConfiguration, opts v1.ApplyOptions) (result *informersv1alpha1.UpdateInformer, err error)
 	UpdateInformerExpansion
 }
 
 // updateInformers implements UpdateInformerInterface
 type updateInformers struct {
-	*gentype.ClientWithListAndApply[*informersv1alpha1.UpdateInformer, *informersv1alpha1.UpdateInformerList, *applyconfigurationinformersv1alpha1.UpdateInformerApplyConfiguration]
+	*gentype.ClientWithList[*informersv1alpha1.UpdateInformer, *informersv1alpha1.UpdateInformerList]
 }
 
 // newUpdateInformers returns a UpdateInformers
 func newUpdateInformers(c *InformersV1alpha1Client, namespace string) *updateInformers {
 	return &updateInformers{
-		gentype.NewClientWithListAndApply[*informersv1alpha1.UpdateInformer, *informersv1alpha1.UpdateInformerList, *applyconfigurationinformersv1alpha1.UpdateInformerApplyConfiguration](
+		gentype.NewClientWithList[*informersv1alpha1.UpdateInformer, *informersv1alpha1.UpdateInformerList](
 			"updateinformers",
 			c.RESTClient(),
 			scheme.ParameterCodec,

@@ -18,20 +18,19 @@ package fake
 
 import (
 	v1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
-	informersv1alpha1 "github.com/update-status/apiserver/pkg/generated/applyconfiguration/informers/v1alpha1"
-	typedinformersv1alpha1 "github.com/update-status/apiserver/pkg/generated/clientset/versioned/typed/informers/v1alpha1"
+	informersv1alpha1 "github.com/update-status/apiserver/pkg/generated/clientset/versioned/typed/informers/v1alpha1"
 	gentype "k8s.io/client-go/gentype"
 )
 
 // fakeUpdateInformers implements UpdateInformerInterface
 type fakeUpdateInformers struct {
-	*gentype.FakeClientWithListAndApply[*v1alpha1.UpdateInformer, *v1alpha1.UpdateInformerList, *informersv1alpha1.UpdateInformerApplyConfiguration]
+	*gentype.FakeClientWithList[*v1alpha1.UpdateInformer, *v1alpha1.UpdateInformerList]
 	Fake *FakeInformersV1alpha1
 }
 
-func newFakeUpdateInformers(fake *FakeInformersV1alpha1, namespace string) typedinformersv1alpha1.UpdateInformerInterface {
+func newFakeUpdateInformers(fake *FakeInformersV1alpha1, namespace string) informersv1alpha1.UpdateInformerInterface {
 	return &fakeUpdateInformers{
-		gentype.NewFakeClientWithListAndApply[*v1alpha1.UpdateInformer, *v1alpha1.UpdateInformerList, *informersv1alpha1.UpdateInformerApplyConfiguration](
+		gentype.NewFakeClientWithList[*v1alpha1.UpdateInformer, *v1alpha1.UpdateInformerList](
 			fake.Fake,
 			namespace,
 			v1alpha1.SchemeGroupVersion.WithResource("updateinformers"),

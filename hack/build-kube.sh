@@ -18,7 +18,9 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TOOLS="${ROOT}/hack/tools/kube"
 GO=${GO:-go}
 
-log() { echo "build-kube: $*" >&2; }
+SCRIPT=build-kube
+# shellcheck source=hack/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 trap 'log "failed (line ${LINENO})"' ERR
 
 # The Kubernetes version comes from the tools module's go.mod, so that bumping it
@@ -30,8 +32,7 @@ if [[ -z "${KUBE_VERSION}" ]]; then
 fi
 KUBE_MINOR=$(echo "${KUBE_VERSION}" | cut -d. -f2)
 
-CACHE_ROOT=${KUBE_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME}/.cache}/update-status-apiserver}
-OUT="${CACHE_ROOT}/kube-${KUBE_VERSION}"
+OUT="$(cache_root "${KUBE_CACHE_DIR:-}")/kube-${KUBE_VERSION}"
 
 # Same flags for every binary of the tools module: build-cache keys include the
 # tags, so etcd reuses what kube-apiserver compiled. Tags and static linking follow
@@ -50,14 +51,8 @@ STAMP=$(
         find "${TOOLS}/cmd" -type f -name '*.go' | LC_ALL=C sort | xargs cat
         echo "tags=${TAGS}"
         echo "ldflags=${LDFLAGS}"
-        "${GO}" env GOVERSION GOOS GOARCH
-    } | sha256sum | cut -d' ' -f1
+    } | tool_stamp
 )
-
-up_to_date() {
-    [[ -x "${OUT}/etcd" && -x "${OUT}/kube-apiserver" && -f "${OUT}/.stamp" ]] &&
-        [[ "$(cat "${OUT}/.stamp")" == "${STAMP}" ]]
-}
 
 mkdir -p "${OUT}"
 # Two builds at once (make run in one terminal, make test in another) would
@@ -68,7 +63,7 @@ if ! flock -n 9; then
     flock 9
 fi
 
-if up_to_date; then
+if up_to_date "${OUT}" "${STAMP}" "${OUT}/etcd" "${OUT}/kube-apiserver"; then
     log "etcd and kube-apiserver ${KUBE_VERSION} are up to date in ${OUT}"
 else
     log "building etcd and kube-apiserver ${KUBE_VERSION} into ${OUT} (cold: about 10.5 minutes)"

@@ -6,6 +6,9 @@
 # what to install. $CHROMIUM, when set to an executable, wins.
 # Prints the path of the chromium binary.
 set -o errexit -o nounset -o pipefail
+SCRIPT=ensure-chromium
+# shellcheck source=hack/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 if [[ -n "${CHROMIUM:-}" && -x "${CHROMIUM}" ]]; then
     echo "${CHROMIUM}"
@@ -17,13 +20,7 @@ for name in chromium chromium-browser; do
         exit 0
     fi
 done
-if [[ "$(id -u)" -ne 0 ]] || ! command -v apt-get >/dev/null 2>&1; then
-    echo "ensure-chromium: chromium is missing; install your distribution's Chromium (Debian: apt-get install --no-install-recommends chromium)" >&2
-    exit 1
-fi
-echo "ensure-chromium: installing chromium from the distribution's packages" >&2
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >&2
-apt-get install -y -qq --no-install-recommends chromium fonts-liberation >&2
+apt_install chromium "your distribution's Chromium (Debian: apt-get install --no-install-recommends chromium)" \
+    chromium fonts-liberation
 chromium --version >&2
 command -v chromium

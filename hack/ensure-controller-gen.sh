@@ -18,14 +18,15 @@ set -o errexit -o nounset -o pipefail
 CONTROLLER_TOOLS_VERSION=v0.23.0
 GO=${GO:-go}
 
-log() { echo "ensure-controller-gen: $*" >&2; }
+SCRIPT=ensure-controller-gen
+# shellcheck source=hack/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 trap 'log "failed (line ${LINENO})"' ERR
 
-CACHE_ROOT=${CONTROLLER_GEN_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME}/.cache}/update-status-apiserver}
-OUT="${CACHE_ROOT}/controller-gen-${CONTROLLER_TOOLS_VERSION}"
-STAMP=$({ echo "${CONTROLLER_TOOLS_VERSION}"; "${GO}" env GOVERSION GOOS GOARCH; } | sha256sum | cut -d' ' -f1)
+OUT="$(cache_root "${CONTROLLER_GEN_CACHE_DIR:-}")/controller-gen-${CONTROLLER_TOOLS_VERSION}"
+STAMP=$(echo "${CONTROLLER_TOOLS_VERSION}" | tool_stamp)
 
-if [[ -x "${OUT}/controller-gen" && -f "${OUT}/.stamp" && "$(cat "${OUT}/.stamp")" == "${STAMP}" ]]; then
+if up_to_date "${OUT}" "${STAMP}" "${OUT}/controller-gen"; then
     echo "${OUT}/controller-gen"
     exit 0
 fi

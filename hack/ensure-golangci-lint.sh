@@ -26,7 +26,9 @@ CONFIG="${ROOT}/.custom-gcl.yml"
 GO=${GO:-go}
 MODULE=github.com/golangci/golangci-lint/v2
 
-log() { echo "ensure-golangci-lint: $*" >&2; }
+SCRIPT=ensure-golangci-lint
+# shellcheck source=hack/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 trap 'log "failed (line ${LINENO})"' ERR
 
 VERSION=$(sed -n 's/^version:[[:space:]]*\([^[:space:]#]*\).*/\1/p' "${CONFIG}")
@@ -36,11 +38,10 @@ if [[ -z "${VERSION}" || -z "${NAME}" ]]; then
     exit 1
 fi
 
-CACHE_ROOT=${GOLANGCI_LINT_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME}/.cache}/update-status-apiserver}
-OUT="${CACHE_ROOT}/golangci-lint-${VERSION}"
-STAMP=$({ cat "${CONFIG}"; "${GO}" env GOVERSION GOOS GOARCH; } | sha256sum | cut -d' ' -f1)
+OUT="$(cache_root "${GOLANGCI_LINT_CACHE_DIR:-}")/golangci-lint-${VERSION}"
+STAMP=$(tool_stamp <"${CONFIG}")
 
-if [[ -x "${OUT}/${NAME}" && -f "${OUT}/.stamp" && "$(cat "${OUT}/.stamp")" == "${STAMP}" ]]; then
+if up_to_date "${OUT}" "${STAMP}" "${OUT}/${NAME}"; then
     echo "${OUT}/${NAME}"
     exit 0
 fi

@@ -8,18 +8,15 @@
 # matter: the stack runs the binary itself on a loopback port of its own.
 # Prints the path of the prometheus binary.
 set -o errexit -o nounset -o pipefail
+SCRIPT=ensure-prometheus
+# shellcheck source=hack/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 if command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1; then
     command -v prometheus
     exit 0
 fi
-if [[ "$(id -u)" -ne 0 ]] || ! command -v apt-get >/dev/null 2>&1; then
-    echo "ensure-prometheus: prometheus or promtool is missing; install your distribution's Prometheus server (Debian: apt-get install --no-install-recommends prometheus)" >&2
-    exit 1
-fi
-echo "ensure-prometheus: installing prometheus from the distribution's packages" >&2
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >&2
-apt-get install -y -qq --no-install-recommends prometheus >&2
+apt_install "prometheus or promtool" \
+    "your distribution's Prometheus server (Debian: apt-get install --no-install-recommends prometheus)" prometheus
 prometheus --version >&2
 command -v prometheus

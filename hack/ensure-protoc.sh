@@ -5,17 +5,15 @@
 # libprotobuf-dev), installed here when missing and this script runs as root;
 # otherwise it says what to install. Prints nothing when both are there.
 set -o errexit -o nounset -o pipefail
+SCRIPT=ensure-protoc
+# shellcheck source=hack/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 DESCRIPTOR=/usr/include/google/protobuf/descriptor.proto
 if command -v protoc >/dev/null 2>&1 && [[ -f "${DESCRIPTOR}" ]]; then
     exit 0
 fi
-if [[ "$(id -u)" -ne 0 ]] || ! command -v apt-get >/dev/null 2>&1; then
-    echo "ensure-protoc: protoc or ${DESCRIPTOR} is missing; install your distribution's protobuf compiler and headers (Debian: apt-get install protobuf-compiler libprotobuf-dev)" >&2
-    exit 1
-fi
-echo "ensure-protoc: installing protobuf-compiler and libprotobuf-dev from the distribution's packages" >&2
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >&2
-apt-get install -y -qq --no-install-recommends protobuf-compiler libprotobuf-dev >&2
+apt_install "protoc or ${DESCRIPTOR}" \
+    "your distribution's protobuf compiler and headers (Debian: apt-get install protobuf-compiler libprotobuf-dev)" \
+    protobuf-compiler libprotobuf-dev
 protoc --version >&2

@@ -157,7 +157,7 @@ func transformNodeInPlace(obj interface{}) (interface{}, error) {
 	if !ok {
 		return obj, nil
 	}
-	compactManagedFields(&node.ObjectMeta)
+	node.ManagedFields = compactedManagedFields(node.ManagedFields)
 	for k := range node.Annotations {
 		if !strings.HasPrefix(k, "machineconfiguration.openshift.io/") {
 			delete(node.Annotations, k)

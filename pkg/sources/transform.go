@@ -41,10 +41,11 @@ import (
 // lastAppliedAnnotation is kubectl's copy of the last applied object.
 const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 
-// compactManagedFields replaces the managedFields of m by what the engine
-// reads from them (see compactedManagedFields).
-func compactManagedFields(m *metav1.ObjectMeta) {
+// trimMeta keeps of m what the engine reads: its managedFields shrink to
+// what compactedManagedFields keeps, and kubectl's last applied copy goes.
+func trimMeta(m *metav1.ObjectMeta) {
 	m.ManagedFields = compactedManagedFields(m.ManagedFields)
+	delete(m.Annotations, lastAppliedAnnotation)
 }
 
 // compactedManagedFields returns what the engine reads from managed fields:
@@ -72,8 +73,7 @@ func transformClusterVersion(obj interface{}) (interface{}, error) {
 	if !ok {
 		return obj, nil
 	}
-	compactManagedFields(&cv.ObjectMeta)
-	delete(cv.Annotations, lastAppliedAnnotation)
+	trimMeta(&cv.ObjectMeta)
 	cv.Spec = configv1.ClusterVersionSpec{}
 	cv.Status.AvailableUpdates = nil
 	cv.Status.ConditionalUpdates = nil
@@ -88,8 +88,7 @@ func transformClusterOperator(obj interface{}) (interface{}, error) {
 	if !ok {
 		return obj, nil
 	}
-	compactManagedFields(&co.ObjectMeta)
-	delete(co.Annotations, lastAppliedAnnotation)
+	trimMeta(&co.ObjectMeta)
 	co.Spec = configv1.ClusterOperatorSpec{}
 	co.Status.RelatedObjects = nil
 	co.Status.Extension.Raw = nil
@@ -104,8 +103,7 @@ func transformMachineConfigPool(obj interface{}) (interface{}, error) {
 	if !ok {
 		return obj, nil
 	}
-	compactManagedFields(&mcp.ObjectMeta)
-	delete(mcp.Annotations, lastAppliedAnnotation)
+	trimMeta(&mcp.ObjectMeta)
 	mcp.Spec.Configuration.Source = nil
 	mcp.Spec.MachineConfigSelector = nil
 	mcp.Spec.PinnedImageSets = nil

@@ -248,7 +248,7 @@ func TestTransformsPassThroughOtherTypes(t *testing.T) {
 	}
 }
 
-func TestCompactManagedFields(t *testing.T) {
+func TestCompactedManagedFields(t *testing.T) {
 	tests := []struct {
 		name string
 		in   []metav1.ManagedFieldsEntry
@@ -269,10 +269,8 @@ func TestCompactManagedFields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := metav1.ObjectMeta{ManagedFields: tt.in}
-			compactManagedFields(&m)
-			if !reflect.DeepEqual(m.ManagedFields, tt.want) {
-				t.Fatalf("got %+v, want %+v", m.ManagedFields, tt.want)
+			if got := compactedManagedFields(tt.in); !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
 			}
 		})
 	}

@@ -15,6 +15,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"sort"
@@ -51,22 +52,17 @@ type collectionKey struct {
 	uid      string
 }
 
+// less compares the fields in their order of declaration.
 func (a collectionKey) less(b collectionKey) bool {
-	switch {
-	case a.rank != b.rank:
-		return a.rank < b.rank
-	case a.pool != b.pool:
-		return a.pool < b.pool
-	case a.poolName != b.poolName:
-		return a.poolName < b.poolName
-	case a.name != b.name:
-		return a.name < b.name
-	case a.sub != b.sub:
-		return a.sub < b.sub
-	case a.summary != b.summary:
-		return a.summary < b.summary
-	}
-	return a.uid < b.uid
+	return cmp.Or(
+		cmp.Compare(a.rank, b.rank),
+		cmp.Compare(a.pool, b.pool),
+		strings.Compare(a.poolName, b.poolName),
+		strings.Compare(a.name, b.name),
+		cmp.Compare(a.sub, b.sub),
+		strings.Compare(a.summary, b.summary),
+		strings.Compare(a.uid, b.uid),
+	) < 0
 }
 
 func (r *renderer) collectionKey(e healthEntry) collectionKey {

@@ -139,14 +139,6 @@ func decodeProtobufInto[T runtime.Object](t *testing.T, body []byte, into T) T {
 	return got
 }
 
-func decodeJSONInto[T any](t *testing.T, body []byte, into *T) *T {
-	t.Helper()
-	if err := json.Unmarshal(body, into); err != nil {
-		t.Fatalf("decoding the JSON body: %v", err)
-	}
-	return into
-}
-
 // canonical is the JSON form of obj without its type meta: the content two
 // encodings of one object must share (JSON keeps times to the second).
 func canonical(t *testing.T, obj runtime.Object) string {
@@ -169,6 +161,34 @@ func canonical(t *testing.T, obj runtime.Object) string {
 // between the JSON reads around the protobuf one.
 const stableAttempts = 5
 
+// readStable reads path in protobuf (accept) between two JSON reads of it,
+// until both JSON reads are at one resourceVersion (at most stableAttempts
+// times), and returns the protobuf and the first JSON decoding.
+func readStable[T interface {
+	runtime.Object
+	GetResourceVersion() string
+}](ctx context.Context, t *testing.T, rc *rawClient, path, accept string, newObj func() T) (got, want T) {
+	t.Helper()
+	readJSON := func() T {
+		obj := newObj()
+		if err := json.Unmarshal(rc.get(ctx, t, path, runtime.ContentTypeJSON, runtime.ContentTypeJSON), obj); err != nil {
+			t.Fatalf("decoding the JSON body: %v", err)
+		}
+		return obj
+	}
+	for attempt := 1; ; attempt++ {
+		before := readJSON()
+		body := rc.get(ctx, t, path, accept, runtime.ContentTypeProtobuf)
+		after := readJSON()
+		if before.GetResourceVersion() == after.GetResourceVersion() {
+			return decodeProtobufInto(t, body, newObj()), before
+		}
+		if attempt == stableAttempts {
+			t.Fatalf("%s changed between every pair of JSON reads (%d attempts)", path, attempt)
+		}
+	}
+}
+
 // TestProtobufGetAndList reads the singleton and the collection through the
 // aggregator in protobuf and checks they are the objects JSON serves.
 func TestProtobufGetAndList(t *testing.T) {
@@ -178,50 +198,26 @@ func TestProtobufGetAndList(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer cancel()
 			t.Run("GET", func(t *testing.T) {
-				for attempt := 1; ; attempt++ {
-					before := decodeJSONInto(t, rc.get(ctx, t, objectPath, runtime.ContentTypeJSON, runtime.ContentTypeJSON), &v1alpha1.UpdateStatus{})
-					body := rc.get(ctx, t, objectPath, accept, runtime.ContentTypeProtobuf)
-					after := decodeJSONInto(t, rc.get(ctx, t, objectPath, runtime.ContentTypeJSON, runtime.ContentTypeJSON), &v1alpha1.UpdateStatus{})
-					got := decodeProtobufInto(t, body, &v1alpha1.UpdateStatus{})
-					if before.ResourceVersion != after.ResourceVersion {
-						if attempt < stableAttempts {
-							continue
-						}
-						t.Fatalf("the object changed between every pair of JSON reads (%d attempts)", attempt)
-					}
-					if got.Name != statusName || got.ResourceVersion == "" || got.ResourceVersion != before.ResourceVersion {
-						t.Fatalf("protobuf: %q at resourceVersion %q; JSON: %q at %q", got.Name, got.ResourceVersion, before.Name, before.ResourceVersion)
-					}
-					if g, w := canonical(t, got), canonical(t, before); g != w {
-						t.Fatalf("the protobuf object differs from the JSON one at resourceVersion %s:\nprotobuf: %s\nJSON:     %s", got.ResourceVersion, g, w)
-					}
-					return
+				got, before := readStable(ctx, t, rc, objectPath, accept, func() *v1alpha1.UpdateStatus { return &v1alpha1.UpdateStatus{} })
+				if got.Name != statusName || got.ResourceVersion == "" || got.ResourceVersion != before.ResourceVersion {
+					t.Fatalf("protobuf: %q at resourceVersion %q; JSON: %q at %q", got.Name, got.ResourceVersion, before.Name, before.ResourceVersion)
+				}
+				if g, w := canonical(t, got), canonical(t, before); g != w {
+					t.Fatalf("the protobuf object differs from the JSON one at resourceVersion %s:\nprotobuf: %s\nJSON:     %s", got.ResourceVersion, g, w)
 				}
 			})
 			t.Run("LIST", func(t *testing.T) {
-				for attempt := 1; ; attempt++ {
-					before := decodeJSONInto(t, rc.get(ctx, t, collectionPath, runtime.ContentTypeJSON, runtime.ContentTypeJSON), &v1alpha1.UpdateStatusList{})
-					body := rc.get(ctx, t, collectionPath, accept, runtime.ContentTypeProtobuf)
-					after := decodeJSONInto(t, rc.get(ctx, t, collectionPath, runtime.ContentTypeJSON, runtime.ContentTypeJSON), &v1alpha1.UpdateStatusList{})
-					got := decodeProtobufInto(t, body, &v1alpha1.UpdateStatusList{})
-					if before.ResourceVersion != after.ResourceVersion {
-						if attempt < stableAttempts {
-							continue
-						}
-						t.Fatalf("the list changed between every pair of JSON reads (%d attempts)", attempt)
-					}
-					if len(got.Items) != 1 || got.Items[0].Name != statusName {
-						t.Fatalf("protobuf list: %d items, want exactly %q", len(got.Items), statusName)
-					}
-					if got.ResourceVersion == "" || got.ResourceVersion != before.ResourceVersion ||
-						got.Items[0].ResourceVersion != before.Items[0].ResourceVersion {
-						t.Fatalf("protobuf list at resourceVersion %q (item %q); JSON at %q (item %q)",
-							got.ResourceVersion, got.Items[0].ResourceVersion, before.ResourceVersion, before.Items[0].ResourceVersion)
-					}
-					if g, w := canonical(t, got), canonical(t, before); g != w {
-						t.Fatalf("the protobuf list differs from the JSON one at resourceVersion %s:\nprotobuf: %s\nJSON:     %s", got.ResourceVersion, g, w)
-					}
-					return
+				got, before := readStable(ctx, t, rc, collectionPath, accept, func() *v1alpha1.UpdateStatusList { return &v1alpha1.UpdateStatusList{} })
+				if len(got.Items) != 1 || got.Items[0].Name != statusName || len(before.Items) != 1 {
+					t.Fatalf("protobuf list: %d items, JSON list: %d items, want exactly %q", len(got.Items), len(before.Items), statusName)
+				}
+				if got.ResourceVersion == "" || got.ResourceVersion != before.ResourceVersion ||
+					got.Items[0].ResourceVersion != before.Items[0].ResourceVersion {
+					t.Fatalf("protobuf list at resourceVersion %q (item %q); JSON at %q (item %q)",
+						got.ResourceVersion, got.Items[0].ResourceVersion, before.ResourceVersion, before.Items[0].ResourceVersion)
+				}
+				if g, w := canonical(t, got), canonical(t, before); g != w {
+					t.Fatalf("the protobuf list differs from the JSON one at resourceVersion %s:\nprotobuf: %s\nJSON:     %s", got.ResourceVersion, g, w)
 				}
 			})
 		})

@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"iter"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -117,29 +118,53 @@ func cvInsight(us *v1alpha1.UpdateStatus) *v1alpha1.ClusterVersionStatusInsight 
 	return nil
 }
 
-// healthInsights returns every health insight of the control plane and the
-// worker pools.
-func healthInsights(us *v1alpha1.UpdateStatus) []v1alpha1.HealthStatusInsight {
-	var out []v1alpha1.HealthStatusInsight
-	if us == nil {
-		return nil
-	}
-	if us.Status.ControlPlane != nil {
-		for _, inf := range us.Status.ControlPlane.Informers {
-			for _, in := range inf.Insights {
-				if in.Insight.HealthInsight != nil {
-					out = append(out, *in.Insight.HealthInsight)
+// placedInsight is one insight of an UpdateStatus: the informer that lists
+// it, its worker pool ("" for the control plane's) and the union members
+// the control plane and the worker pools share.
+type placedInsight struct {
+	informer, pool string
+	mcp            *v1alpha1.MachineConfigPoolStatusInsight
+	node           *v1alpha1.NodeStatusInsight
+	health         *v1alpha1.HealthStatusInsight
+}
+
+// allInsights yields every insight of us (none when us is nil): the control
+// plane's first, then each worker pool's.
+func allInsights(us *v1alpha1.UpdateStatus) iter.Seq[placedInsight] {
+	return func(yield func(placedInsight) bool) {
+		if us == nil {
+			return
+		}
+		if cp := us.Status.ControlPlane; cp != nil {
+			for _, inf := range cp.Informers {
+				for _, in := range inf.Insights {
+					u := &in.Insight
+					if !yield(placedInsight{informer: inf.Name, mcp: u.MachineConfigPoolStatusInsight, node: u.NodeStatusInsight, health: u.HealthInsight}) {
+						return
+					}
+				}
+			}
+		}
+		for _, p := range us.Status.WorkerPools {
+			for _, inf := range p.Informers {
+				for _, in := range inf.Insights {
+					u := &in.Insight
+					if !yield(placedInsight{informer: inf.Name, pool: p.Name, mcp: u.MachineConfigPoolStatusInsight, node: u.NodeStatusInsight, health: u.HealthInsight}) {
+						return
+					}
 				}
 			}
 		}
 	}
-	for _, p := range us.Status.WorkerPools {
-		for _, inf := range p.Informers {
-			for _, in := range inf.Insights {
-				if in.Insight.HealthInsight != nil {
-					out = append(out, *in.Insight.HealthInsight)
-				}
-			}
+}
+
+// healthInsights returns every health insight of the control plane and the
+// worker pools.
+func healthInsights(us *v1alpha1.UpdateStatus) []v1alpha1.HealthStatusInsight {
+	var out []v1alpha1.HealthStatusInsight
+	for in := range allInsights(us) {
+		if in.health != nil {
+			out = append(out, *in.health)
 		}
 	}
 	return out
@@ -160,25 +185,9 @@ func healthInsightAbout(us *v1alpha1.UpdateStatus, resource, name string) *v1alp
 
 // nodeInsight returns the insight about a node, wherever it is placed.
 func nodeInsight(us *v1alpha1.UpdateStatus, node string) *v1alpha1.NodeStatusInsight {
-	if us == nil {
-		return nil
-	}
-	if us.Status.ControlPlane != nil {
-		for _, inf := range us.Status.ControlPlane.Informers {
-			for _, in := range inf.Insights {
-				if n := in.Insight.NodeStatusInsight; n != nil && n.Name == node {
-					return n
-				}
-			}
-		}
-	}
-	for _, p := range us.Status.WorkerPools {
-		for _, inf := range p.Informers {
-			for _, in := range inf.Insights {
-				if n := in.Insight.NodeStatusInsight; n != nil && n.Name == node {
-					return n
-				}
-			}
+	for in := range allInsights(us) {
+		if in.node != nil && in.node.Name == node {
+			return in.node
 		}
 	}
 	return nil
@@ -186,16 +195,9 @@ func nodeInsight(us *v1alpha1.UpdateStatus, node string) *v1alpha1.NodeStatusIns
 
 // poolInsight returns the MachineConfigPool insight of a worker pool.
 func poolInsight(us *v1alpha1.UpdateStatus, pool string) *v1alpha1.MachineConfigPoolStatusInsight {
-	if us == nil {
-		return nil
-	}
-	for _, p := range us.Status.WorkerPools {
-		for _, inf := range p.Informers {
-			for _, in := range inf.Insights {
-				if m := in.Insight.MachineConfigPoolStatusInsight; m != nil && m.Name == pool {
-					return m
-				}
-			}
+	for in := range allInsights(us) {
+		if in.pool != "" && in.mcp != nil && in.mcp.Name == pool {
+			return in.mcp
 		}
 	}
 	return nil

@@ -225,21 +225,8 @@ func picturesOf(us *v1alpha1.UpdateStatus) map[string]pagePool {
 			pools[node.PoolResource.Name] = p
 		}
 	}
-	if us.Status.ControlPlane != nil {
-		for _, inf := range us.Status.ControlPlane.Informers {
-			for i := range inf.Insights {
-				in := &inf.Insights[i].Insight
-				add(in.MachineConfigPoolStatusInsight, in.NodeStatusInsight)
-			}
-		}
-	}
-	for _, wp := range us.Status.WorkerPools {
-		for _, inf := range wp.Informers {
-			for i := range inf.Insights {
-				in := &inf.Insights[i].Insight
-				add(in.MachineConfigPoolStatusInsight, in.NodeStatusInsight)
-			}
-		}
+	for in := range allInsights(us) {
+		add(in.mcp, in.node)
 	}
 	return pools
 }

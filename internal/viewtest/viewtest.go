@@ -75,6 +75,15 @@ func (s *Source) Update(f func(*sources.Snapshot)) {
 	}
 }
 
+// UpdateSilently changes the snapshot with f without notifying the
+// listeners, as an input that triggers no computation does (a renewed
+// Lease).
+func (s *Source) UpdateSilently(f func(*sources.Snapshot)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(&s.snap)
+}
+
 // Calls returns how many snapshots were taken.
 func (s *Source) Calls() int {
 	s.mu.Lock()

@@ -300,7 +300,10 @@ func (v *View) recompute(trigger string) {
 	}
 	objectChanged := v.last == nil || fp != v.lastFP
 	if !objectChanged && len(changes) == 0 && !firstSynced {
-		if rv, ok := progressVersion(v.last.ResourceVersion, snap.MaxResourceVersion, timeStep(v.nextChange), revisionDigest(fp, v.objects.sum)); ok {
+		// Only a source change publishes progress: a look by the clock
+		// (an UpdateInformer's lease that would lapse, renewed through a
+		// Lease that triggered nothing) stays silent.
+		if rv, ok := progressVersion(v.last.ResourceVersion, snap.MaxResourceVersion, timeStep(v.nextChange), revisionDigest(fp, v.objects.sum)); ok && trigger == triggerSources {
 			v.publishProgress(rv, trigger)
 			return
 		}

@@ -210,6 +210,30 @@ func TestChangesOnlyWhenContentChanges(t *testing.T) {
 	}
 }
 
+// TestLookByTheClockPublishesNoProgress: inputs that triggered nothing (a
+// renewed Lease) are newer when the engine looks again by the clock; with
+// the content unchanged, that look publishes nothing, not even progress.
+func TestLookByTheClockPublishesNoProgress(t *testing.T) {
+	lapse := t0.Add(time.Minute)
+	h := start(t, 0, func(*insights.Sources, time.Time) insights.Result {
+		return insights.Result{Status: targetStatus("4.17.5"), NextChange: lapse}
+	})
+	before := h.computer.Calls()
+	publishedAfter := make(chan int, 4) // computations when each revision came out
+	h.rec.onPublish(func(*view.Revision) { publishedAfter <- h.computer.Calls() - before })
+	h.source.UpdateSilently(func(s *sources.Snapshot) { s.MaxResourceVersion = 200 })
+	h.stepWhenWaiting(t, 1, time.Minute)
+	testio.Eventually(t, "the look by the clock", func() bool { return h.computer.Calls() > before })
+	// A source event at the same inputs afterwards is what publishes.
+	h.source.Update(func(*sources.Snapshot) {})
+	if n := receive(t, publishedAfter, "the progress revision"); n != 2 {
+		t.Errorf("a revision came out after %d computations, want after the source event's (2): the look by the clock published", n)
+	}
+	if rev := h.view.Current(); rev.ResourceVersion/1_000_000 != 200 {
+		t.Errorf("resourceVersion %d, want input 200", rev.ResourceVersion)
+	}
+}
+
 // receive returns the next value of c, failing after 5 s of real time.
 func receive[T any](t *testing.T, c <-chan T, what string) T {
 	t.Helper()

@@ -31,6 +31,7 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/server/healthz"
+	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -81,6 +82,10 @@ type ExtraConfig struct {
 	// WatchStallTimeout bounds one write of a watch stream to a client
 	// (withWatchWriter); DefaultWatchStallTimeout when 0.
 	WatchStallTimeout time.Duration
+	// MaxWatches bounds the update.openshift.io watches open at once; more
+	// are answered 429 (withWatchLimit). 0 means DefaultMaxWatches; negative,
+	// no limit.
+	MaxWatches int64
 }
 
 // Config is the configuration of the server.
@@ -111,6 +116,10 @@ func (c *Config) Complete() CompletedConfig {
 		c.ExtraConfig.WatchStallTimeout = DefaultWatchStallTimeout
 	}
 	stall := c.ExtraConfig.WatchStallTimeout
+	if c.ExtraConfig.MaxWatches == 0 {
+		c.ExtraConfig.MaxWatches = DefaultMaxWatches
+	}
+	maxWatches := c.ExtraConfig.MaxWatches
 
 	build := c.GenericConfig.BuildHandlerChainFunc
 	if build == nil {
@@ -121,7 +130,7 @@ func (c *Config) Complete() CompletedConfig {
 		// Innermost, after authentication, authorization, audit and the
 		// timeout: each filter applies to update.openshift.io requests only.
 		inner := withListGzip(withReadOnly(apiHandler, serializer))
-		return build(withWatchWriter(inner, stall, clock.RealClock{}), gc)
+		return build(withWatchLimit(withWatchWriter(inner, stall, clock.RealClock{}), maxWatches, serializer), gc)
 	}
 	return CompletedConfig{&completedConfig{
 		GenericConfig: c.GenericConfig.Complete(nil),
@@ -274,8 +283,10 @@ func registerMetrics() {
 		if err := view.RegisterMetrics(legacyregistry.Register); err != nil {
 			klog.ErrorS(err, "Cannot register the view metrics")
 		}
-		if err := legacyregistry.Register(stalledWatchersClosed); err != nil {
-			klog.ErrorS(err, "Cannot register the stalled-watch metric")
+		for _, m := range []metrics.Registerable{stalledWatchersClosed, watchesOpen, watchesRefused} {
+			if err := legacyregistry.Register(m); err != nil {
+				klog.ErrorS(err, "Cannot register a watch metric")
+			}
 		}
 		if err := legacyregistry.Register(virtualstore.WatchesResumed); err != nil {
 			klog.ErrorS(err, "Cannot register the resumed-watch metric")

@@ -627,3 +627,72 @@ func listRV(l *v1alpha1.UpdateStatusList) string {
 	}
 	return l.ResourceVersion
 }
+
+// TestWatchLimit runs a server with --max-watches=2: with two watches open
+// the third is answered 429 with a Retry-After; GETs still answer, and the
+// two open watches still get the next change.
+func TestWatchLimit(t *testing.T) {
+	ctx := t.Context()
+	ensureUpdating(t)
+	in := startInstance(t, localstack.InstanceOptions{Name: "watch-limit", Args: []string{"--max-watches=2"}})
+	cfg := cp.DirectConfig(in.URL, &cp.Users.Admin)
+	c := directClient(t, in.URL, &cp.Users.Admin).UpdateV1alpha1()
+	us, err := c.UpdateStatuses().Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer us.Stop()
+	hi, err := c.HealthInsights().Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hi.Stop()
+	// The watches count once the server handles them: wait for the refusal
+	// rather than assume it. A raw request, as client-go would wait out the
+	// Retry-After and try again.
+	rt, err := rest.TransportFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: rt}
+	var resp *http.Response
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, in.URL+"/apis/update.openshift.io/v1alpha1/nodeprogressinsights?watch=true", nil)
+		if err != nil {
+			return false, err
+		}
+		r, err := hc.Do(req)
+		if err != nil {
+			return false, err
+		}
+		if r.StatusCode == http.StatusTooManyRequests {
+			resp = r
+			return true, nil
+		}
+		_ = r.Body.Close()
+		return false, nil
+	}); err != nil {
+		t.Fatalf("a third watch was not refused: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), "TooManyRequests") {
+		t.Errorf("429 with Retry-After %q and body %s: want a Retry-After and a TooManyRequests Status", resp.Header.Get("Retry-After"), body)
+	}
+	if _, err := c.UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{}); err != nil {
+		t.Errorf("GET while the watches are full: %v", err)
+	}
+
+	restore := makeOperatorUnavailable(t, "console")
+	defer restore()
+	for name, w := range map[string]watch.Interface{"updatestatuses": us, "healthinsights": hi} {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok || ev.Type == watch.Error {
+				t.Errorf("the open %s watch: %v %v", name, ev.Type, ok)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("the open %s watch saw no event within 10s of the change", name)
+		}
+	}
+}

@@ -71,6 +71,7 @@ type Options struct {
 	FoldDelay         time.Duration
 	DiscoveryInterval time.Duration
 	WatchStallTimeout time.Duration
+	MaxWatches        int64
 	// Alerts configure the alert source (--alerts-*); off without a URL.
 	Alerts sources.AlertsOptions
 }
@@ -96,6 +97,7 @@ func NewOptions() *Options {
 		FoldDelay:         view.DefaultFoldDelay,
 		DiscoveryInterval: sources.DefaultDiscoveryInterval,
 		WatchStallTimeout: apiserver.DefaultWatchStallTimeout,
+		MaxWatches:        apiserver.DefaultMaxWatches,
 		Alerts: sources.AlertsOptions{
 			Interval: sources.DefaultAlertsInterval,
 			Timeout:  sources.DefaultAlertsTimeout,
@@ -130,6 +132,8 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 		"How often to look for source APIs that are not served (e.g. MachineConfigPool) or stopped being served.")
 	fs.DurationVar(&o.WatchStallTimeout, "watch-stall-timeout", o.WatchStallTimeout,
 		"How long one write of a watch stream to a client (an event, or a batch of per-insight events) may take before the stream is closed. A client that reads slowly gets fewer, newer states; one that stops reading is disconnected.")
+	fs.Int64Var(&o.MaxWatches, "max-watches", o.MaxWatches,
+		"How many update.openshift.io watches this server keeps open at once; a watch beyond it is answered 429 Too Many Requests with a Retry-After (client-go waits and retries). Each open watch costs memory (docs/reliability.md).")
 	utilfeature.DefaultMutableFeatureGate.AddFlag(fs)
 
 	as := fss.FlagSet("alerts")
@@ -186,6 +190,9 @@ func (o *Options) Validate() error {
 	if o.WatchStallTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--watch-stall-timeout must be positive, got %v", o.WatchStallTimeout))
 	}
+	if o.MaxWatches <= 0 {
+		errs = append(errs, fmt.Errorf("--max-watches must be positive, got %d", o.MaxWatches))
+	}
 	errs = append(errs, o.Alerts.Validate()...)
 	if err := logsapi.Validate(o.Logging, nil, nil).ToAggregate(); err != nil {
 		errs = append(errs, err)
@@ -235,6 +242,7 @@ func (o *Options) Config() (*apiserver.Config, error) {
 			Clock:             clk,
 			FoldDelay:         o.FoldDelay,
 			WatchStallTimeout: o.WatchStallTimeout,
+			MaxWatches:        o.MaxWatches,
 		},
 	}, nil
 }

@@ -67,13 +67,12 @@ const (
 // machine-config daemon asked for a drain it has not completed (the
 // annotation machineconfiguration.openshift.io/desiredDrain starts with
 // "drain-" and differs from lastAppliedDrain) and the node is cordoned; or
-// its MachineConfigNode (nil when there is none) reports it cordoned with
-// the Drained condition not True.
+// its MachineConfigNode (nil when there is none) says so (MCNDraining).
 func IsDraining(node *corev1.Node, mcn *mcfgv1.MachineConfigNode) bool {
 	if node == nil {
 		return false
 	}
-	if mcn != nil && mcnDraining(mcn) {
+	if MCNDraining(mcn) {
 		return true
 	}
 	desired := node.Annotations[insights.DesiredDrainAnnotation]
@@ -81,10 +80,55 @@ func IsDraining(node *corev1.Node, mcn *mcfgv1.MachineConfigNode) bool {
 	return node.Spec.Unschedulable && strings.HasPrefix(desired, "drain-") && desired != applied
 }
 
-func mcnDraining(mcn *mcfgv1.MachineConfigNode) bool {
-	cordoned := meta.FindStatusCondition(mcn.Status.Conditions, string(mcfgv1.MachineConfigNodeUpdateCordoned))
+// How the machine-config operator writes a MachineConfigNode's conditions
+// (its drain controller and upgrade monitor): every condition type is
+// present from the object's creation, False with reason NotYetOccurred;
+// cordoning sets Cordoned True; a drain sets Drained Unknown ("Draining
+// node. …"), and every failed attempt rewrites it Unknown with a message
+// that starts with "Error: " and carries the eviction error; a finished
+// drain sets Drained True; Updated True at the end resets every other
+// condition to False.
+const (
+	// mcnErrorPrefix starts the message of a failed step.
+	mcnErrorPrefix = "Error: "
+	// mcnDrainErrorMarker precedes the drainer's own error in the message
+	// of a failed drain, and mcnDrainErrorTail follows it.
+	mcnDrainErrorMarker = "Error is: "
+	mcnDrainErrorTail   = " The drain will not be complete until"
+)
+
+// MCNDraining tells whether the MachineConfigNode reports a drain that has
+// not finished: Drained Unknown (the drain controller is at it), or the
+// node Cordoned with Drained still False (the drain is about to start).
+func MCNDraining(mcn *mcfgv1.MachineConfigNode) bool {
+	if mcn == nil {
+		return false
+	}
 	drained := meta.FindStatusCondition(mcn.Status.Conditions, string(mcfgv1.MachineConfigNodeUpdateDrained))
-	return cordoned != nil && cordoned.Status == metav1.ConditionTrue && drained != nil && drained.Status != metav1.ConditionTrue
+	if drained == nil {
+		return false
+	}
+	switch drained.Status {
+	case metav1.ConditionUnknown:
+		return true
+	case metav1.ConditionFalse:
+		return meta.IsStatusConditionTrue(mcn.Status.Conditions, string(mcfgv1.MachineConfigNodeUpdateCordoned))
+	}
+	return false
+}
+
+// DrainStartedAt is when the MachineConfigNode says the drain began: the
+// transition of Cordoned to True (written once per drain; the drain
+// controller rewrites Drained, and its transition time, on every attempt).
+// It is zero when the MachineConfigNode does not report a drain.
+func DrainStartedAt(mcn *mcfgv1.MachineConfigNode) time.Time {
+	if !MCNDraining(mcn) {
+		return time.Time{}
+	}
+	if c := meta.FindStatusCondition(mcn.Status.Conditions, string(mcfgv1.MachineConfigNodeUpdateCordoned)); c != nil && c.Status == metav1.ConditionTrue {
+		return c.LastTransitionTime.Time
+	}
+	return time.Time{}
 }
 
 // Input is what the rules need to know about one node.
@@ -104,8 +148,8 @@ type Input struct {
 	// Protected are, per budget ("namespace/name"), the pods it selects
 	// anywhere in the cluster, to name the unhealthy ones; optional.
 	Protected map[string][]*corev1.Pod
-	// DrainStarted is when the drain began (the Drained condition's
-	// transition, or when the caller first saw the node draining).
+	// DrainStarted is when the drain began (DrainStartedAt of the
+	// MachineConfigNode, or when the caller first saw the node draining).
 	DrainStarted time.Time
 }
 
@@ -229,23 +273,38 @@ func PodReady(p *corev1.Pod) bool {
 	return false
 }
 
-// drainFailure is the MachineConfigNode's report of a failed drain: the
-// Drained condition False with a message while the node is cordoned, or
-// NodeDegraded True.
+// drainFailure is the MachineConfigNode's report of a failed drain
+// attempt: the Drained condition not True with an error message (the
+// drainer's error when the message carries it), or NodeDegraded True with
+// its message.
 func drainFailure(mcn *mcfgv1.MachineConfigNode) string {
 	if mcn == nil {
 		return ""
 	}
 	conds := mcn.Status.Conditions
 	if d := meta.FindStatusCondition(conds, string(mcfgv1.MachineConfigNodeUpdateDrained)); d != nil &&
-		d.Status == metav1.ConditionFalse && d.Message != "" &&
-		meta.IsStatusConditionTrue(conds, string(mcfgv1.MachineConfigNodeUpdateCordoned)) {
-		return d.Message
+		d.Status != metav1.ConditionTrue && strings.HasPrefix(d.Message, mcnErrorPrefix) {
+		return DrainError(d.Message)
 	}
 	if d := meta.FindStatusCondition(conds, string(mcfgv1.MachineConfigNodeNodeDegraded)); d != nil && d.Status == metav1.ConditionTrue && d.Message != "" {
 		return d.Message
 	}
 	return ""
+}
+
+// DrainError is the drainer's error in the message of a failed drain
+// (between "Error is: " and " The drain will not be complete until"), or
+// the message without its "Error: " prefix when it has another shape.
+func DrainError(msg string) string {
+	if _, after, ok := strings.Cut(msg, mcnDrainErrorMarker); ok {
+		if before, _, ok := strings.Cut(after, mcnDrainErrorTail); ok {
+			after = before
+		}
+		if e := strings.TrimSpace(after); e != "" {
+			return e
+		}
+	}
+	return strings.TrimSpace(strings.TrimPrefix(msg, mcnErrorPrefix))
 }
 
 // UID is the stable uid of the insight about node: a DNS label.
@@ -378,7 +437,7 @@ func description(in *Input, blockers []Blocker, started time.Time, timeout time.
 			}
 			sb.WriteString(".")
 		case BlockedByDrainFailure:
-			fmt.Fprintf(&sb, "MachineConfigNode %s reports: %s", in.Node.Name, b.Message)
+			fmt.Fprintf(&sb, "MachineConfigNode %s reports the drain has not succeeded: %s", in.Node.Name, b.Message)
 		}
 	}
 	return sb.String()

@@ -80,8 +80,111 @@ func mcn(node string, conds ...metav1.Condition) *mcfgv1.MachineConfigNode {
 	}
 }
 
-func cond(t mcfgv1.StateProgress, s metav1.ConditionStatus, msg string) metav1.Condition {
-	return metav1.Condition{Type: string(t), Status: s, Reason: string(t), Message: msg, LastTransitionTime: metav1.NewTime(t0)}
+// The MachineConfigNode conditions as the machine-config operator writes
+// them (reasons and messages of its drain controller and upgrade monitor).
+const (
+	desiredDrainer = "drain-rendered-worker-new"
+	currentDrainer = "uncordon-rendered-worker-old"
+	evictionError  = `[error when evicting pods/"router-default-7d9f8-x2k4q" -n "openshift-ingress": global timeout reached: 1m30s, ` +
+		`error when evicting pods/"db-1" -n "shop": global timeout reached: 1m30s]`
+)
+
+var (
+	mcoCordonedAt = t0.Add(-20 * time.Minute)
+	// mcoFresh: every condition False, NotYetOccurred, as created.
+	mcoFresh = func(t mcfgv1.StateProgress) metav1.Condition {
+		return metav1.Condition{Type: string(t), Status: metav1.ConditionFalse, Reason: "NotYetOccurred",
+			Message: "This node has not yet entered the " + string(t) + " phase", LastTransitionTime: metav1.NewTime(t0.Add(-48 * time.Hour))}
+	}
+	mcoCordoned = metav1.Condition{Type: "Cordoned", Status: metav1.ConditionTrue, Reason: "UpdateExecutedCordoned",
+		Message: "Cordoned node. The node is reporting Unschedulable = true", LastTransitionTime: metav1.NewTime(mcoCordonedAt)}
+	mcoDraining = metav1.Condition{Type: "Drained", Status: metav1.ConditionUnknown, Reason: "UpdateExecutedDrained",
+		Message:            "Draining node. The drain will not be complete until desired drainer " + desiredDrainer + " matches current drainer " + currentDrainer,
+		LastTransitionTime: metav1.NewTime(t0.Add(-19 * time.Minute))}
+	mcoDrainFailed = metav1.Condition{Type: "Drained", Status: metav1.ConditionUnknown, Reason: "UpdateExecutedDrained",
+		Message: "Error: Node Drain has not succeeded. Error is: " + evictionError + " The drain will not be complete until desired drainer " +
+			desiredDrainer + " matches current drainer " + currentDrainer,
+		LastTransitionTime: metav1.NewTime(t0.Add(-time.Minute))}
+	mcoDrained = metav1.Condition{Type: "Drained", Status: metav1.ConditionTrue, Reason: "UpdateExecutedDrained",
+		Message: "Drained node. The drain is complete as the desired drainer matches current drainer: " + desiredDrainer, LastTransitionTime: metav1.NewTime(t0)}
+	mcoDegraded = metav1.Condition{Type: "NodeDegraded", Status: metav1.ConditionTrue, Reason: "NodeDegraded",
+		Message: `Node w is reporting: "failed to drain node: w after 1 hour. Please see machine-config-controller logs for more information"`, LastTransitionTime: metav1.NewTime(t0)}
+	// mcoReset: Updated True resets the others to False.
+	mcoReset = func(t mcfgv1.StateProgress) metav1.Condition {
+		c := mcoFresh(t)
+		c.Reason, c.Message = string(t), "Action during update to rendered-worker-new: "+c.Message
+		return c
+	}
+)
+
+// mcoMCN is the MachineConfigNode of node with every condition type the
+// operator creates, from base, then the given ones replacing theirs.
+func mcoMCN(node string, base func(mcfgv1.StateProgress) metav1.Condition, set ...metav1.Condition) *mcfgv1.MachineConfigNode {
+	var conds []metav1.Condition
+	for _, t := range []mcfgv1.StateProgress{mcfgv1.MachineConfigNodeUpdatePrepared, mcfgv1.MachineConfigNodeUpdateExecuted,
+		mcfgv1.MachineConfigNodeUpdatePostActionComplete, mcfgv1.MachineConfigNodeUpdateComplete, mcfgv1.MachineConfigNodeResumed,
+		mcfgv1.MachineConfigNodeUpdateDrained, mcfgv1.MachineConfigNodeUpdateFilesAndOS, mcfgv1.MachineConfigNodeUpdateCordoned,
+		mcfgv1.MachineConfigNodeUpdateRebooted, mcfgv1.MachineConfigNodeUpdated, mcfgv1.MachineConfigNodeUpdateUncordoned,
+		mcfgv1.MachineConfigNodeNodeDegraded} {
+		c := base(t)
+		for _, o := range set {
+			if o.Type == string(t) {
+				c = o
+			}
+		}
+		conds = append(conds, c)
+	}
+	return mcn(node, conds...)
+}
+
+func TestMCNDraining(t *testing.T) {
+	updated := metav1.Condition{Type: "Updated", Status: metav1.ConditionTrue, Reason: "Updated", Message: "Node w Updated", LastTransitionTime: metav1.NewTime(t0)}
+	for _, tc := range []struct {
+		name        string
+		mcn         *mcfgv1.MachineConfigNode
+		want        bool
+		wantStarted time.Time
+		wantFailure string
+	}{
+		{"none", nil, false, time.Time{}, ""},
+		{"created, nothing yet", mcoMCN("w", mcoFresh), false, time.Time{}, ""},
+		{"cordoned, drain not begun", mcoMCN("w", mcoFresh, mcoCordoned), true, mcoCordonedAt, ""},
+		{"draining", mcoMCN("w", mcoFresh, mcoCordoned, mcoDraining), true, mcoCordonedAt, ""},
+		{"drain attempt failed", mcoMCN("w", mcoFresh, mcoCordoned, mcoDrainFailed), true, mcoCordonedAt, evictionError},
+		{"failed and degraded: the drainer's error first", mcoMCN("w", mcoFresh, mcoCordoned, mcoDrainFailed, mcoDegraded), true, mcoCordonedAt, evictionError},
+		{"degraded while draining", mcoMCN("w", mcoFresh, mcoCordoned, mcoDraining, mcoDegraded), true, mcoCordonedAt, mcoDegraded.Message},
+		{"drained", mcoMCN("w", mcoFresh, mcoCordoned, mcoDrained), false, time.Time{}, ""},
+		{"updated: the rest reset to False", mcoMCN("w", mcoReset, updated), false, time.Time{}, ""},
+		{"Drained Unknown without Cordoned (restarted controller)", mcn("w", mcoDraining), true, time.Time{}, ""},
+		{"no Drained condition", mcn("w", mcoCordoned), false, time.Time{}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := MCNDraining(tc.mcn); got != tc.want {
+				t.Errorf("MCNDraining = %v, want %v", got, tc.want)
+			}
+			if got := DrainStartedAt(tc.mcn); !got.Equal(tc.wantStarted) {
+				t.Errorf("DrainStartedAt = %v, want %v", got, tc.wantStarted)
+			}
+			if got := drainFailure(tc.mcn); got != tc.wantFailure {
+				t.Errorf("drainFailure = %q, want %q", got, tc.wantFailure)
+			}
+		})
+	}
+}
+
+func TestDrainError(t *testing.T) {
+	for _, tc := range []struct{ msg, want string }{
+		{mcoDrainFailed.Message, evictionError},
+		{"Error: Node Drain has not succeeded. Error is: boom", "boom"},
+		{"Error: Failed to Cordon node. Error is  timeout", "Failed to Cordon node. Error is  timeout"},
+		{"Error: Node Drain has not succeeded. Error is:  The drain will not be complete until x", "Node Drain has not succeeded. Error is:  The drain will not be complete until x"},
+		{"Error: ", ""},
+		{"", ""},
+	} {
+		if got := DrainError(tc.msg); got != tc.want {
+			t.Errorf("DrainError(%q) = %q, want %q", tc.msg, got, tc.want)
+		}
+	}
 }
 
 func TestIsDraining(t *testing.T) {
@@ -101,9 +204,10 @@ func TestIsDraining(t *testing.T) {
 		{"drain requested, not yet cordoned", uncordoned, nil, false},
 		{"drain applied", done, nil, false},
 		{"cordoned by hand", admin, nil, false},
-		{"MCN cordoned, Drained Unknown", admin, mcn("w", cond(mcfgv1.MachineConfigNodeUpdateCordoned, metav1.ConditionTrue, ""), cond(mcfgv1.MachineConfigNodeUpdateDrained, metav1.ConditionUnknown, "Draining node")), true},
-		{"MCN cordoned, Drained True", admin, mcn("w", cond(mcfgv1.MachineConfigNodeUpdateCordoned, metav1.ConditionTrue, ""), cond(mcfgv1.MachineConfigNodeUpdateDrained, metav1.ConditionTrue, "")), false},
-		{"MCN idle", admin, mcn("w", cond(mcfgv1.MachineConfigNodeUpdateCordoned, metav1.ConditionFalse, ""), cond(mcfgv1.MachineConfigNodeUpdateDrained, metav1.ConditionFalse, "")), false},
+		{"MCN draining, node annotations silent", admin, mcoMCN("w", mcoFresh, mcoCordoned, mcoDraining), true},
+		{"MCN drained, annotations not yet written", drainingNode("w"), mcoMCN("w", mcoFresh, mcoCordoned, mcoDrained), true},
+		{"MCN drained", admin, mcoMCN("w", mcoFresh, mcoCordoned, mcoDrained), false},
+		{"MCN idle", admin, mcoMCN("w", mcoFresh), false},
 		{"no node", nil, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,9 +254,9 @@ func TestBlockers(t *testing.T) {
 	emptySelector := atLimit.DeepCopy()
 	emptySelector.Spec.Selector = &metav1.LabelSelector{}
 
-	failing := mcn("w", cond(mcfgv1.MachineConfigNodeUpdateCordoned, metav1.ConditionTrue, ""),
-		cond(mcfgv1.MachineConfigNodeUpdateDrained, metav1.ConditionFalse, "failed to drain node: w after 1 hour"))
-	degraded := mcn("w", cond(mcfgv1.MachineConfigNodeNodeDegraded, metav1.ConditionTrue, "Node w is reporting: drain failed"))
+	failing := mcoMCN("w", mcoFresh, mcoCordoned, mcoDrainFailed)
+	degraded := mcoMCN("w", mcoFresh, mcoCordoned, mcoDraining, mcoDegraded)
+	notYet := mcoMCN("w", mcoFresh, mcoCordoned)
 
 	type want struct {
 		kind   BlockerKind
@@ -182,12 +286,13 @@ func TestBlockers(t *testing.T) {
 			[]want{{kind: BlockedByBudget, pod: "shop/web-x1", budget: "shop/db"}}},
 		{"terminating past grace, within grace", []*corev1.Pod{graceful, stuck}, []*policyv1.PodDisruptionBudget{atLimit}, nil,
 			[]want{{kind: BlockedByTermination, pod: "shop/db-s"}}},
-		{"MCN drain failure", nil, nil, failing, []want{{kind: BlockedByDrainFailure, msg: "failed to drain node: w after 1 hour"}}},
-		{"MCN degraded", nil, nil, degraded, []want{{kind: BlockedByDrainFailure, msg: "Node w is reporting: drain failed"}}},
+		{"MCN drain failure", nil, nil, failing, []want{{kind: BlockedByDrainFailure, msg: evictionError}}},
+		{"MCN degraded", nil, nil, degraded, []want{{kind: BlockedByDrainFailure, msg: mcoDegraded.Message}}},
+		{"MCN Drained False NotYetOccurred is no failure", nil, nil, notYet, nil},
 		{"order: budgets by pod, then terminating, then failure",
 			[]*corev1.Pod{stuck, pod("shop", "db-2", "w", app), pod("shop", "db-1", "w", app)}, []*policyv1.PodDisruptionBudget{atLimit}, failing,
 			[]want{{kind: BlockedByBudget, pod: "shop/db-1", budget: "shop/db"}, {kind: BlockedByBudget, pod: "shop/db-2", budget: "shop/db"},
-				{kind: BlockedByTermination, pod: "shop/db-s"}, {kind: BlockedByDrainFailure, msg: "failed to drain node: w after 1 hour"}}},
+				{kind: BlockedByTermination, pod: "shop/db-s"}, {kind: BlockedByDrainFailure, msg: evictionError}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Blockers(&Input{Node: drainingNode("w"), Pool: "worker", Pods: tc.pods, Budgets: tc.budgets, MCN: tc.mcn}, t0)

@@ -311,13 +311,11 @@ func (c *Controller) mcn(node string) *mcfgv1.MachineConfigNode {
 	return mcn
 }
 
-// drainStarted is the Drained condition's transition when the
-// MachineConfigNode reports the drain, else when it was first seen.
+// drainStarted is when the MachineConfigNode says the drain began, else
+// when the node was first seen draining.
 func (c *Controller) drainStarted(node string, mcn *mcfgv1.MachineConfigNode) time.Time {
-	if mcn != nil {
-		if d := meta.FindStatusCondition(mcn.Status.Conditions, string(mcfgv1.MachineConfigNodeUpdateDrained)); d != nil && d.Status != metav1.ConditionTrue && !d.LastTransitionTime.IsZero() {
-			return d.LastTransitionTime.Time
-		}
+	if t := drain.DrainStartedAt(mcn); !t.IsZero() {
+		return t
 	}
 	return c.firstSeen[node]
 }

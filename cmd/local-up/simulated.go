@@ -49,7 +49,7 @@ func newSimulated(cp *localstack.ControlPlane, nodes int, speed float64) (*simul
 	if err != nil {
 		return nil, err
 	}
-	sim, err := simulator.New(simulator.Options{Nodes: nodes, Speed: speed, Seed: time.Now().UnixNano(), Sink: sink, RouterPods: routerPods})
+	sim, err := simulator.New(simulator.Options{Nodes: nodes, Speed: speed, Seed: time.Now().UnixNano(), Sink: sink, RouterPods: routerPods, MachineConfigNodes: withMCNs})
 	if err != nil {
 		return nil, err
 	}

@@ -49,6 +49,9 @@ type Options struct {
 	// SkipOpenShiftCRDs leaves the OpenShift CRDs out, for tests of a server
 	// started before they exist; ocp.InstallCRDs adds them later.
 	SkipOpenShiftCRDs bool
+	// MachineConfigNodes also installs the MachineConfigNode CRD, for a
+	// simulator that writes MachineConfigNodes.
+	MachineConfigNodes bool
 }
 
 // ControlPlane is etcd + kube-apiserver on loopback with the OpenShift CRDs,
@@ -144,6 +147,11 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	if !opts.SkipOpenShiftCRDs {
 		if err := ocp.InstallCRDs(ctx, admin); err != nil {
 			return nil, fmt.Errorf("OpenShift CRDs: %w", err)
+		}
+	}
+	if opts.MachineConfigNodes {
+		if err := ocp.InstallMachineConfigNodeCRD(ctx, admin); err != nil {
+			return nil, fmt.Errorf("MachineConfigNode CRD: %w", err)
 		}
 	}
 	if err := InstallProjectCRDs(ctx, admin, cp.RepoRoot); err != nil {

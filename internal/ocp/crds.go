@@ -60,11 +60,27 @@ const crdEstablishTimeout = time.Minute
 // waits until they are Established. The module directory is found as
 // OpenShiftAPIDir describes.
 func InstallCRDs(ctx context.Context, cfg *rest.Config) error {
+	return installModuleCRDs(ctx, cfg, CRDFiles)
+}
+
+// InstallMachineConfigNodeCRD applies the MachineConfigNode CRD
+// (MachineConfigNodeCRDFile) as InstallCRDs does, for a cluster whose
+// MachineConfigNodes are simulated.
+func InstallMachineConfigNodeCRD(ctx context.Context, cfg *rest.Config) error {
+	return installModuleCRDs(ctx, cfg, []string{MachineConfigNodeCRDFile})
+}
+
+// installModuleCRDs applies the manifests rels of the openshift/api module.
+func installModuleCRDs(ctx context.Context, cfg *rest.Config, rels []string) error {
 	dir, err := OpenShiftAPIDir()
 	if err != nil {
 		return err
 	}
-	crds, err := LoadCRDs(dir)
+	paths := make([]string, len(rels))
+	for i, rel := range rels {
+		paths[i] = filepath.Join(dir, rel)
+	}
+	crds, err := LoadCRDFiles(paths...)
 	if err != nil {
 		return err
 	}

@@ -221,6 +221,13 @@ func (s *APISink) apply(ctx context.Context, ch Change) error {
 			},
 			store: func(dst, src *policyv1.PodDisruptionBudget) { src.DeepCopyInto(dst) },
 		}, obj, ch)
+	case *mcfgv1.MachineConfigNode:
+		c := s.mcfg.MachineconfigurationV1().MachineConfigNodes()
+		return writeObject(ctx, s, kindOps[*mcfgv1.MachineConfigNode]{
+			client: c, updateStatus: c.UpdateStatus,
+			copyStatus: func(dst, src *mcfgv1.MachineConfigNode) { src.Status.DeepCopyInto(&dst.Status) },
+			store:      func(dst, src *mcfgv1.MachineConfigNode) { src.DeepCopyInto(dst) },
+		}, obj, ch)
 	case *mcfgv1.MachineConfig:
 		return writeObject(ctx, s, kindOps[*mcfgv1.MachineConfig]{
 			client: s.mcfg.MachineconfigurationV1().MachineConfigs(),

@@ -307,6 +307,7 @@ func (s *Simulator) activate(f *faultState, now time.Time) bool {
 			if n.stage == stageDraining && n.blocked == nil && (f.fault.Target == n.obj.Name || f.fault.Target == n.pool.name) {
 				n.blocked, f.node = f, n
 				s.holdPods(n, now)
+				s.reportDrainFailure(n, now)
 				n.due = n.drainStarted.Add(s.scale(s.opts.Timing.DrainTimeout))
 				if n.due.Before(now) {
 					n.due = now

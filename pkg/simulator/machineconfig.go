@@ -177,6 +177,7 @@ func (s *Simulator) reconcileNodeController(now time.Time) {
 				continue
 			}
 			ocp.RequestConfig(n.obj, p.target)
+			s.updateMCN(n, true, func(m *mcfgv1.MachineConfigNode) { ocp.MCNRequestConfig(m, p.target, now) })
 			n.stage = stageDesired
 			n.due = now.Add(s.scale(s.opts.Timing.React))
 			s.markNode(n, true, false)
@@ -202,6 +203,7 @@ func (s *Simulator) advanceNode(n *nodeState, now time.Time) {
 	switch n.stage {
 	case stageDesired:
 		ocp.StartDrain(node)
+		s.updateMCN(n, false, func(m *mcfgv1.MachineConfigNode) { ocp.MCNStartDrain(m, node, now) })
 		n.stage = stageDraining
 		n.drainStarted = now
 		n.due = now.Add(s.scale(s.between(t.DrainMin, t.DrainMax)))
@@ -210,6 +212,7 @@ func (s *Simulator) advanceNode(n *nodeState, now time.Time) {
 			f.node = n
 			n.due = now.Add(s.scale(t.DrainTimeout))
 			s.holdPods(n, now)
+			s.reportDrainFailure(n, now)
 		} else {
 			s.evictPods(n, now)
 		}
@@ -219,6 +222,9 @@ func (s *Simulator) advanceNode(n *nodeState, now time.Time) {
 			// The drain did not finish within the timeout: the daemon
 			// reports the node Degraded and keeps waiting.
 			ocp.DegradeDrain(node)
+			s.updateMCN(n, false, func(m *mcfgv1.MachineConfigNode) {
+				ocp.MCNDegraded(m, fmt.Sprintf("Node %s is reporting: %q", node.Name, node.Annotations[insights.MCDReasonAnnotation]), now)
+			})
 			n.due = time.Time{}
 			s.markNode(n, true, false)
 			klog.V(1).InfoS("Node degraded by a blocked drain", "node", node.Name)
@@ -227,6 +233,7 @@ func (s *Simulator) advanceNode(n *nodeState, now time.Time) {
 		s.finishDrain(n, now)
 	case stageApplying:
 		ocp.StartReboot(node)
+		s.updateMCN(n, false, func(m *mcfgv1.MachineConfigNode) { ocp.MCNStartReboot(m, now) })
 		n.stage = stageRebooting
 		n.due = now.Add(s.scale(t.Shutdown))
 		s.markNode(n, true, false)
@@ -244,11 +251,17 @@ func (s *Simulator) advanceNode(n *nodeState, now time.Time) {
 	case stageBooting:
 		ocp.SetKubeletBack(node, now, true)
 		ocp.FinishConfig(node)
+		s.updateMCN(n, false, func(m *mcfgv1.MachineConfigNode) {
+			ocp.MCNFinishConfig(m, node.Annotations[insights.CurrentConfigAnnotation], now)
+		})
 		n.stage = stageUncordon
 		n.due = now.Add(s.scale(t.Uncordon))
 		s.markNode(n, true, true)
 	case stageUncordon:
 		ocp.Uncordon(node)
+		s.updateMCN(n, false, func(m *mcfgv1.MachineConfigNode) {
+			ocp.MCNUncordon(m, node.Annotations[insights.CurrentConfigAnnotation], now)
+		})
 		n.stage = stageIdle
 		n.due = time.Time{}
 		s.markNode(n, true, false)
@@ -259,6 +272,7 @@ func (s *Simulator) advanceNode(n *nodeState, now time.Time) {
 // configuration.
 func (s *Simulator) finishDrain(n *nodeState, now time.Time) {
 	ocp.FinishDrain(n.obj)
+	s.updateMCN(n, false, func(m *mcfgv1.MachineConfigNode) { ocp.MCNFinishDrain(m, n.obj, now) })
 	if n.blocked != nil {
 		s.releasePods(n, now)
 	} else {
@@ -268,6 +282,43 @@ func (s *Simulator) finishDrain(n *nodeState, now time.Time) {
 	n.stage = stageApplying
 	n.due = now.Add(s.scale(s.between(s.opts.Timing.ApplyMin, s.opts.Timing.ApplyMax)))
 	s.markNode(n, true, false)
+}
+
+// updateMCN changes the node's MachineConfigNode, if it has one, and
+// records the change (spec too when spec is set).
+func (s *Simulator) updateMCN(n *nodeState, spec bool, change func(*mcfgv1.MachineConfigNode)) {
+	if n.mcn == nil {
+		return
+	}
+	change(n.mcn)
+	s.changes.mark(n.mcn, false, spec, true)
+}
+
+// drainAttemptTimeout is how long the machine-config drain controller's
+// drainer tries to evict before the attempt fails (then it retries).
+const drainAttemptTimeout = 90 * time.Second
+
+// reportDrainFailure writes, when a budget holds the drain of n, the failed
+// attempt the drain controller reports on the MachineConfigNode, naming
+// the pods of n it could not evict. (The controller writes it when its
+// first attempt times out; the simulator at once.)
+func (s *Simulator) reportDrainFailure(n *nodeState, now time.Time) {
+	if n.mcn == nil {
+		return
+	}
+	var held []string
+	if s.work != nil {
+		for _, p := range s.work.pods {
+			if p.node == n {
+				held = append(held, p.obj.Namespace+"/"+p.obj.Name)
+			}
+		}
+	}
+	msg := ocp.EvictionTimeoutError(held, drainAttemptTimeout)
+	if len(held) == 0 {
+		msg = "Cannot evict pod as it would violate the pod's disruption budget."
+	}
+	s.updateMCN(n, false, func(m *mcfgv1.MachineConfigNode) { ocp.MCNDrainFailed(m, n.obj, msg, now) })
 }
 
 // reconcilePoolStatus recomputes every pool's status the way the

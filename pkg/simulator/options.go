@@ -84,6 +84,14 @@ type Options struct {
 	// means none (the objects are written by an APISink only).
 	RouterPods int
 
+	// MachineConfigNodes, when set, writes a machineconfiguration.openshift.io/v1
+	// MachineConfigNode per node, its conditions following the node's update
+	// as the machine-config operator writes them (Cordoned, then Drained
+	// Unknown while draining, the drainer's error when FaultDrainBlocked
+	// holds the drain, Drained True, RebootedNode, Updated). The API needs
+	// the MachineConfigNode CRD (ocp.MachineConfigNodeCRDFile).
+	MachineConfigNodes bool
+
 	// IdleFor is how long Run and RunVirtual leave the created cluster idle
 	// before they request the update (real time, not scaled).
 	IdleFor time.Duration

@@ -151,6 +151,7 @@ type nodeState struct {
 	drainStarted time.Time
 	blocked      *faultState // a drain-blocked fault holding this node
 	notReady     *faultState // a node-not-ready fault holding this node
+	mcn          *mcfgv1.MachineConfigNode // nil unless Options.MachineConfigNodes
 }
 
 // New returns a Simulator for opts. It does not touch the sink: call Create.
@@ -343,6 +344,10 @@ func (s *Simulator) Create(ctx context.Context) error {
 	s.changes.mark(s.mco, true, true, true)
 	for _, n := range s.nodes {
 		s.changes.mark(n.obj, true, true, true)
+		if o.MachineConfigNodes {
+			n.mcn = ocp.MachineConfigNode(n.obj, n.pool.name, s.newUID(), now)
+			s.changes.mark(n.mcn, true, true, true)
+		}
 	}
 	s.createWorkload(now)
 	s.reconcilePoolStatus(now)
@@ -577,6 +582,9 @@ func (s *Simulator) stateLocked(now time.Time) *State {
 	st.MachineConfigs = append(st.MachineConfigs, s.mcs...)
 	for _, n := range s.nodes {
 		st.Nodes = append(st.Nodes, n.obj)
+		if n.mcn != nil {
+			st.MachineConfigNodes = append(st.MachineConfigNodes, n.mcn)
+		}
 	}
 	return st
 }

@@ -91,6 +91,9 @@ type State struct {
 	MachineConfigs     []*mcfgv1.MachineConfig
 	Nodes              []*corev1.Node
 	MCODeployment      *appsv1.Deployment
+	// MachineConfigNodes are written only with Options.MachineConfigNodes;
+	// the insight engine does not read them.
+	MachineConfigNodes []*mcfgv1.MachineConfigNode
 }
 
 // DeepCopy returns a copy of s that shares nothing with it.
@@ -120,6 +123,9 @@ func (s *State) DeepCopy() *State {
 	out.Nodes = make([]*corev1.Node, len(s.Nodes))
 	for i, o := range s.Nodes {
 		out.Nodes[i] = o.DeepCopy()
+	}
+	for _, o := range s.MachineConfigNodes {
+		out.MachineConfigNodes = append(out.MachineConfigNodes, o.DeepCopy())
 	}
 	return out
 }

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	mcfgclient "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -32,8 +33,10 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/update-status/apiserver/internal/localstack"
+	"github.com/update-status/apiserver/internal/ocp"
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/drain"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	"github.com/update-status/apiserver/pkg/insights"
 )
@@ -231,4 +234,104 @@ func TestDrainInformer(t *testing.T) {
 			})
 		_ = admin.InformersV1alpha1().UpdateInformers(localstack.DrainInformerNamespace).Delete(ctx, localstack.DrainInformerName, metav1.DeleteOptions{})
 	})
+}
+
+// TestDrainInformerMachineConfigNode installs the MachineConfigNode CRD and
+// writes, for a worker the node annotations do not show draining, the
+// MachineConfigNode the machine-config operator writes when a drain attempt
+// failed (Cordoned True, Drained Unknown with the drainer's error): the
+// informer, started after the CRD, names the node and quotes the error;
+// Drained True clears it.
+func TestDrainInformerMachineConfigNode(t *testing.T) {
+	ctx := t.Context()
+	admin := updateClient(t, &cp.Users.Admin)
+	cfg := cp.RESTConfig(&cp.Users.Admin)
+	if err := ocp.InstallMachineConfigNodeCRD(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	mcfg, err := mcfgclient.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var node *corev1.Node
+	for i := range nodes.Items {
+		n := &nodes.Items[i]
+		if _, worker := n.Labels["node-role.kubernetes.io/worker"]; worker && n.Name != "worker-1" && !drain.IsDraining(n, nil) &&
+			n.Annotations[insights.CurrentConfigAnnotation] != "" {
+			node = n
+		}
+	}
+	if node == nil {
+		t.Fatal("no idle worker in the example cluster")
+	}
+
+	const drainErr = `[error when evicting pods/"db-0" -n "shop": global timeout reached: 1m30s]`
+	now := time.Now()
+	m := ocp.MachineConfigNode(node, "worker", "", now.Add(-time.Hour))
+	ocp.MCNStartDrain(m, node, now.Add(-2*time.Minute))
+	ocp.MCNDrainFailed(m, node, drainErr, now)
+	created, err := mcfg.MachineconfigurationV1().MachineConfigNodes().Create(ctx, m, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = mcfg.MachineconfigurationV1().MachineConfigNodes().Delete(context.Background(), m.Name, metav1.DeleteOptions{})
+	})
+	m.ObjectMeta = created.ObjectMeta
+	if created, err = mcfg.MachineconfigurationV1().MachineConfigNodes().UpdateStatus(ctx, m, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	informer, err := cp.StartDrainInformer(ctx, "--lease=3s", "--resync=1s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		informer.Stop(5 * time.Second)
+		_ = admin.InformersV1alpha1().UpdateInformers(localstack.DrainInformerNamespace).Delete(context.Background(), localstack.DrainInformerName, metav1.DeleteOptions{})
+	})
+	name := informersv1alpha1.InformerName(localstack.DrainInformerNamespace, localstack.DrainInformerName)
+	about := func() *v1alpha1.HealthInsight {
+		list, err := admin.UpdateV1alpha1().HealthInsights().List(ctx, metav1.ListOptions{LabelSelector: v1alpha1.LabelInformer + "=" + name})
+		if err != nil {
+			return nil
+		}
+		for i := range list.Items {
+			if strings.Contains(list.Items[i].Status.Impact.Summary, node.Name) {
+				return &list.Items[i]
+			}
+		}
+		return nil
+	}
+	var got *v1alpha1.HealthInsight
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, drainWait, true, func(context.Context) (bool, error) {
+		got = about()
+		return got != nil, nil
+	}); err != nil {
+		t.Fatalf("no insight of %s about %s within %v; informer log:\n%s", name, node.Name, drainWait, informer.LogTail(20))
+	}
+	if want := "Drain of " + node.Name + " failed: " + drainErr; got.Status.Impact.Summary != want {
+		t.Errorf("summary %q, want %q", got.Status.Impact.Summary, want)
+	}
+	if !strings.Contains(got.Status.Impact.Description, "MachineConfigNode "+node.Name+" reports the drain has not succeeded: "+drainErr) {
+		t.Errorf("description %q does not quote the MachineConfigNode", got.Status.Impact.Description)
+	}
+
+	ocp.MCNFinishDrain(created, node, time.Now())
+	if _, err := mcfg.MachineconfigurationV1().MachineConfigNodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, drainWait, true, func(context.Context) (bool, error) {
+		return about() == nil, nil
+	}); err != nil {
+		t.Fatalf("the insight about %s is still served %v after Drained turned True", node.Name, drainWait)
+	}
 }

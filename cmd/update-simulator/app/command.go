@@ -123,6 +123,11 @@ func (o *Options) Run(ctx context.Context, out io.Writer) error {
 			if err := ocp.InstallCRDs(ctx, cfg); err != nil {
 				return err
 			}
+			if o.MachineConfigNodes {
+				if err := ocp.InstallMachineConfigNodeCRD(ctx, cfg); err != nil {
+					return err
+				}
+			}
 			_, _ = fmt.Fprintf(out, "crds: installed and established in %s\n", time.Since(begin).Round(time.Millisecond))
 		}
 		if so.Sink, err = simulator.NewAPISink(cfg, simulator.APISinkOptions{QPS: o.QPS, Burst: o.Burst, Workers: o.Workers}); err != nil {

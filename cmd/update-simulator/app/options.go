@@ -42,6 +42,9 @@ type Options struct {
 
 	// InstallCRDs applies the OpenShift CRDs before creating objects.
 	InstallCRDs bool
+	// MachineConfigNodes writes a MachineConfigNode per node (and, with
+	// InstallCRDs, installs its CRD).
+	MachineConfigNodes bool
 	// CreateOnly creates the cluster, reports the time and request rate,
 	// and exits.
 	CreateOnly bool
@@ -91,6 +94,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.OutputDir, "output-dir", o.OutputDir, "Write each state as files under DIR/<step>/{cv,co,mcp,mc,node,mco-deployment}.yaml (v1 Lists) on a simulated clock, for `update-status compute --from-dir DIR/<step>`")
 	fs.BoolVar(&o.JSON, "json", o.JSON, "With --output-dir: write indented JSON (also valid YAML, several times faster) instead of YAML")
 	fs.BoolVar(&o.InstallCRDs, "install-crds", o.InstallCRDs, "With --kubeconfig: apply the ClusterVersion, ClusterOperator, MachineConfigPool and MachineConfig CRDs from the openshift/api module first")
+	fs.BoolVar(&o.MachineConfigNodes, "machine-config-nodes", o.MachineConfigNodes, "With --kubeconfig: also write a MachineConfigNode per node, its conditions following the node's update as the machine-config operator writes them (with --install-crds, its CRD is applied too)")
 	fs.BoolVar(&o.CreateOnly, "create-only", o.CreateOnly, "Create the cluster, print how long it took and the request rate, and exit")
 
 	fs.IntVar(&o.Nodes, "nodes", o.Nodes, fmt.Sprintf("Number of nodes (1-%d)", simulator.MaxNodes))
@@ -187,6 +191,7 @@ func (o *Options) simulatorOptions() (simulator.Options, error) {
 		Nodes: o.Nodes, ControlPlaneNodes: o.ControlPlaneNodes,
 		FromVersion: o.From, ToVersion: o.To, InstallVersion: o.Install,
 		Speed: o.Speed, Seed: o.Seed, MinStepInterval: o.MinStep,
+		MachineConfigNodes: o.MachineConfigNodes,
 	}
 	if o.MinStep == 0 {
 		so.MinStepInterval = -1

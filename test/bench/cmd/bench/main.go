@@ -74,6 +74,12 @@ type config struct {
 	goBenchmarks []string
 	// nodeWatch is the node-watch cell (-node-watch, nodewatch.go).
 	nodeWatch nodeWatchSpec
+	// drain is the drain informer cell (-drain), run after the sizes on its
+	// own control plane: drainWindow its steady window, drainSamples the
+	// budgets set to 0 one after another.
+	drain        drainSpec
+	drainWindow  time.Duration
+	drainSamples int
 }
 
 // The Go benchmarks -go-benchmarks names.
@@ -90,7 +96,7 @@ func (c config) goBench(name string) bool { return slices.Contains(c.goBenchmark
 func main() {
 	klog.InitFlags(nil)
 	var c config
-	sizes := flag.String("sizes", "1000,5000", "cluster sizes (nodes), comma-separated")
+	sizes := flag.String("sizes", "1000,5000", "cluster sizes (nodes), comma-separated; empty for none")
 	clients := flag.String("get-clients", "1,8,64", "concurrent GET clients, comma-separated")
 	flag.DurationVar(&c.getDuration, "get-duration", 4*time.Second, "duration of each GET load")
 	flag.DurationVar(&c.encodeDuration, "encode-duration", 2*time.Second, "duration of the in-process encoding loop")
@@ -114,6 +120,11 @@ func main() {
 		"Go benchmarks to run after the sizes, comma-separated: node-change (BenchmarkNodeChangeToWatchCache), list (BenchmarkListNodeInsights, with -list-resources), hand-built (section 8), contributions (BenchmarkContributions, with -contributions); empty for none")
 	flag.DurationVar(&c.stormDuration, "renewal-storm", 30*time.Second, "duration of the contributions cell's renewal storm (every informer renewing every second)")
 	nodeWatch := c.nodeWatch.register(flag.CommandLine)
+	drainCell := flag.String("drain", "5000x150000", "the drain informer cell: <nodes>x<pods> in the cluster, the informer (cmd/update-status-drain-informer) run as its own process; empty to skip")
+	drainDraining := flag.String("drain-draining", "50x30", "with -drain: <draining nodes>x<pods on each>")
+	drainSmall := flag.Int("drain-small-pods", 1500, "with -drain: the pods of the first measurement (at least the draining nodes' pods), before the cluster is filled to -drain's pods")
+	flag.DurationVar(&c.drainWindow, "drain-window", time.Minute, "with -drain: the steady window over which the informer's CPU and requests are counted")
+	flag.IntVar(&c.drainSamples, "drain-samples", 10, "with -drain: budgets set to 0 one after another, each timed to its insight in the API")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the benchmark process itself to this file")
 	flag.Parse()
 	// The benchmark process is the load generator and holds the results:
@@ -132,7 +143,10 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	var err error
-	if c.sizes, err = ints(*sizes); err == nil {
+	if strings.TrimSpace(*sizes) != "" {
+		c.sizes, err = ints(*sizes)
+	}
+	if err == nil {
 		c.getClients, err = ints(*clients)
 	}
 	if err == nil {
@@ -161,6 +175,12 @@ func main() {
 	}
 	if err == nil {
 		err = nodeWatch()
+	}
+	if err == nil {
+		c.drain, err = parseDrain(*drainCell, *drainDraining, *drainSmall)
+	}
+	if err == nil && c.drain.Nodes > 0 && (c.drainWindow < time.Second || c.drainSamples < 1) {
+		err = fmt.Errorf("-drain-window=%v -drain-samples=%d: at least 1s and 1 sample", c.drainWindow, c.drainSamples)
 	}
 	if err == nil && c.baselineRounds < 1 {
 		err = fmt.Errorf("-baseline-rounds=%d: at least 1", c.baselineRounds)
@@ -289,6 +309,16 @@ sizes:
 			if err := rep.write(c.out); err != nil {
 				return err
 			}
+		}
+	}
+	if ctx.Err() == nil && c.drain.Nodes > 0 {
+		klog.InfoS("Running the drain informer cell", "cell", c.drain)
+		if rep.drain, err = benchDrain(ctx, c); err != nil {
+			rep.failures = append(rep.failures, fmt.Sprintf("drain informer cell: %v", err))
+		}
+		rep.wall = time.Since(begin)
+		if err := rep.write(c.out); err != nil {
+			return err
 		}
 	}
 	if ctx.Err() == nil {

@@ -47,6 +47,8 @@ type report struct {
 	// contributionsGo are the Go benchmarks of the contributions' merge
 	// (contributionsBench, recomputeBench).
 	contributionsGo benchMetrics
+	// drain is the drain informer cell (-drain).
+	drain *drainResult
 }
 
 func describeMachine() string {
@@ -114,6 +116,7 @@ func (r *report) write(path string) error {
 	r.handBuiltParts(p)
 	r.contributionTables(p)
 	r.nodeWatchTables(p)
+	r.drainTables(p)
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
@@ -156,6 +159,7 @@ func flagsLine(c config) string {
 		strings.Join(s, ","), strings.Join(k, ","), c.getDuration, c.encodeDuration, c.clientRuns, strings.Join(w, ","), c.watchDuration, c.churnRate,
 		strings.Join(c.formats, ","), strings.Join(c.routes, ","), strings.Join(c.watchResources, ","), strings.Join(c.listResources, ","))
 	line += fmt.Sprintf(" -contributions=%s -go-benchmarks=%s", c.contributions, strings.Join(c.goBenchmarks, ","))
+	line += drainFlags(c)
 	if c.contributions.Informers > 0 {
 		line += fmt.Sprintf(" -contribution-watchers=%d -renewal-storm=%v", c.contributionWatchers, c.stormDuration)
 	}

@@ -219,7 +219,10 @@ func machineCPU() (busy, total float64, err error) {
 }
 
 // rssBytes reads VmRSS of pid from /proc/<pid>/status.
-func rssBytes(pid int) (float64, error) {
+func rssBytes(pid int) (float64, error) { return statusBytes(pid, "VmRSS:") }
+
+// statusBytes reads a "<field> <n> kB" line of /proc/<pid>/status.
+func statusBytes(pid int, field string) (float64, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
@@ -227,12 +230,12 @@ func rssBytes(pid int) (float64, error) {
 	defer func() { _ = f.Close() }()
 	s := bufio.NewScanner(f)
 	for s.Scan() {
-		if rest, ok := strings.CutPrefix(s.Text(), "VmRSS:"); ok {
+		if rest, ok := strings.CutPrefix(s.Text(), field); ok {
 			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
 			return kb * 1024, err
 		}
 	}
-	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
 }
 
 // metrics fetches the server's /metrics and returns every sample, keyed by

@@ -149,8 +149,8 @@ type nodeState struct {
 	stage        nodeStage
 	due          time.Time
 	drainStarted time.Time
-	blocked      *faultState // a drain-blocked fault holding this node
-	notReady     *faultState // a node-not-ready fault holding this node
+	blocked      *faultState               // a drain-blocked fault holding this node
+	notReady     *faultState               // a node-not-ready fault holding this node
 	mcn          *mcfgv1.MachineConfigNode // nil unless Options.MachineConfigNodes
 }
 

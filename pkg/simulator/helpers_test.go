@@ -237,3 +237,13 @@ func mcoContainerImage(st *State) string {
 	}
 	return ""
 }
+
+// firstHeldNode is the name of the node the first fault holds, or "".
+func firstHeldNode(s *Simulator) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f := s.faults[0]; f.node != nil {
+		return f.node.obj.Name
+	}
+	return ""
+}

@@ -78,14 +78,8 @@ func TestMachineConfigNodes(t *testing.T) {
 	}
 	var heldNode string
 	stepUntil(t, s, fc, check, func(*State) bool {
-		s.mu.Lock()
-		f := s.faults[0]
-		s.mu.Unlock()
-		if f.node == nil {
-			return false
-		}
-		heldNode = f.node.obj.Name
-		return true
+		heldNode = firstHeldNode(s)
+		return heldNode != ""
 	})
 	m := mcns()[heldNode]
 	d := meta.FindStatusCondition(m.Status.Conditions, string(mcfgv1.MachineConfigNodeUpdateDrained))

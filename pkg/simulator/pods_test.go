@@ -80,14 +80,12 @@ func TestRouterPodsHeldDrain(t *testing.T) {
 	}
 	var held *drain.Finding
 	stepUntil(t, s, fc, check, func(*State) bool {
-		s.mu.Lock()
-		f := s.faults[0]
-		s.mu.Unlock()
-		if f.node == nil {
+		name := firstHeldNode(s)
+		if name == "" {
 			return false
 		}
 		pods, pdb := routerObjects(t, api)
-		node := nodeOf(f.node.obj.Name)
+		node := nodeOf(name)
 		var onNode []*corev1.Pod
 		for _, p := range pods {
 			if p.Spec.NodeName == node.Name {

@@ -131,18 +131,7 @@ func TestDrainInformer(t *testing.T) {
 	if !strings.Contains(name, "drain") {
 		t.Errorf("the drain informer's name %q does not say drain", name)
 	}
-	drainInsight := func() *v1alpha1.HealthInsight {
-		list, err := admin.UpdateV1alpha1().HealthInsights().List(ctx, metav1.ListOptions{LabelSelector: v1alpha1.LabelInformer + "=" + name})
-		if err != nil {
-			return nil
-		}
-		for i := range list.Items {
-			if strings.Contains(list.Items[i].Status.Impact.Summary, nodeName) {
-				return &list.Items[i]
-			}
-		}
-		return nil
-	}
+	drainInsight := func() *v1alpha1.HealthInsight { return drainInsightAbout(ctx, admin, nodeName) }
 	var got *v1alpha1.HealthInsight
 	begin := time.Now()
 	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, drainWait, true, func(context.Context) (bool, error) {
@@ -299,18 +288,7 @@ func TestDrainInformerMachineConfigNode(t *testing.T) {
 		_ = admin.InformersV1alpha1().UpdateInformers(localstack.DrainInformerNamespace).Delete(context.Background(), localstack.DrainInformerName, metav1.DeleteOptions{})
 	})
 	name := informersv1alpha1.InformerName(localstack.DrainInformerNamespace, localstack.DrainInformerName)
-	about := func() *v1alpha1.HealthInsight {
-		list, err := admin.UpdateV1alpha1().HealthInsights().List(ctx, metav1.ListOptions{LabelSelector: v1alpha1.LabelInformer + "=" + name})
-		if err != nil {
-			return nil
-		}
-		for i := range list.Items {
-			if strings.Contains(list.Items[i].Status.Impact.Summary, node.Name) {
-				return &list.Items[i]
-			}
-		}
-		return nil
-	}
+	about := func() *v1alpha1.HealthInsight { return drainInsightAbout(ctx, admin, node.Name) }
 	var got *v1alpha1.HealthInsight
 	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, drainWait, true, func(context.Context) (bool, error) {
 		got = about()
@@ -334,4 +312,20 @@ func TestDrainInformerMachineConfigNode(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the insight about %s is still served %v after Drained turned True", node.Name, drainWait)
 	}
+}
+
+// drainInsightAbout is the drain informer's served insight whose summary
+// names node, or nil.
+func drainInsightAbout(ctx context.Context, admin versioned.Interface, node string) *v1alpha1.HealthInsight {
+	name := informersv1alpha1.InformerName(localstack.DrainInformerNamespace, localstack.DrainInformerName)
+	list, err := admin.UpdateV1alpha1().HealthInsights().List(ctx, metav1.ListOptions{LabelSelector: v1alpha1.LabelInformer + "=" + name})
+	if err != nil {
+		return nil
+	}
+	for i := range list.Items {
+		if strings.Contains(list.Items[i].Status.Impact.Summary, node) {
+			return &list.Items[i]
+		}
+	}
+	return nil
 }

@@ -305,9 +305,9 @@ func podClients(cfg *rest.Config, k int) ([]kubernetes.Interface, error) {
 // podWorkers is how many pods are created at once.
 const podWorkers = 64
 
-// createPods creates n pods, build(i) the i-th, with podWorkers concurrent
-// requests over clients.
-func createPods(ctx context.Context, clients []kubernetes.Interface, n int, build func(i int) *corev1.Pod) error {
+// concurrently calls do(client, i) for every i below n, with podWorkers
+// calls at once spread over clients; it stops at the first error.
+func concurrently(ctx context.Context, clients []kubernetes.Interface, n int, do func(kubernetes.Interface, int) error) error {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, podWorkers)
@@ -321,9 +321,8 @@ func createPods(ctx context.Context, clients []kubernetes.Interface, n int, buil
 				if i >= n || ctx.Err() != nil {
 					return
 				}
-				p := build(i)
-				if _, err := client.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
-					errs <- fmt.Errorf("create pod %s/%s: %w", p.Namespace, p.Name, err)
+				if err := do(client, i); err != nil {
+					errs <- err
 					next.Store(int64(n))
 					return
 				}
@@ -332,7 +331,21 @@ func createPods(ctx context.Context, clients []kubernetes.Interface, n int, buil
 	}
 	wg.Wait()
 	close(errs)
-	return <-errs
+	if err := <-errs; err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// createPods creates n pods, build(i) the i-th.
+func createPods(ctx context.Context, clients []kubernetes.Interface, n int, build func(i int) *corev1.Pod) error {
+	return concurrently(ctx, clients, n, func(client kubernetes.Interface, i int) error {
+		p := build(i)
+		if _, err := client.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+		return nil
+	})
 }
 
 // benchPod is a pod of a ReplicaSet bound to node (no scheduler: the local
@@ -358,34 +371,15 @@ func createDrainPods(ctx context.Context, clients []kubernetes.Interface, draini
 		return err
 	}
 	now := metav1.Now()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var firstErr atomic.Value
-	for w := range podWorkers {
-		client := clients[w%len(clients)]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(draining)*perNode || ctx.Err() != nil {
-					return
-				}
-				p := build(i)
-				p.Status = corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &now,
-					Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}}
-				if _, err := client.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
-					firstErr.CompareAndSwap(nil, fmt.Errorf("status of pod %s: %w", p.Name, err))
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err, _ := firstErr.Load().(error); err != nil {
-		return err
-	}
-	return nil
+	return concurrently(ctx, clients, len(draining)*perNode, func(client kubernetes.Interface, i int) error {
+		p := build(i)
+		p.Status = corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &now,
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}}
+		if _, err := client.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("status of pod %s: %w", p.Name, err)
+		}
+		return nil
+	})
 }
 
 // createBackgroundPods adds n pods (from index from) spread over nodes:

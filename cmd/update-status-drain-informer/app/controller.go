@@ -131,7 +131,7 @@ func NewController(cfg *rest.Config, o *Options) (*Controller, error) {
 		firstSeen: map[string]time.Time{},
 	}
 	// No informer resync: the loop re-evaluates every --resync by itself.
-	c.kubeFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithTransform(dropManagedFields))
+	c.kubeFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithTransform(slimObject))
 	nodes := c.kubeFactory.Core().V1().Nodes()
 	budgets := c.kubeFactory.Policy().V1().PodDisruptionBudgets()
 	c.nodes, c.budgets = nodes.Lister(), budgets.Lister()
@@ -177,6 +177,18 @@ func servedResources(kube kubernetes.Interface, groupVersion string) (map[string
 		served[r.Name] = true
 	}
 	return served, nil
+}
+
+// slimObject keeps the caches small: every Node of the cluster is cached,
+// and the rules read of a node only its metadata and spec.unschedulable, so
+// its status (images, conditions, addresses) and the rest of its spec are
+// dropped; managed fields are dropped from every object.
+func slimObject(obj any) (any, error) {
+	if n, ok := obj.(*corev1.Node); ok {
+		n.Spec = corev1.NodeSpec{Unschedulable: n.Spec.Unschedulable}
+		n.Status = corev1.NodeStatus{}
+	}
+	return dropManagedFields(obj)
 }
 
 // dropManagedFields keeps the caches small: nothing here reads them.

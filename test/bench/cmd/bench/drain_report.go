@@ -59,11 +59,12 @@ func (r *report) drainTables(p func(string, ...any)) {
 	p("(`spec.nodeName` set at creation: there is no scheduler), owned by a ReplicaSet, one container, no status (Pending: nothing runs them). ")
 	p("Pods are created by %d concurrent requests over 8 connections. ", podWorkers)
 	p("The informer's requests to the kube-apiserver go through a counting proxy in the benchmark process. ")
-	p("*Ready* is the time from its start to its insights about every draining node (all budgets at 0) being served; ")
+	p("*Ready* is the time from its start to its insights about every draining node (all budgets at 0) being served; it includes the kube-apiserver answering the informer's per-node pod lists ")
+	p("(field selector `spec.nodeName`, which the kube-apiserver answers by filtering every pod of the cluster). ")
 	p("the steady window (budgets with room, nothing changing) gives its CPU and requests; then %d budgets are set to `disruptionsAllowed: 0` one after another, ", r.config.drainSamples)
 	p("each timed to the insight naming its node in the API (HealthInsights through the aggregated server, polled every 20 ms). Memory is read at the end (RSS) and its high-water mark (VmHWM).\n\n")
 	if ok, measured := d.drainVerdict(); measured {
-		p("Goal: the informer's memory grows with the draining nodes, not with the cluster's pods, and stays under 64 MiB: **%s** ", met(ok))
+		p("Goal: the informer's memory grows with the draining nodes, not with the cluster's pods, and stays under 64 MiB: %s ", met(ok))
 		p("(%s with %d pods, %s with %d).\n\n", bytesIEC(d.Runs[len(d.Runs)-1].RSS), d.Runs[len(d.Runs)-1].Pods, bytesIEC(d.Runs[0].RSS), d.Runs[0].Pods)
 	}
 	for _, n := range d.Notes {

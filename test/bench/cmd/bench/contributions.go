@@ -249,15 +249,26 @@ func benchContributions(ctx context.Context, c config, cp *localstack.ControlPla
 		return res, fmt.Errorf("no UpdateInformer accepted: %v", res.Refused)
 	}
 	// The server serves the merged insights as healthinsights, then the
-	// object settles.
+	// object settles. A verdict can change once the server has seen every
+	// contribution (the first ones written are judged before the last
+	// arrive, and the room of a worker pool goes to the earlier ones), so
+	// the verdicts are read again until the served insights match them.
 	want := res.HealthInsightsBefore + res.Insights
 	if err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		n, err := countItems(ctx, admin, cp.ServerURL+apiPrefix+"healthinsights")
 		res.HealthInsightsAfter = n
-		return err == nil && n >= want, nil
+		if err != nil {
+			return false, nil
+		}
+		if err := tallyVerdicts(ctx, client, namespaces, res); err != nil {
+			return false, err
+		}
+		want = res.HealthInsightsBefore + res.Insights
+		return n >= want, nil
 	}); err != nil {
-		return res, fmt.Errorf("the server served %d healthinsights, not at least %d, within 2 minutes", res.HealthInsightsAfter, want)
+		return res, fmt.Errorf("the server served %d healthinsights, not at least %d, within 2 minutes (accepted %d, refused %v): %w", res.HealthInsightsAfter, want, res.Accepted, res.Refused, err)
 	}
+	klog.InfoS("Contributions served", "accepted", res.Accepted, "refused", res.Refused, "insights", res.Insights, "healthInsights", res.HealthInsightsAfter)
 	if _, err := settle(ctx, admin, cp.ServerURL+localstack.UpdateStatusPath); err != nil {
 		return res, err
 	}
@@ -342,6 +353,7 @@ func tallyVerdicts(ctx context.Context, client versioned.Interface, namespaces [
 	if err != nil {
 		return fmt.Errorf("waiting for the verdicts on the UpdateInformers: %w", err)
 	}
+	res.Accepted, res.Insights, res.Refused = 0, 0, map[string]int{}
 	for _, o := range judged {
 		cond := meta.FindStatusCondition(o.Status.Conditions, informersv1alpha1.ConditionAccepted)
 		if cond.Status == metav1.ConditionTrue {

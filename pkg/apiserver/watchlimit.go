@@ -51,14 +51,14 @@ var (
 )
 
 // withWatchLimit answers an update.openshift.io watch with 429 Too Many
-// Requests and a Retry-After when max of them are open on this server, so
+// Requests and a Retry-After when limit of them are open on this server, so
 // that what clients connect cannot grow the server's memory without bound.
 // The kube-apiserver's max-in-flight and priority and fairness do not count
 // a watch once it is established; this bounds the streams themselves.
 // client-go waits out the Retry-After and tries again. Other requests and the
-// watches already open are not affected. max <= 0 leaves the handler as it is.
-func withWatchLimit(handler http.Handler, max int64, codecs runtime.NegotiatedSerializer) http.Handler {
-	if max <= 0 {
+// watches already open are not affected. limit <= 0 leaves the handler as it is.
+func withWatchLimit(handler http.Handler, limit int64, codecs runtime.NegotiatedSerializer) http.Handler {
+	if limit <= 0 {
 		return handler
 	}
 	var open atomic.Int64
@@ -68,10 +68,10 @@ func withWatchLimit(handler http.Handler, max int64, codecs runtime.NegotiatedSe
 			handler.ServeHTTP(w, req)
 			return
 		}
-		if open.Add(1) > max {
+		if open.Add(1) > limit {
 			open.Add(-1)
 			watchesRefused.Inc()
-			err := apierrors.NewTooManyRequests(fmt.Sprintf("this server has its limit of %d watches open; try again later", max), watchRetryAfter)
+			err := apierrors.NewTooManyRequests(fmt.Sprintf("this server has its limit of %d watches open; try again later", limit), watchRetryAfter)
 			responsewriters.ErrorNegotiated(err, codecs, v1alpha1.SchemeGroupVersion, w, req)
 			return
 		}

@@ -95,10 +95,7 @@ func nextResourceVersion(prev, input, step, digest uint64) uint64 {
 // both have seen the same inputs. A later moment alone (the step) does not
 // publish: that costs nothing when time passes over an unchanged state.
 func progressVersion(prev, input, step, digest uint64) (uint64, bool) {
-	if input > maxInput {
-		input = maxInput
-	}
-	if input <= prev/inputFactor {
+	if min(input, maxInput) <= prev/inputFactor {
 		return 0, false
 	}
 	return nextResourceVersion(prev, input, step, digest), true

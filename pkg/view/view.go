@@ -303,9 +303,11 @@ func (v *View) recompute(trigger string) {
 		// Only a source change publishes progress: a look by the clock
 		// (an UpdateInformer's lease that would lapse, renewed through a
 		// Lease that triggered nothing) stays silent.
-		if rv, ok := progressVersion(v.last.ResourceVersion, snap.MaxResourceVersion, timeStep(v.nextChange), revisionDigest(fp, v.objects.sum)); ok && trigger == triggerSources {
-			v.publishProgress(rv, trigger)
-			return
+		if trigger == triggerSources {
+			if rv, ok := progressVersion(v.last.ResourceVersion, snap.MaxResourceVersion, timeStep(v.nextChange), revisionDigest(fp, v.objects.sum)); ok {
+				v.publishProgress(rv)
+				return
+			}
 		}
 		recomputations.WithLabelValues(trigger, resultUnchanged).Inc()
 		klog.V(4).InfoS("UpdateStatus unchanged", "trigger", trigger, "resourceVersion", v.last.ResourceVersion)
@@ -348,12 +350,12 @@ func (v *View) recompute(trigger string) {
 // no object changes, so no watch event; the stores move their
 // resourceVersion to rv (and send progress bookmarks to the watchers that
 // asked for them).
-func (v *View) publishProgress(rv uint64, trigger string) {
+func (v *View) publishProgress(rv uint64) {
 	rev := &Revision{ResourceVersion: rv, Object: v.last.Object, Synced: v.last.Synced}
 	v.last = rev
 	v.current.Store(rev)
-	recomputations.WithLabelValues(trigger, resultProgress).Inc()
-	klog.V(4).InfoS("UpdateStatus unchanged, inputs moved on", "trigger", trigger, "resourceVersion", rv)
+	recomputations.WithLabelValues(triggerSources, resultProgress).Inc()
+	klog.V(4).InfoS("UpdateStatus unchanged, inputs moved on", "resourceVersion", rv)
 	if v.cfg.Publish != nil {
 		v.cfg.Publish(rev)
 	}

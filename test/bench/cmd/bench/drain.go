@@ -26,10 +26,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -308,30 +308,13 @@ const podWorkers = 64
 // concurrently calls do(client, i) for every i below n, with podWorkers
 // calls at once spread over clients; it stops at the first error.
 func concurrently(ctx context.Context, clients []kubernetes.Interface, n int, do func(kubernetes.Interface, int) error) error {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, podWorkers)
-	for w := range podWorkers {
-		client := clients[w%len(clients)]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || ctx.Err() != nil {
-					return
-				}
-				if err := do(client, i); err != nil {
-					errs <- err
-					next.Store(int64(n))
-					return
-				}
-			}
-		}()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(podWorkers)
+	for i := 0; i < n && gctx.Err() == nil; i++ {
+		client := clients[i%len(clients)]
+		g.Go(func() error { return do(client, i) })
 	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
+	if err := g.Wait(); err != nil {
 		return err
 	}
 	return ctx.Err()

@@ -97,6 +97,12 @@ const (
 	mcnDrainErrorTail   = " The drain will not be complete until"
 )
 
+// MachineConfigNodeConditions are the conditions of a MachineConfigNode
+// that the rules read; a cache may drop the others.
+var MachineConfigNodeConditions = []mcfgv1.StateProgress{
+	mcfgv1.MachineConfigNodeUpdateCordoned, mcfgv1.MachineConfigNodeUpdateDrained, mcfgv1.MachineConfigNodeNodeDegraded,
+}
+
 // MCNDraining tells whether the MachineConfigNode reports a drain that has
 // not finished: Drained Unknown (the drain controller is at it), or the
 // node Cordoned with Drained still False (the drain is about to start).

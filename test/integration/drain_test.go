@@ -262,6 +262,26 @@ func TestDrainInformerMachineConfigNode(t *testing.T) {
 		t.Fatal("no idle worker in the example cluster")
 	}
 
+	// The drain controller cordons the node before it drains it (the
+	// informer watches only cordoned nodes).
+	setUnschedulable := func(ctx context.Context, v bool) error {
+		n, err := kube.CoreV1().Nodes().Get(ctx, node.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		n.Spec.Unschedulable = v
+		_, err = kube.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+		return err
+	}
+	if err := setUnschedulable(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := setUnschedulable(context.Background(), false); err != nil {
+			t.Error(err)
+		}
+	})
+
 	const drainErr = `[error when evicting pods/"db-0" -n "shop": global timeout reached: 1m30s]`
 	now := time.Now()
 	m := ocp.MachineConfigNode(node, "worker", "", now.Add(-time.Hour))

@@ -33,8 +33,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
-	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	policylisters "k8s.io/client-go/listers/policy/v1"
@@ -80,24 +81,74 @@ type Controller struct {
 	clock   clock.WithTicker
 
 	kubeFactory informers.SharedInformerFactory
-	mcfgFactory mcfginformers.SharedInformerFactory // nil when the group is not served
+	nodeFactory informers.SharedInformerFactory     // cordoned nodes
+	mcfgFactory mcfginformers.SharedInformerFactory // nil when MachineConfigPools are not served
 	nodes       corelisters.NodeLister
 	budgets     policylisters.PodDisruptionBudgetLister
 	pools       mcfglisters.MachineConfigPoolLister // nil when not served
-	mcns        mcfglisters.MachineConfigNodeLister // nil when not served
+	mcfg        mcfgclient.Interface                // nil when MachineConfigNodes are not served
 	synced      []cache.InformerSynced
 	changed     chan struct{}
 
 	// Touched only by the loop of Run.
-	watches   map[string]*podWatch
-	firstSeen map[string]time.Time
-	last      []finding
+	mcnWatches nodeWatches // the MachineConfigNode of each cordoned node
+	podWatches nodeWatches // the Pods of each draining node
+	firstSeen  map[string]time.Time
+	last       []finding
 }
 
-// podWatch is the pod informer of one draining node.
-type podWatch struct {
-	informer cache.SharedIndexInformer
-	stop     context.CancelFunc
+// nodeWatches are watches of the objects of single nodes, by node name,
+// each started when its node needs it and stopped when the node no longer
+// does. They are plain informers (cache.NewInformerWithOptions: a store
+// and one handler, no shared processor), as one loop reads each.
+type nodeWatches map[string]*nodeWatch
+
+type nodeWatch struct {
+	store cache.Store
+	ctrl  cache.Controller
+	stop  context.CancelFunc
+}
+
+// start returns the watch of node, starting it if needed: lw lists and
+// watches the node's objects, of the type of obj; their changes call
+// handler.
+func (w nodeWatches) start(ctx context.Context, node string, lw func() cache.ListerWatcher, obj runtime.Object, handler cache.ResourceEventHandler) *nodeWatch {
+	if nw, ok := w[node]; ok {
+		return nw
+	}
+	store, ctrl := cache.NewInformerWithOptions(cache.InformerOptions{ListerWatcher: lw(), ObjectType: obj, Handler: handler, Transform: slimObject})
+	wctx, stop := context.WithCancel(ctx)
+	go ctrl.RunWithContext(wctx)
+	nw := &nodeWatch{store: store, ctrl: ctrl, stop: stop}
+	w[node] = nw
+	return nw
+}
+
+// retain stops the watches of the nodes not in keep.
+func (w nodeWatches) retain(keep map[string]bool) {
+	for node, nw := range w {
+		if !keep[node] {
+			nw.stop()
+			delete(w, node)
+		}
+	}
+}
+
+// selected is a ListerWatcher of the objects that fieldSelector selects,
+// through the typed client's list and watch (and WatchList where client
+// supports it, as the generated informers do).
+func selected[L runtime.Object](fieldSelector string, client any,
+	list func(context.Context, metav1.ListOptions) (L, error), watchFn func(context.Context, metav1.ListOptions) (watch.Interface, error)) cache.ListerWatcher {
+	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = fieldSelector
+			return list(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = fieldSelector
+			return watchFn(ctx, o)
+		},
+	}, client)
 }
 
 // finding is what is contributed about one node, without the instant
@@ -112,6 +163,11 @@ type finding struct {
 // machineconfiguration.openshift.io/v1 resources only when discovery says
 // they are served.
 func NewController(cfg *rest.Config, o *Options) (*Controller, error) {
+	// Uncompressed responses: the watches are of a few objects each (one
+	// node's pods, one MachineConfigNode), and a compressed stream holds a
+	// decompressor of some 40 KiB for its lifetime.
+	cfg = rest.CopyConfig(cfg)
+	cfg.DisableCompression = true
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -126,15 +182,23 @@ func NewController(cfg *rest.Config, o *Options) (*Controller, error) {
 	}
 	c := &Controller{
 		kube: kube, contrib: contrib, timeout: o.DrainTimeout, resync: o.Resync, clock: clock.RealClock{},
-		changed:   make(chan struct{}, 1),
-		watches:   map[string]*podWatch{},
-		firstSeen: map[string]time.Time{},
+		changed:    make(chan struct{}, 1),
+		mcnWatches: nodeWatches{},
+		podWatches: nodeWatches{},
+		firstSeen:  map[string]time.Time{},
 	}
 	// No informer resync: the loop re-evaluates every --resync by itself.
-	c.kubeFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithTransform(slimObject))
-	nodes := c.kubeFactory.Core().V1().Nodes()
+	c.kubeFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithTransform(dropManagedFields))
 	budgets := c.kubeFactory.Policy().V1().PodDisruptionBudgets()
-	c.nodes, c.budgets = nodes.Lister(), budgets.Lister()
+	c.budgets = budgets.Lister()
+	// Only cordoned Nodes: the machine-config daemon and the drain
+	// controller cordon a node before they drain it, so a draining node is
+	// always among them, and the cache follows the cordoned nodes, not the
+	// cluster's.
+	c.nodeFactory = informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithTransform(slimObject),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = cordoned }))
+	nodes := c.nodeFactory.Core().V1().Nodes()
+	c.nodes = nodes.Lister()
 	c.watch(nodes.Informer(), budgets.Informer())
 
 	served, err := servedResources(kube, mcfgv1.GroupVersion.String())
@@ -146,19 +210,19 @@ func NewController(cfg *rest.Config, o *Options) (*Controller, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.mcfgFactory = mcfginformers.NewSharedInformerFactoryWithOptions(mcfg, 0, mcfginformers.WithTransform(dropManagedFields))
 		if served["machineconfigpools"] {
+			c.mcfgFactory = mcfginformers.NewSharedInformerFactoryWithOptions(mcfg, 0, mcfginformers.WithTransform(dropManagedFields))
 			inf := c.mcfgFactory.Machineconfiguration().V1().MachineConfigPools()
 			c.pools = inf.Lister()
 			c.watch(inf.Informer())
 		}
+		// A MachineConfigNode is watched only for a cordoned node (there is
+		// one per node of the cluster).
 		if served["machineconfignodes"] {
-			inf := c.mcfgFactory.Machineconfiguration().V1().MachineConfigNodes()
-			c.mcns = inf.Lister()
-			c.watch(inf.Informer())
+			c.mcfg = mcfg
 		}
 	}
-	klog.InfoS("Sources", "informer", contrib.InformerName(), "machineConfigPools", c.pools != nil, "machineConfigNodes", c.mcns != nil)
+	klog.InfoS("Sources", "informer", contrib.InformerName(), "machineConfigPools", c.pools != nil, "machineConfigNodes", c.mcfg != nil)
 	return c, nil
 }
 
@@ -179,14 +243,33 @@ func servedResources(kube kubernetes.Interface, groupVersion string) (map[string
 	return served, nil
 }
 
-// slimObject keeps the caches small: every Node of the cluster is cached,
-// and the rules read of a node only its metadata and spec.unschedulable, so
-// its status (images, conditions, addresses) and the rest of its spec are
-// dropped; managed fields are dropped from every object.
+// cordoned selects the Nodes that are cordoned.
+var cordoned = fields.OneTermEqualSelector("spec.unschedulable", "true").String()
+
+// slimObject keeps the caches small by keeping of Nodes, Pods and
+// MachineConfigNodes only what the rules read: of a node its metadata and
+// spec.unschedulable (not its status: images, conditions, addresses); of a
+// pod its metadata, phase and conditions; of a MachineConfigNode its name,
+// its pool and the conditions drain.MachineConfigNodeConditions. Managed
+// fields are dropped from every object.
 func slimObject(obj any) (any, error) {
-	if n, ok := obj.(*corev1.Node); ok {
-		n.Spec = corev1.NodeSpec{Unschedulable: n.Spec.Unschedulable}
-		n.Status = corev1.NodeStatus{}
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		o.Spec = corev1.PodSpec{}
+		o.Status = corev1.PodStatus{Phase: o.Status.Phase, Conditions: o.Status.Conditions}
+	case *corev1.Node:
+		o.Spec = corev1.NodeSpec{Unschedulable: o.Spec.Unschedulable}
+		o.Status = corev1.NodeStatus{}
+	case *mcfgv1.MachineConfigNode:
+		var kept []metav1.Condition
+		for _, c := range o.Status.Conditions {
+			if slices.Contains(drain.MachineConfigNodeConditions, mcfgv1.StateProgress(c.Type)) {
+				kept = append(kept, c)
+			}
+		}
+		o.ObjectMeta = metav1.ObjectMeta{Name: o.Name, UID: o.UID, ResourceVersion: o.ResourceVersion, Generation: o.Generation}
+		o.Spec = mcfgv1.MachineConfigNodeSpec{Pool: o.Spec.Pool}
+		o.Status = mcfgv1.MachineConfigNodeStatus{Conditions: slices.Clip(kept)}
 	}
 	return dropManagedFields(obj)
 }
@@ -228,10 +311,12 @@ func (c *Controller) poke() {
 func (c *Controller) Run(ctx context.Context) error {
 	logger := klog.FromContext(ctx)
 	c.kubeFactory.Start(ctx.Done())
+	c.nodeFactory.Start(ctx.Done())
 	if c.mcfgFactory != nil {
 		c.mcfgFactory.Start(ctx.Done())
 	}
 	defer c.kubeFactory.Shutdown()
+	defer c.nodeFactory.Shutdown()
 	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
 		return fmt.Errorf("caches not synced: %w", ctx.Err())
 	}
@@ -245,9 +330,8 @@ func (c *Controller) Run(ctx context.Context) error {
 		c.sync(ctx)
 		select {
 		case <-ctx.Done():
-			for name := range c.watches {
-				c.stopWatch(name)
-			}
+			c.mcnWatches.retain(nil)
+			c.podWatches.retain(nil)
 			return <-withdrawn
 		case <-c.changed:
 		case <-ticker.C():
@@ -269,10 +353,14 @@ func (c *Controller) sync(ctx context.Context) {
 	if c.pools != nil {
 		pools, _ = c.pools.List(labels.Everything())
 	}
-	draining := map[string]bool{}
+	cordoned, draining := map[string]bool{}, map[string]bool{}
 	var findings []*drain.Finding
 	for _, node := range nodes {
-		mcn := c.mcn(node.Name)
+		cordoned[node.Name] = true
+		mcn, synced := c.mcn(ctx, node.Name)
+		if !synced {
+			continue // evaluated when its MachineConfigNode is in
+		}
 		if !drain.IsDraining(node, mcn) {
 			continue
 		}
@@ -280,8 +368,12 @@ func (c *Controller) sync(ctx context.Context) {
 		if _, ok := c.firstSeen[node.Name]; !ok {
 			c.firstSeen[node.Name] = now
 		}
-		w := c.startWatch(ctx, node.Name)
-		if !w.informer.HasSynced() {
+		w := c.podWatches.start(ctx, node.Name, func() cache.ListerWatcher {
+			logger.V(2).Info("Watching the pods of a draining node", "node", node.Name)
+			pods := c.kube.CoreV1().Pods(metav1.NamespaceAll)
+			return selected(fields.OneTermEqualSelector("spec.nodeName", node.Name).String(), c.kube, pods.List, pods.Watch)
+		}, &corev1.Pod{}, c.handler())
+		if !w.ctrl.HasSynced() {
 			continue // evaluated when its pods are in
 		}
 		pool := drain.PoolOf(node, mcn, pools)
@@ -290,7 +382,7 @@ func (c *Controller) sync(ctx context.Context) {
 			continue
 		}
 		in := &drain.Input{Node: node, Pool: pool, MCN: mcn, DrainStarted: c.drainStarted(node.Name, mcn)}
-		for _, obj := range w.informer.GetStore().List() {
+		for _, obj := range w.store.List() {
 			in.Pods = append(in.Pods, obj.(*corev1.Pod))
 		}
 		in.Budgets = c.budgetsOf(in.Pods)
@@ -299,11 +391,8 @@ func (c *Controller) sync(ctx context.Context) {
 			findings = append(findings, f)
 		}
 	}
-	for name := range c.watches {
-		if !draining[name] {
-			c.stopWatch(name)
-		}
-	}
+	c.podWatches.retain(draining)
+	c.mcnWatches.retain(cordoned)
 	for name := range c.firstSeen {
 		if !draining[name] {
 			delete(c.firstSeen, name)
@@ -312,15 +401,24 @@ func (c *Controller) sync(ctx context.Context) {
 	c.publish(logger, findings, now)
 }
 
-func (c *Controller) mcn(node string) *mcfgv1.MachineConfigNode {
-	if c.mcns == nil {
-		return nil
+// mcn is the MachineConfigNode of a cordoned node, nil when there is none;
+// synced is false while its watch has not listed it yet.
+func (c *Controller) mcn(ctx context.Context, node string) (_ *mcfgv1.MachineConfigNode, synced bool) {
+	if c.mcfg == nil {
+		return nil, true
 	}
-	mcn, err := c.mcns.Get(node)
-	if err != nil {
-		return nil
+	w := c.mcnWatches.start(ctx, node, func() cache.ListerWatcher {
+		mcns := c.mcfg.MachineconfigurationV1().MachineConfigNodes()
+		return selected(fields.OneTermEqualSelector("metadata.name", node).String(), c.mcfg, mcns.List, mcns.Watch)
+	}, &mcfgv1.MachineConfigNode{}, c.handler())
+	if !w.ctrl.HasSynced() {
+		return nil, false
 	}
-	return mcn
+	obj, ok, _ := w.store.GetByKey(node)
+	if !ok {
+		return nil, true
+	}
+	return obj.(*mcfgv1.MachineConfigNode), true
 }
 
 // drainStarted is when the MachineConfigNode says the drain began, else
@@ -330,31 +428,6 @@ func (c *Controller) drainStarted(node string, mcn *mcfgv1.MachineConfigNode) ti
 		return t
 	}
 	return c.firstSeen[node]
-}
-
-// startWatch returns the pod watch of node, starting it if needed.
-func (c *Controller) startWatch(ctx context.Context, node string) *podWatch {
-	if w, ok := c.watches[node]; ok {
-		return w
-	}
-	selector := fields.OneTermEqualSelector("spec.nodeName", node).String()
-	inf := coreinformers.NewFilteredPodInformer(c.kube, metav1.NamespaceAll, 0, cache.Indexers{},
-		func(o *metav1.ListOptions) { o.FieldSelector = selector })
-	_ = inf.SetTransform(dropManagedFields)
-	_, _ = inf.AddEventHandler(c.handler())
-	wctx, stop := context.WithCancel(ctx)
-	go inf.Run(wctx.Done())
-	w := &podWatch{informer: inf, stop: stop}
-	c.watches[node] = w
-	klog.FromContext(ctx).V(2).Info("Watching the pods of a draining node", "node", node)
-	return w
-}
-
-func (c *Controller) stopWatch(node string) {
-	w := c.watches[node]
-	w.stop()
-	delete(c.watches, node)
-	klog.V(2).InfoS("Stopped watching the pods of a node no longer draining", "node", node)
 }
 
 // budgetsOf are the budgets of the pods' namespaces.

@@ -94,9 +94,9 @@ func NewCommand(ctx context.Context) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "update-status-drain-informer [flags]",
 		Short: "Name what holds the drain of nodes during an OpenShift update",
-		Long: "update-status-drain-informer watches Nodes, PodDisruptionBudgets, MachineConfigPools and, where\n" +
-			"served, MachineConfigNodes cluster-wide, and the Pods of the nodes that drain for an update\n" +
-			"(one pod watch per draining node). For every blocked drain it contributes a health insight to\n" +
+		Long: "update-status-drain-informer watches the cordoned Nodes; PodDisruptionBudgets,\n" +
+			"MachineConfigPools and, where served, MachineConfigNodes cluster-wide; and the Pods of the\n" +
+			"nodes that drain for an update (one pod watch per draining node). For every blocked drain it contributes a health insight to\n" +
 			"the update-status apiserver, as the UpdateInformer --name in --namespace, naming the node, the\n" +
 			"pods held and the PodDisruptionBudgets holding them (docs/runbooks/drain-blocked.md).",
 		Args:          cobra.NoArgs,

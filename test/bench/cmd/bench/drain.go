@@ -39,7 +39,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
@@ -163,7 +162,7 @@ func benchDrain(ctx context.Context, c config) (_ *drainResult, err error) {
 	d := c.drain
 	r := &drainResult{Spec: d}
 	klog.InfoS("Starting the control plane of the drain informer cell", "nodes", d.Nodes, "pods", d.Pods)
-	cp, err := localstack.Start(ctx, localstack.Options{})
+	cp, err := localstack.Start(ctx, localstack.Options{MachineConfigNodes: true})
 	if err != nil {
 		return nil, err
 	}
@@ -258,13 +257,14 @@ func benchDrain(ctx context.Context, c config) (_ *drainResult, err error) {
 	return r, nil
 }
 
-// createSimulatedCluster writes the simulator's cluster of n nodes, at rest.
+// createSimulatedCluster writes the simulator's cluster of n nodes, at rest,
+// with a MachineConfigNode for every node as the machine-config operator keeps.
 func createSimulatedCluster(ctx context.Context, cp *localstack.ControlPlane, n int) error {
 	sink, err := simulator.NewAPISink(cp.RESTConfig(&cp.Users.Admin), simulator.APISinkOptions{QPS: -1, Workers: 64})
 	if err != nil {
 		return err
 	}
-	sim, err := simulator.New(simulator.Options{Nodes: n, Seed: 1, Sink: sink})
+	sim, err := simulator.New(simulator.Options{Nodes: n, Seed: 1, Sink: sink, MachineConfigNodes: true})
 	if err != nil {
 		return err
 	}
@@ -435,14 +435,13 @@ func markDraining(ctx context.Context, kube kubernetes.Interface, nodes []string
 }
 
 // countingProxy forwards the informer's requests to the kube-apiserver and
-// counts them.
+// counts them. It serves TLS with the kube-apiserver's certificate, so that
+// the informer talks to it as to a kube-apiserver (HTTP/2, its watches on
+// one connection).
 type countingProxy struct {
 	srv      *http.Server
 	url      string
 	requests atomic.Int64
-	// token is the informer's, which the proxy adds: client-go sends no
-	// bearer token to a plain-HTTP server.
-	token atomic.Pointer[string]
 }
 
 func startCountingProxy(cp *localstack.ControlPlane) (*countingProxy, error) {
@@ -462,15 +461,12 @@ func startCountingProxy(cp *localstack.ControlPlane) (*countingProxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.url = "http://" + l.Addr().String()
+	p.url = "https://" + l.Addr().String()
 	p.srv = &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		p.requests.Add(1)
-		if t := p.token.Load(); t != nil && req.Header.Get("Authorization") == "" {
-			req.Header.Set("Authorization", "Bearer "+*t)
-		}
 		rp.ServeHTTP(w, req)
 	})}
-	go func() { _ = p.srv.Serve(l) }()
+	go func() { _ = p.srv.ServeTLS(l, cp.PKI.KubeAPIServerCert, cp.PKI.KubeAPIServerKey) }()
 	return p, nil
 }
 
@@ -483,18 +479,13 @@ func (p *countingProxy) kubeconfig(ctx context.Context, cp *localstack.ControlPl
 	if err != nil {
 		return "", err
 	}
-	// The same credentials, the cluster's address the proxy's.
+	// The same credentials and CA, the cluster's address the proxy's.
 	kc, err := clientcmd.LoadFromFile(sa)
 	if err != nil {
 		return "", err
 	}
-	for name := range kc.Clusters {
-		kc.Clusters[name] = &clientcmdapi.Cluster{Server: p.url}
-	}
-	for _, a := range kc.AuthInfos {
-		token := a.Token
-		p.token.Store(&token)
-		a.Token = ""
+	for _, c := range kc.Clusters {
+		c.Server = p.url
 	}
 	return path, clientcmd.WriteToFile(*kc, path)
 }

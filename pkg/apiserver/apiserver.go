@@ -203,7 +203,7 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 	})
 
 	codec := Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion)
-	main, status, err := updatestatus.NewREST(store, Scheme, codec, extra.Clock)
+	main, status, err := updatestatus.NewREST(store, Scheme, codec, Codecs, extra.Clock)
 	if err != nil {
 		return nil, err
 	}

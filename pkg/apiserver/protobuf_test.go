@@ -95,18 +95,7 @@ func TestProtobufWatch(t *testing.T) {
 	defer hs.Close()
 	for i, accept := range []string{protobufOrJSON, protobufOnly} {
 		t.Run(accept, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, hs.URL+base+"/updatestatuses?watch=1", nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			req.Header.Set("Accept", accept)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() { _ = resp.Body.Close() }() // a test reading a response
+			resp := watchUpdateStatuses(t, hs.URL, accept)
 			if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != runtime.ContentTypeProtobuf+";stream=watch" {
 				t.Fatalf("%d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
 			}
@@ -132,4 +121,23 @@ func TestProtobufWatch(t *testing.T) {
 			}
 		})
 	}
+}
+
+// watchUpdateStatuses opens a watch of updatestatuses on the server at url
+// that accepts accept; the watch ends with the test.
+func watchUpdateStatuses(t *testing.T, url, accept string) *http.Response {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+base+"/updatestatuses?watch=1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", accept)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = resp.Body.Close() }) // a test reading a response
+	return resp
 }

@@ -58,7 +58,7 @@ func BenchmarkNodeChangeToWatchCache(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	usREST, _, err := updatestatus.NewREST(usStore, apiserver.Scheme, codec, clk)
+	usREST, _, err := updatestatus.NewREST(usStore, apiserver.Scheme, codec, apiserver.Codecs, clk)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -17,12 +17,19 @@ package updatestatus
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/apiserver/pkg/registry/rest"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
@@ -30,17 +37,25 @@ import (
 )
 
 // REST is the storage of updatestatuses: the registry's, with GET answers
-// whose encodings are kept for the newest revision read. The object is
-// large (at 5,000 nodes about 1.7 MiB of JSON) and every client of a
-// revision asks for the same bytes; the apiserver's GET handler encodes a
-// runtime.CacheableObject through CacheEncode, as it does the watch cache's
-// events, so a GET of an unchanged revision copies the bytes of the first
-// encoding in its format instead of encoding again. Everything else about
-// the request stays the library's: the route's metrics and audit,
-// negotiation, headers, compression, tables.
+// and watch events whose encodings are kept for the newest revision read.
+// The object is large (at 5,000 nodes about 1 MiB of JSON) and every
+// client of a revision asks for the same bytes; the apiserver's GET and
+// watch handlers encode a runtime.CacheableObject through CacheEncode, so
+// a GET or a watch event of a revision already encoded in its format
+// copies those bytes instead of encoding again. Everything else about the
+// request stays the library's: the route's metrics and audit, negotiation,
+// headers, compression, framing, tables.
+//
+// The watch events' encodings are the server's own work, not a watcher's
+// (watchEncodings): the watch handler encodes on a cache miss into buffers
+// of its watch that keep their size for the watch's life, so that with
+// the watch cache's events (shared only among the watchers of one
+// dispatch, and not at all for the initial state of a watch) every
+// watcher of the singleton would end up holding two buffers of its size.
 type REST struct {
 	*virtualstore.REST
 	encodings *encodingCache
+	encoders  *watchEncodings // nil: watch events are the watch cache's
 }
 
 var (
@@ -62,25 +77,79 @@ func (r *REST) Get(ctx context.Context, name string, opts *metav1.GetOptions) (r
 	return &cachedStatus{UpdateStatus: us, encodings: r.encodings.of(us.ResourceVersion)}, nil
 }
 
-// WithoutEncodingCache makes r answer every GET as the registry does, each
-// encoded anew: the plain path, for benchmarks that compare the two.
+// Watch implements rest.Watcher: the registry's watch, whose events carry
+// the encodings of their revision (watchObject).
+func (r *REST) Watch(ctx context.Context, opts *internalversion.ListOptions) (watch.Interface, error) {
+	return r.WatchEach(ctx, opts, r.watchObject)
+}
+
+// watchObject returns the object of an ADDED or MODIFIED event of the
+// watch cache as one that shares the encodings of its revision; the
+// revision's object is taken from the first event of it (the watch cache
+// hands its watchers an object that copies itself when asked for).
+func (r *REST) watchObject(obj runtime.Object) runtime.Object {
+	if r.encodings == nil || r.encoders == nil {
+		return obj
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return obj
+	}
+	enc := r.encodings.of(m.GetResourceVersion())
+	us := enc.object(func() *update.UpdateStatus {
+		switch o := obj.(type) {
+		case *update.UpdateStatus:
+			return o
+		case runtime.CacheableObject:
+			us, _ := o.GetObject().(*update.UpdateStatus)
+			return us
+		}
+		return nil
+	})
+	if us == nil {
+		return obj
+	}
+	return &cachedStatus{UpdateStatus: us, encodings: enc, encoders: r.encoders}
+}
+
+// WithoutEncodingCache makes r answer every GET and watch as the registry
+// does, each encoded by its handler: the plain path, for benchmarks and
+// tests that compare the two.
 func (r *REST) WithoutEncodingCache() { r.encodings = nil }
 
 // maxEncodings bounds the encodings kept for one revision: one per
-// encoder (JSON, protobuf, YAML, pretty JSON, ...).
-const maxEncodings = 8
+// encoder (JSON, protobuf, YAML, pretty JSON, ...) and, for watch events,
+// per event type.
+const maxEncodings = 16
 
-// encodingCache holds the encodings of the newest revision read.
+// keptRevisions is how many revisions the encoding cache keeps: the
+// newest ones read. Watchers take an event a little after one another, so
+// under load some take revision n after others have taken n+1; with the
+// newest few kept, they still share its encodings.
+const keptRevisions = 8
+
+// encodingCache holds the encodings of the newest revisions read.
 type encodingCache struct {
-	mu  sync.Mutex
-	rv  uint64
-	cur *revisionEncodings
+	mu    sync.Mutex
+	byRev map[uint64]*revisionEncodings
 }
 
-// revisionEncodings are the encodings of one revision, by encoder.
+// revisionEncodings are the encodings of one revision, by encoder, and
+// the revision's object for watch events.
 type revisionEncodings struct {
 	mu   sync.Mutex
 	byID map[runtime.Identifier]*encoding
+	obj  *update.UpdateStatus
+}
+
+// object returns the revision's object, from get the first time.
+func (e *revisionEncodings) object(get func() *update.UpdateStatus) *update.UpdateStatus {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.obj == nil {
+		e.obj = get()
+	}
+	return e.obj
 }
 
 type encoding struct {
@@ -89,21 +158,34 @@ type encoding struct {
 	err  error
 }
 
-// of returns the encodings of revision rv: the shared ones when rv is the
-// newest revision read, which replaces any older one; a set of its own
-// for an older revision (a read from the watch cache that has not caught
-// up yet), so that it never displaces the newer one.
+// of returns the encodings of revision rv: the shared ones when rv is
+// among the keptRevisions newest read, which displaces the oldest kept; a
+// set of its own for an older revision (a read from a watch cache that has
+// not caught up yet, a watcher far behind), so that it never displaces a
+// newer one.
 func (c *encodingCache) of(rv string) *revisionEncodings {
 	n, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return &revisionEncodings{}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	switch {
-	case err != nil || n < c.rv:
-		return &revisionEncodings{}
-	case n > c.rv || c.cur == nil:
-		c.rv, c.cur = n, &revisionEncodings{}
+	if e, ok := c.byRev[n]; ok {
+		return e
 	}
-	return c.cur
+	if c.byRev == nil {
+		c.byRev = map[uint64]*revisionEncodings{}
+	}
+	if len(c.byRev) >= keptRevisions {
+		oldest := slices.Min(slices.Collect(maps.Keys(c.byRev)))
+		if n < oldest {
+			return &revisionEncodings{}
+		}
+		delete(c.byRev, oldest)
+	}
+	e := &revisionEncodings{}
+	c.byRev[n] = e
+	return e
 }
 
 // get returns the encoding for id, or a new one that is not kept once
@@ -124,32 +206,126 @@ func (e *revisionEncodings) get(id runtime.Identifier) *encoding {
 	return enc
 }
 
-// cachedStatus is one GET's UpdateStatus with the encodings of its
-// revision. The embedded object is this request's own: the store hands
-// every read a copy of the object's top level and shares the rest, which
-// no reader modifies, as the plain GET does.
+// cachedStatus is the UpdateStatus of one GET or watch event with the
+// encodings of its revision. The embedded object of a GET is the request's
+// own: the store hands every read a copy of the object's top level and
+// shares the rest, which no reader modifies, as the plain GET does; that
+// of a watch event is shared by the revision's events, which no watch
+// handler modifies either.
 type cachedStatus struct {
 	*update.UpdateStatus
 	encodings *revisionEncodings
+	encoders  *watchEncodings // nil for a GET
 }
 
 var _ runtime.CacheableObject = &cachedStatus{}
 
-// CacheEncode implements runtime.CacheableObject: the first GET of the
-// revision in an encoding encodes it, the others copy its bytes.
+// CacheEncode implements runtime.CacheableObject: the first GET or watch
+// event of the revision in an encoding encodes it, the others copy its
+// bytes (or splice them, into a writer that takes them so).
 func (c *cachedStatus) CacheEncode(id runtime.Identifier, encode func(runtime.Object, io.Writer) error, w io.Writer) error {
+	raw, err := c.encoded(id, encode)
+	if err != nil {
+		return err
+	}
+	if s, ok := w.(runtime.Splice); ok {
+		s.Splice(raw)
+		return nil
+	}
+	_, err = w.Write(raw)
+	return err
+}
+
+// encoded returns the revision's encoding for id, encoding it the first
+// time: with the server's own encoder when id is one of watchEncodings',
+// else with encode.
+func (c *cachedStatus) encoded(id runtime.Identifier, encode func(runtime.Object, io.Writer) error) ([]byte, error) {
 	enc := c.encodings.get(id)
 	enc.once.Do(func() {
 		var buf bytes.Buffer
-		enc.err = encode(c.UpdateStatus, &buf)
+		enc.err = c.encode(id, encode, &buf)
 		enc.raw = buf.Bytes()
 	})
-	if enc.err != nil {
-		return enc.err
+	return enc.raw, enc.err
+}
+
+func (c *cachedStatus) encode(id runtime.Identifier, encode func(runtime.Object, io.Writer) error, w io.Writer) error {
+	if c.encoders != nil {
+		if e, ok := c.encoders.objects[id]; ok {
+			return e.Encode(c.UpdateStatus, w)
+		}
+		if ev, ok := c.encoders.event(id); ok {
+			raw, err := c.encoded(ev.object, nil)
+			if err != nil {
+				return err
+			}
+			return ev.encoder.Encode(&metav1.WatchEvent{Type: ev.eventType, Object: runtime.RawExtension{Raw: raw}}, w)
+		}
 	}
-	_, err := w.Write(enc.raw)
-	return err
+	return encode(c.UpdateStatus, w)
 }
 
 // GetObject implements runtime.CacheableObject.
 func (c *cachedStatus) GetObject() runtime.Object { return c.UpdateStatus }
+
+// watchEncodings are the encoders the watch handler builds for a watch of
+// updatestatuses, by the identifiers it gives them: of the object (the
+// serializer of each media type, for the served version, as GET encodes
+// it too) and of the watch event around it (the stream serializer). With
+// them the server encodes a revision's events itself; an identifier it
+// does not know (a table, pretty JSON, another version) is encoded by the
+// handler.
+type watchEncodings struct {
+	objects map[runtime.Identifier]runtime.Encoder
+	events  map[runtime.Identifier]runtime.Encoder
+}
+
+// newWatchEncodings returns the encoders of serializers for gv.
+func newWatchEncodings(serializers runtime.NegotiatedSerializer, gv schema.GroupVersion) *watchEncodings {
+	e := &watchEncodings{objects: map[runtime.Identifier]runtime.Encoder{}, events: map[runtime.Identifier]runtime.Encoder{}}
+	for _, info := range serializers.SupportedMediaTypes() {
+		if info.Serializer == nil || info.StreamSerializer == nil {
+			continue
+		}
+		obj := serializers.EncoderForVersion(info.Serializer, gv)
+		e.objects[obj.Identifier()] = obj
+		ev := serializers.EncoderForVersion(info.StreamSerializer.Serializer, gv)
+		e.events[ev.Identifier()] = ev
+	}
+	return e
+}
+
+// watchEventEncoding is what the identifier of the watch handler's event
+// encoder names: the object's encoder, the event's, the event type.
+type watchEventEncoding struct {
+	object    runtime.Identifier
+	encoder   runtime.Encoder
+	eventType string
+}
+
+// event parses id as the identifier the watch handler gives its event
+// encoder (k8s.io/apiserver/pkg/endpoints/handlers: a JSON object with the
+// name "watch", the identifiers of its embedded and event encoders and the
+// event type) and returns it when both encoders are known.
+func (e *watchEncodings) event(id runtime.Identifier) (watchEventEncoding, bool) {
+	var parsed struct {
+		Name            string `json:"name"`
+		EmbeddedEncoder string `json:"embeddedEncoder"`
+		Encoder         string `json:"encoder"`
+		EventType       string `json:"eventType"`
+	}
+	if err := json.Unmarshal([]byte(id), &parsed); err != nil || parsed.Name != "watch" {
+		return watchEventEncoding{}, false
+	}
+	object := runtime.Identifier(parsed.EmbeddedEncoder)
+	encoder, ok := e.events[runtime.Identifier(parsed.Encoder)]
+	if _, known := e.objects[object]; !ok || !known {
+		return watchEventEncoding{}, false
+	}
+	switch watch.EventType(parsed.EventType) {
+	case watch.Added, watch.Modified:
+	default:
+		return watchEventEncoding{}, false
+	}
+	return watchEventEncoding{object: object, encoder: encoder, eventType: parsed.EventType}, true
+}

@@ -16,20 +16,30 @@ package updatestatus
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/install"
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 )
 
 // TestEncodingCacheRevisions checks which revision's encodings a read
-// shares: the newest revision read, never displaced by an older one.
+// shares: those of the keptRevisions newest revisions read, never
+// displaced by an older one.
 func TestEncodingCacheRevisions(t *testing.T) {
+	if keptRevisions != 8 {
+		t.Fatalf("the table assumes 8 kept revisions, not %d", keptRevisions)
+	}
 	var c encodingCache
 	shared := map[string]*revisionEncodings{}
 	tests := []struct {
@@ -40,13 +50,16 @@ func TestEncodingCacheRevisions(t *testing.T) {
 	}{
 		{rv: "5", note: "first"},
 		{rv: "5", note: "again", same: "first"},
-		{rv: "4", note: "older"},
-		{rv: "5", note: "after the older one", same: "first"},
-		{rv: "6", note: "newer"},
-		{rv: "6", note: "newer again", same: "newer"},
-		{rv: "5", note: "the one before"},
+		{rv: "4", note: "older, with room"},
+		{rv: "4", note: "older again", same: "older, with room"},
+		{rv: "6", note: "6"}, {rv: "7", note: "7"}, {rv: "8", note: "8"}, {rv: "9", note: "9"}, {rv: "10", note: "10"},
+		{rv: "11", note: "eighth kept"},
+		{rv: "3", note: "older than all kept"},
+		{rv: "12", note: "newer, displacing 4"},
+		{rv: "4", note: "displaced"},
+		{rv: "5", note: "still kept", same: "first"},
 		{rv: "x", note: "unparsable"},
-		{rv: "6", note: "newest still", same: "newer"},
+		{rv: "12", note: "newest still", same: "newer, displacing 4"},
 	}
 	for _, tt := range tests {
 		got := c.of(tt.rv)
@@ -128,3 +141,81 @@ func TestCacheEncode(t *testing.T) {
 		t.Errorf("encodings past the bound: %d, json: %d; want 2 and 2", calls["one too many"], calls["json"])
 	}
 }
+
+// TestWatchEventEncodings checks which identifiers of the watch handler's
+// event encoder the server encodes itself (the handler's encode is not
+// called) and which it leaves to the handler, and that the watch events of
+// one revision share its encodings whichever object the watch cache hands
+// out.
+func TestWatchEventEncodings(t *testing.T) {
+	scheme := runtime.NewScheme()
+	install.Install(scheme)
+	codecs := serializer.NewCodecFactory(scheme)
+	gv := v1alpha1.SchemeGroupVersion
+	info, ok := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
+	if !ok {
+		t.Fatal("no JSON serializer")
+	}
+	object := codecs.EncoderForVersion(info.Serializer, gv).Identifier()
+	stream := codecs.EncoderForVersion(info.StreamSerializer.Serializer, gv).Identifier()
+	other := codecs.EncoderForVersion(info.Serializer, update.SchemeGroupVersion).Identifier()
+	eventID := func(name string, embedded, encoder runtime.Identifier, eventType watch.EventType) runtime.Identifier {
+		raw, err := json.Marshal(map[string]string{"name": name, "embeddedEncoder": string(embedded), "encoder": string(encoder), "eventType": string(eventType)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return runtime.Identifier(raw)
+	}
+	r := &REST{encodings: &encodingCache{}, encoders: newWatchEncodings(codecs, gv)}
+	us := &update.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: "cluster", ResourceVersion: "9"}}
+
+	for _, tc := range []struct {
+		name string
+		id   runtime.Identifier
+		own  bool
+	}{
+		{"the object in JSON, as GET and the watch embed it", object, true},
+		{"a MODIFIED event in JSON", eventID("watch", object, stream, watch.Modified), true},
+		{"an ADDED event in JSON", eventID("watch", object, stream, watch.Added), true},
+		{"a DELETED event", eventID("watch", object, stream, watch.Deleted), false},
+		{"an event of another version", eventID("watch", other, stream, watch.Modified), false},
+		{"an event with an unknown encoder", eventID("watch", object, "table", watch.Modified), false},
+		{"another name", eventID("watch-embedded", object, stream, watch.Modified), false},
+		{"not JSON", "{", false},
+	} {
+		calls := 0
+		encode := func(obj runtime.Object, w io.Writer) error {
+			calls++
+			_, err := io.WriteString(w, "the handler's")
+			return err
+		}
+		// Two watchers, one given the store's object and one the watch
+		// cache's wrapper of it: one encoding.
+		var outs []string
+		for _, obj := range []runtime.Object{us, cacheable{us}} {
+			shared, ok := r.watchObject(obj).(*cachedStatus)
+			if !ok || shared.UpdateStatus != us {
+				t.Fatalf("%s: watch object %T", tc.name, shared)
+			}
+			var out bytes.Buffer
+			if err := shared.CacheEncode(tc.id, encode, &out); err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			outs = append(outs, out.String())
+		}
+		if wantCalls := map[bool]int{true: 0, false: 1}[tc.own]; calls != wantCalls || outs[0] != outs[1] {
+			t.Errorf("%s: the handler encoded %d times (want %d), watchers got %.40q and %.40q", tc.name, calls, wantCalls, outs[0], outs[1])
+		}
+		if tc.own && !strings.Contains(outs[0], `"resourceVersion":"9"`) {
+			t.Errorf("%s: %.80q", tc.name, outs[0])
+		}
+	}
+}
+
+// cacheable wraps an object as the watch cache does for its watchers.
+type cacheable struct{ *update.UpdateStatus }
+
+func (c cacheable) CacheEncode(_ runtime.Identifier, encode func(runtime.Object, io.Writer) error, w io.Writer) error {
+	return encode(c.GetObject(), w)
+}
+func (c cacheable) GetObject() runtime.Object { return c.DeepCopyObject() }

@@ -28,6 +28,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/registry/virtualstore"
 )
 
@@ -50,8 +51,10 @@ func NewStore() (*virtualstore.Store, error) {
 
 // NewREST returns the storage of updatestatuses and updatestatuses/status
 // over store. typer and codec are the server's scheme and storage codec;
-// clock gives the ages in tables.
-func NewREST(store *virtualstore.Store, typer runtime.ObjectTyper, codec runtime.Codec, clock clock.PassiveClock) (*REST, *StatusREST, error) {
+// serializers are the server's, with which it encodes watch events of
+// update.openshift.io/v1alpha1 itself (REST); clock gives the ages in
+// tables.
+func NewREST(store *virtualstore.Store, typer runtime.ObjectTyper, codec runtime.Codec, serializers runtime.NegotiatedSerializer, clock clock.PassiveClock) (*REST, *StatusREST, error) {
 	r, err := virtualstore.NewREST(virtualstore.RESTConfig{
 		Store:      store,
 		Codec:      codec,
@@ -65,7 +68,7 @@ func NewREST(store *virtualstore.Store, typer runtime.ObjectTyper, codec runtime
 	if err != nil {
 		return nil, nil, err
 	}
-	main := &REST{REST: r, encodings: &encodingCache{}}
+	main := &REST{REST: r, encodings: &encodingCache{}, encoders: newWatchEncodings(serializers, v1alpha1.SchemeGroupVersion)}
 	return main, &StatusREST{main: main}, nil
 }
 

@@ -68,6 +68,8 @@ type coalescingWatch struct {
 	stopped  sync.Once
 	resume   resumeFunc
 	resource string // the metric's label
+	// object, when set, replaces the object of ADDED and MODIFIED events.
+	object func(runtime.Object) runtime.Object
 
 	mu sync.Mutex
 	in watch.Interface // the cache's watch; a resume replaces it
@@ -134,9 +136,11 @@ func (r *resumeState) from() string {
 // the watch server write several events per flush when the client is
 // behind. Keep it 0 for large objects.
 // resume is nil for a watch that is never resumed; st is where in starts
-// (resumeFrom). resource labels the metric.
-func newCoalescingWatch(in watch.Interface, outBuffer int, resource string, resume resumeFunc, st resumeState) *coalescingWatch {
+// (resumeFrom). resource labels the metric. object, when set, replaces
+// the object of ADDED and MODIFIED events (REST.WatchEach).
+func newCoalescingWatch(in watch.Interface, outBuffer int, resource string, resume resumeFunc, st resumeState, object func(runtime.Object) runtime.Object) *coalescingWatch {
 	w := &coalescingWatch{
+		object:   object,
 		in:       in,
 		out:      make(chan watch.Event, outBuffer),
 		done:     make(chan struct{}),
@@ -205,6 +209,9 @@ func (w *coalescingWatch) run(st resumeState) {
 				continue
 			}
 			st.observe(ev)
+			if w.object != nil && (ev.Type == watch.Added || ev.Type == watch.Modified) {
+				ev.Object = w.object(ev.Object)
+			}
 			if q.items.Len() == 0 {
 				// A client that keeps up takes the event at once,
 				// without a trip through the queue.

@@ -105,7 +105,7 @@ func TestCoalescingQueue(t *testing.T) {
 // at once, and once the client reads it gets the newest states only.
 func TestCoalescingNeverBlocksTheSource(t *testing.T) {
 	in := watch.NewFake() // unbuffered: a send waits for the reader
-	w := newCoalescingWatch(in, 0, "test", nil, resumeState{})
+	w := newCoalescingWatch(in, 0, "test", nil, resumeState{}, nil)
 	defer w.Stop()
 	const last = 1000
 	sent := make(chan struct{})
@@ -136,7 +136,7 @@ func TestCoalescingNeverBlocksTheSource(t *testing.T) {
 // client's channel, with an event waiting.
 func TestCoalescingStop(t *testing.T) {
 	in := watch.NewFake()
-	w := newCoalescingWatch(in, 0, "test", nil, resumeState{})
+	w := newCoalescingWatch(in, 0, "test", nil, resumeState{}, nil)
 	in.Add(&update.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: "cluster", ResourceVersion: "1"}})
 	w.Stop()
 	w.Stop() // twice is harmless
@@ -161,7 +161,7 @@ func TestCoalescingStop(t *testing.T) {
 // channel closes.
 func TestCoalescingDeliversWhatWaitsWhenTheSourceEnds(t *testing.T) {
 	in := watch.NewFake()
-	w := newCoalescingWatch(in, 0, "test", nil, resumeState{})
+	w := newCoalescingWatch(in, 0, "test", nil, resumeState{}, nil)
 	in.Add(obj("a", 1))
 	in.Add(obj("b", 2))
 	in.Stop()
@@ -307,7 +307,7 @@ func TestCoalescingResumesWhereTheCacheEnded(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			cache := &cacheWatches{watches: append([]*watch.FakeWatcher(nil), tc.resumed...)}
-			w := newCoalescingWatch(tc.first, 0, "test", cache.resume, tc.start)
+			w := newCoalescingWatch(tc.first, 0, "test", cache.resume, tc.start, nil)
 			var got []string
 			for len(got) < len(tc.want) {
 				select {
@@ -354,7 +354,7 @@ func TestCoalescingStopWhileResuming(t *testing.T) {
 		return next, nil
 	}
 	first := fakeCacheWatch(false)
-	w = newCoalescingWatch(first, 0, "test", resume, resumeFrom("5", true))
+	w = newCoalescingWatch(first, 0, "test", resume, resumeFrom("5", true), nil)
 	first.Stop() // ended by the cache (and Stop of it below is harmless)
 	<-resumed
 	expectEnded(t, w)

@@ -143,6 +143,13 @@ func (r *REST) List(ctx context.Context, opts *metainternalversion.ListOptions) 
 
 // Watch implements rest.Watcher.
 func (r *REST) Watch(ctx context.Context, opts *metainternalversion.ListOptions) (watch.Interface, error) {
+	return r.WatchEach(ctx, opts, nil)
+}
+
+// WatchEach is Watch with the object of every ADDED and MODIFIED event
+// replaced by object's answer for it (no replacement when object is nil),
+// for instance by one whose encodings the watchers of a revision share.
+func (r *REST) WatchEach(ctx context.Context, opts *metainternalversion.ListOptions, object func(runtime.Object) runtime.Object) (watch.Interface, error) {
 	if opts != nil {
 		if err := checkResourceVersion(opts.ResourceVersion); err != nil {
 			return nil, err
@@ -163,7 +170,8 @@ func (r *REST) Watch(ctx context.Context, opts *metainternalversion.ListOptions)
 		again.ResourceVersion, again.ResourceVersionMatch, again.SendInitialEvents = rv, "", nil
 		return r.store.Watch(ctx, again)
 	}
-	return newCoalescingWatch(w, r.watchBuffer, r.resource, resume, resumeFrom(opts.ResourceVersion, sendsChangesOnly(opts))), nil
+	cw := newCoalescingWatch(w, r.watchBuffer, r.resource, resume, resumeFrom(opts.ResourceVersion, sendsChangesOnly(opts)), object)
+	return cw, nil
 }
 
 // sendsChangesOnly tells whether a watch with opts starts without the

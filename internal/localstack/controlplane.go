@@ -25,8 +25,10 @@ import (
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
@@ -343,6 +345,28 @@ func (cp *ControlPlane) StartServerWith(ctx context.Context, o ServerOptions) er
 		"elapsed", time.Since(begin).Round(time.Millisecond))
 	return nil
 }
+
+// PointAPIService points the APIService at port on this machine (the
+// ExternalName Service's address), waits until it is Available and the
+// UpdateStatus answers through it; ServerPort points it back at the
+// server StartServer started.
+func (cp *ControlPlane) PointAPIService(ctx context.Context, port int) error {
+	ri, err := cp.Applier.Resource(apiServiceGVK, "")
+	if err != nil {
+		return err
+	}
+	patch := fmt.Appendf(nil, `{"spec":{"service":{"port":%d}}}`, port)
+	if _, err := ri.Patch(ctx, APIServiceName, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return err
+	}
+	if err := cp.Applier.WaitForCondition(ctx, apiServiceGVK, "", APIServiceName, "Available", 60*time.Second); err != nil {
+		return err
+	}
+	return cp.WaitForUpdateStatus(ctx, 60*time.Second)
+}
+
+// ServerPort is the port of the server StartServer starts.
+func (cp *ControlPlane) ServerPort() int { return cp.serverPort }
 
 // UpdateStatusPath is the URL path of the singleton through the aggregator.
 const UpdateStatusPath = "/apis/update.openshift.io/v1alpha1/updatestatuses/cluster"

@@ -54,6 +54,9 @@ type InstanceOptions struct {
 	// NoWait returns as soon as the process started, without waiting for
 	// /readyz.
 	NoWait bool
+	// Port is the port to serve on; a free one when 0 (a replica started
+	// again where it was killed gives its port).
+	Port int
 }
 
 // Instance is an update-status-apiserver process reached directly (not
@@ -72,9 +75,11 @@ func (cp *ControlPlane) StartInstance(ctx context.Context, opts InstanceOptions)
 	if err != nil {
 		return nil, err
 	}
-	ports, err := FreePorts(1)
-	if err != nil {
-		return nil, err
+	ports := []int{opts.Port}
+	if opts.Port == 0 {
+		if ports, err = FreePorts(1); err != nil {
+			return nil, err
+		}
 	}
 	kubeconfig := opts.Kubeconfig
 	if kubeconfig == "" {

@@ -76,7 +76,7 @@ bench: ## Cluster-scale benchmarks (1,000 and 5,000 nodes; docs/benchmarks.md sa
 		$(GO) run ./test/bench/cmd/bench -out=docs/benchmarks.md -artifacts=_output/bench $(BENCH_FLAGS)
 
 FUZZTIME      ?= 1m
-SOAK_DURATION ?= 5m
+SOAK_DURATION ?= 10m
 
 .PHONY: fuzz
 fuzz: ## Run every Go fuzz target of the tree for FUZZTIME each (default 1m).
@@ -91,7 +91,7 @@ fuzz: ## Run every Go fuzz target of the tree for FUZZTIME each (default 1m).
 	done
 
 .PHONY: soak
-soak: ## Load run: 1,000 watchers + 200 GET/s for SOAK_DURATION (default 5m) against the local stack.
+soak: ## Load run on the local stack as production runs (test/soak): two replicas, 5,000 nodes, 1,000 watchers of every kind, 200 GET/s, replicas killed, for SOAK_DURATION (default 10m).
 	KUBE_BIN_DIR=$$(hack/build-kube.sh) && export KUBE_BIN_DIR && \
 		SOAK_DURATION=$(SOAK_DURATION) $(GO) test -tags soak -count=1 -v -timeout 2h -run TestSoak ./test/soak/
 

@@ -249,10 +249,15 @@ func (c *cachedStatus) encoded(id runtime.Identifier, encode func(runtime.Object
 	return enc.raw, enc.err
 }
 
+// encode encodes a copy of the object's top level: an encoder sets the
+// object's kind while it encodes, and the object of a watch event is
+// shared by the revision's watchers, which encode it concurrently in
+// their formats. The rest is shared; no encoder modifies it.
 func (c *cachedStatus) encode(id runtime.Identifier, encode func(runtime.Object, io.Writer) error, w io.Writer) error {
+	top := *c.UpdateStatus
 	if c.encoders != nil {
 		if e, ok := c.encoders.objects[id]; ok {
-			return e.Encode(c.UpdateStatus, w)
+			return e.Encode(&top, w)
 		}
 		if ev, ok := c.encoders.event(id); ok {
 			raw, err := c.encoded(ev.object, nil)
@@ -262,7 +267,7 @@ func (c *cachedStatus) encode(id runtime.Identifier, encode func(runtime.Object,
 			return ev.encoder.Encode(&metav1.WatchEvent{Type: ev.eventType, Object: runtime.RawExtension{Raw: raw}}, w)
 		}
 	}
-	return encode(c.UpdateStatus, w)
+	return encode(&top, w)
 }
 
 // GetObject implements runtime.CacheableObject.

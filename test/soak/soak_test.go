@@ -217,13 +217,12 @@ func streamEnd(err error) bool {
 // follower is one watcher: its cache of the objects it follows, as content
 // by name.
 type follower struct {
-	kind      string
-	selector  string
-	protobuf  bool
-	informer  cache.SharedIndexInformer // nil for a raw watch
-	mu        sync.Mutex
-	objs      map[string]string
-	lastEvent atomic.Int64
+	kind     string
+	selector string
+	protobuf bool
+	informer cache.SharedIndexInformer // nil for a raw watch
+	mu       sync.Mutex
+	objs     map[string]string
 }
 
 func (f *follower) cache() map[string]string {
@@ -300,7 +299,6 @@ func (f *follower) run(ctx context.Context, c versioned.Interface, n *counters) 
 				continue
 			}
 			n.events.Add(1)
-			f.lastEvent.Store(time.Now().UnixNano())
 			f.mu.Lock()
 			if ev.Type == watch.Deleted {
 				delete(f.objs, m.GetName())

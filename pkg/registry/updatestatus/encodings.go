@@ -37,7 +37,7 @@ import (
 )
 
 // REST is the storage of updatestatuses: the registry's, with GET answers
-// and watch events whose encodings are kept for the newest revision read.
+// and watch events whose encodings are kept for the newest revisions read.
 // The object is large (at 5,000 nodes about 1 MiB of JSON) and every
 // client of a revision asks for the same bytes; the apiserver's GET and
 // watch handlers encode a runtime.CacheableObject through CacheEncode, so

@@ -263,7 +263,7 @@ func (cp *ControlPlane) StartPrometheus(ctx context.Context, targets ...string) 
 		Targets:   targets,
 		RulesFile: filepath.Join(cp.RepoRoot, RulesFile),
 		MoreRules: []string{rulesFile},
-		Server:    &ScrapedServer{Address: HostPort(cp.ServerURL), CAFile: cp.PKI.CACert, TokenFile: tokenFile},
+		Server:    &ScrapedServer{Addresses: []string{HostPort(cp.ServerURL)}, CAFile: cp.PKI.CACert, TokenFile: tokenFile},
 	})
 	if err != nil {
 		return nil, err

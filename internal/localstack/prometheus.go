@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,8 +83,8 @@ type PrometheusOptions struct {
 // ScrapedServer is an update-status-apiserver's /metrics, scraped over TLS
 // with a bearer token.
 type ScrapedServer struct {
-	// Address is host:port.
-	Address string
+	// Addresses are the host:port of each replica, one job.
+	Addresses []string
 	// CAFile verifies the server's certificate.
 	CAFile string
 	// TokenFile holds the token of a user allowed to get /metrics.
@@ -178,21 +179,23 @@ func prometheusConfig(interval time.Duration, rules, targets []string, server *S
 	for _, r := range rules {
 		fmt.Fprintf(&b, "  - %q\n", r)
 	}
-	fmt.Fprintf(&b, "scrape_configs:\n  - job_name: %s\n    static_configs:\n      - targets: [", ScrapeJob)
-	for i, t := range targets {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%q", t)
-	}
-	b.WriteString("]\n")
+	fmt.Fprintf(&b, "scrape_configs:\n  - job_name: %s\n    static_configs:\n      - targets: [%s]\n", ScrapeJob, quotedList(targets))
 	if server != nil {
 		fmt.Fprintf(&b, "  - job_name: %s\n    scheme: https\n", monitoring.DefaultJob)
 		fmt.Fprintf(&b, "    authorization:\n      credentials_file: %q\n", server.TokenFile)
 		fmt.Fprintf(&b, "    tls_config:\n      ca_file: %q\n", server.CAFile)
-		fmt.Fprintf(&b, "    static_configs:\n      - targets: [%q]\n", server.Address)
+		fmt.Fprintf(&b, "    static_configs:\n      - targets: [%s]\n", quotedList(server.Addresses))
 	}
 	return b.String()
+}
+
+// quotedList is a YAML flow sequence's items: "a", "b".
+func quotedList(items []string) string {
+	q := make([]string, len(items))
+	for i, it := range items {
+		q[i] = strconv.Quote(it)
+	}
+	return strings.Join(q, ", ")
 }
 
 func (p *Prometheus) start(ctx context.Context) error {
@@ -287,6 +290,42 @@ func (p *Prometheus) Alerts(ctx context.Context) ([]Alert, error) {
 		return nil, fmt.Errorf("GET %s: status %q", p.AlertsURL(), body.Status)
 	}
 	return body.Data.Alerts, nil
+}
+
+// Query evaluates the PromQL expression expr now and returns the value of
+// the first sample of its result; an error when the result is empty.
+func (p *Prometheus) Query(ctx context.Context, expr string) (float64, error) {
+	u := p.URL + "/api/v1/query?query=" + url.QueryEscape(expr)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	var body struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			Result []struct {
+				// Value is [time, "value"].
+				Value [2]any `json:"value"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		return 0, fmt.Errorf("query %q: %s: %w", expr, resp.Status, err)
+	}
+	if body.Status != "success" {
+		return 0, fmt.Errorf("query %q: %s: %s", expr, resp.Status, body.Error)
+	}
+	if len(body.Data.Result) == 0 {
+		return 0, fmt.Errorf("query %q: no sample", expr)
+	}
+	v, _ := body.Data.Result[0].Value[1].(string)
+	return strconv.ParseFloat(v, 64)
 }
 
 // FindAlert returns the first alert named name whose labels include labels.

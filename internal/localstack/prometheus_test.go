@@ -117,6 +117,13 @@ func TestPrometheusAlerts(t *testing.T) {
 	alerts := waitAlert("PodDisruptionBudgetAtLimit firing", func(a []localstack.Alert) bool {
 		return state(a, "PodDisruptionBudgetAtLimit", pdb) == "firing" && state(a, "NodeCordoned", nil) == "firing"
 	})
+	// The scrape that made the alerts fire is there to query.
+	if up, err := prom.Query(ctx, `up{job="`+localstack.ScrapeJob+`"}`); err != nil || up != 1 {
+		t.Errorf("Query(up) = %v, %v; want 1", up, err)
+	}
+	if v, err := prom.Query(ctx, `up{job="no-such-job"}`); err == nil {
+		t.Errorf("Query of an empty result = %v, want an error", v)
+	}
 	if got := state(alerts, "NodeCordonedForLong", nil); got != "pending" {
 		t.Errorf("NodeCordonedForLong is %q, want pending", got)
 	}

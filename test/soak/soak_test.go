@@ -36,7 +36,9 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net"
+	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,6 +61,7 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	informers "github.com/update-status/apiserver/pkg/generated/informers/externalversions"
+	"github.com/update-status/apiserver/pkg/monitoring"
 	"github.com/update-status/apiserver/pkg/simulator"
 )
 
@@ -76,6 +79,7 @@ type settings struct {
 	listEvery  time.Duration // SOAK_LIST_EVERY, 10s: a LIST of each of the six resources
 	killEvery  time.Duration // SOAK_KILL_EVERY, duration/3: a replica killed and started again
 	speed      float64       // SOAK_SPEED, 30: the simulator's speed factor
+	profiles   string        // SOAK_PROFILE_DIR: where to write a replica's heap profile each time its RSS passes a new peak (none when empty)
 }
 
 func settingsFromEnv() settings {
@@ -86,6 +90,7 @@ func settingsFromEnv() settings {
 		listEvery: envDuration("SOAK_LIST_EVERY", 10*time.Second), speed: float64(envInt("SOAK_SPEED", 30)),
 	}
 	s.killEvery = envDuration("SOAK_KILL_EVERY", s.duration/3)
+	s.profiles = os.Getenv("SOAK_PROFILE_DIR")
 	return s
 }
 
@@ -392,6 +397,11 @@ func TestSoak(t *testing.T) {
 		t.Fatal(err)
 	}
 	cp.Server.Stop(10 * time.Second)
+	prom, err := scrapeReplicas(ctx, cp, backends)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prom.Stop()
 	klog.InfoS("Soak starting", "setup", time.Since(begin).Round(time.Second), "settings", fmt.Sprintf("%+v", s))
 
 	runCtx, stopRun := context.WithTimeout(ctx, s.duration)
@@ -626,7 +636,11 @@ loop:
 			break loop
 		case <-sample.C:
 			for _, r := range replicas {
-				maxRSS = max(maxRSS, rssKiB(r.pid()))
+				rss := rssKiB(r.pid())
+				if s.profiles != "" && rss > max(maxRSS*5/4, 256<<10) {
+					go saveHeapProfile(ctx, admin, r, s.profiles, rss)
+				}
+				maxRSS = max(maxRSS, rss)
 			}
 		}
 	}
@@ -664,6 +678,17 @@ loop:
 	}
 	wg.Wait()
 
+	// What Prometheus saw of the replicas all through the run.
+	window := strconv.Itoa(int(time.Since(begin).Seconds())) + "s"
+	scrapes, err := prom.Query(ctx, "sum(count_over_time(up{job=\""+monitoring.DefaultJob+"\"}["+window+"]))")
+	if err != nil {
+		t.Errorf("Prometheus: %v", err)
+	}
+	promRSS, err := prom.Query(ctx, "max(max_over_time(process_resident_memory_bytes{job=\""+monitoring.DefaultJob+"\"}["+window+"]))")
+	if err != nil {
+		t.Errorf("Prometheus: %v", err)
+	}
+
 	slices.Sort(latencies)
 	p99 := time.Duration(0)
 	if len(latencies) > 0 {
@@ -697,6 +722,8 @@ loop:
 		"events=" + strconv.FormatInt(n.events.Load(), 10),
 		"p99_ms=" + strconv.FormatInt(p99.Milliseconds(), 10),
 		"rss_max_mib=" + strconv.Itoa(maxRSS/1024),
+		"prom_scrapes=" + strconv.Itoa(int(scrapes)),
+		"prom_rss_max_mib=" + strconv.Itoa(int(promRSS)>>20),
 	}
 	pass := n.errors.Load() == 0 && lost == 0 && kills.Load() >= 2 && maxRSS/1024 <= 1024
 	result := map[bool]string{true: "PASS", false: "FAIL"}[pass]
@@ -707,6 +734,61 @@ loop:
 	if !pass {
 		t.Errorf("soak %s", result)
 	}
+}
+
+// scrapeReplicas starts a Prometheus that scrapes the replicas' /metrics
+// every 5 s, as the ServiceMonitor of artifacts/deploy does in a cluster,
+// with the local stack's rules.
+func scrapeReplicas(ctx context.Context, cp *localstack.ControlPlane, backends []string) (*localstack.Prometheus, error) {
+	dir := filepath.Join(cp.Dir, "soak-prometheus")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	token := filepath.Join(dir, "token")
+	if err := os.WriteFile(token, []byte(cp.Users.Admin.Token), 0o600); err != nil {
+		return nil, err
+	}
+	return localstack.StartPrometheus(ctx, dir, localstack.PrometheusOptions{
+		Interval: 5 * time.Second,
+		Server:   &localstack.ScrapedServer{Addresses: backends, CAFile: cp.PKI.CACert, TokenFile: token},
+	})
+}
+
+// saveHeapProfile writes r's heap profile (its /debug/pprof/heap, as the
+// admin) to dir, named after the replica and the RSS that triggered it.
+func saveHeapProfile(ctx context.Context, admin *rest.Config, r *replica, dir string, rssKiB int) {
+	r.mu.Lock()
+	url := r.in.URL
+	r.mu.Unlock()
+	body, err := func() ([]byte, error) {
+		hc, err := rest.HTTPClientFor(admin)
+		if err != nil {
+			return nil, err
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/debug/pprof/heap", nil)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer func() { _ = resp.Body.Close() }()
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("GET %s: %s", req.URL, resp.Status)
+		}
+		return io.ReadAll(resp.Body)
+	}()
+	if err != nil {
+		klog.ErrorS(err, "Cannot profile", "replica", r.name)
+		return
+	}
+	name := filepath.Join(dir, fmt.Sprintf("heap-%s-%dMiB-%s.pprof", r.name, rssKiB>>10, time.Now().Format("150405")))
+	if err := os.WriteFile(name, body, 0o644); err != nil {
+		klog.ErrorS(err, "Cannot save the profile", "replica", r.name)
+		return
+	}
+	klog.InfoS("Heap profile", "replica", r.name, "rssMiB", rssKiB>>10, "file", name)
 }
 
 // portOf is the port of an https://127.0.0.1:<port> URL.

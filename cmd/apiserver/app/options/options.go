@@ -52,6 +52,10 @@ const (
 	// Clients of the sources: a cluster of 5,000 nodes relists quickly.
 	clientQPS   = 50
 	clientBurst = 100
+	// DefaultMaxRequestsInFlight is the default of --max-requests-inflight:
+	// the generic apiserver's 400 LISTs of 5,000 NodeProgressInsights at once
+	// take gigabytes (docs/reliability.md).
+	DefaultMaxRequestsInFlight = 40
 )
 
 // Options are every flag of the server.
@@ -72,6 +76,9 @@ type Options struct {
 	DiscoveryInterval time.Duration
 	WatchStallTimeout time.Duration
 	MaxWatches        int64
+	// MaxRequestsInFlight bounds the requests other than watches (GETs and
+	// LISTs) served at once: the generic apiserver's max-in-flight filter.
+	MaxRequestsInFlight int
 	// Alerts configure the alert source (--alerts-*); off without a URL.
 	Alerts sources.AlertsOptions
 }
@@ -94,10 +101,11 @@ func NewOptions() *Options {
 		Features:       genericoptions.NewFeatureOptions(),
 		Logging:        logs.NewOptions(),
 
-		FoldDelay:         view.DefaultFoldDelay,
-		DiscoveryInterval: sources.DefaultDiscoveryInterval,
-		WatchStallTimeout: apiserver.DefaultWatchStallTimeout,
-		MaxWatches:        apiserver.DefaultMaxWatches,
+		FoldDelay:           view.DefaultFoldDelay,
+		DiscoveryInterval:   sources.DefaultDiscoveryInterval,
+		WatchStallTimeout:   apiserver.DefaultWatchStallTimeout,
+		MaxWatches:          apiserver.DefaultMaxWatches,
+		MaxRequestsInFlight: DefaultMaxRequestsInFlight,
 		Alerts: sources.AlertsOptions{
 			Interval: sources.DefaultAlertsInterval,
 			Timeout:  sources.DefaultAlertsTimeout,
@@ -134,6 +142,8 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 		"How long one write of a watch stream to a client (an event, or a batch of per-insight events) may take before the stream is closed. A client that reads slowly gets fewer, newer states; one that stops reading is disconnected.")
 	fs.Int64Var(&o.MaxWatches, "max-watches", o.MaxWatches,
 		"How many update.openshift.io watches this server keeps open at once; a watch beyond it is answered 429 Too Many Requests with a Retry-After (client-go waits and retries). Each open watch costs memory (docs/reliability.md).")
+	fs.IntVar(&o.MaxRequestsInFlight, "max-requests-inflight", o.MaxRequestsInFlight,
+		"How many requests other than watches (GETs, LISTs) this server serves at once; beyond it a request is answered 429 Too Many Requests with a Retry-After (client-go waits and retries). A LIST holds its objects and their encoding until it is written, so this bounds the memory a burst of LISTs takes (docs/reliability.md).")
 	utilfeature.DefaultMutableFeatureGate.AddFlag(fs)
 
 	as := fss.FlagSet("alerts")
@@ -192,6 +202,9 @@ func (o *Options) Validate() error {
 	}
 	if o.MaxWatches <= 0 {
 		errs = append(errs, fmt.Errorf("--max-watches must be positive, got %d", o.MaxWatches))
+	}
+	if o.MaxRequestsInFlight <= 0 {
+		errs = append(errs, fmt.Errorf("--max-requests-inflight must be positive, got %d", o.MaxRequestsInFlight))
 	}
 	errs = append(errs, o.Alerts.Validate()...)
 	if err := logsapi.Validate(o.Logging, nil, nil).ToAggregate(); err != nil {
@@ -266,6 +279,9 @@ func (o *Options) ApiserverConfig() (*genericapiserver.Config, error) {
 	if err := o.Features.ApplyTo(cfg, nil, nil); err != nil {
 		return nil, err
 	}
+	// Without priority and fairness the generic handler chain bounds
+	// concurrency with the max-in-flight filter.
+	cfg.MaxRequestsInFlight = o.MaxRequestsInFlight
 	return cfg, nil
 }
 

@@ -71,7 +71,7 @@ func TestFlagsTheHarnessUses(t *testing.T) {
 		"secure-port", "bind-address", "tls-cert-file", "tls-private-key-file", "cert-dir",
 		"kubeconfig", "authentication-kubeconfig", "authorization-kubeconfig", "authentication-skip-lookup",
 		"audit-log-path", "audit-policy-file", "v", "logging-format", "feature-gates",
-		"fold-delay", "source-discovery-interval", "watch-stall-timeout", "max-watches",
+		"fold-delay", "source-discovery-interval", "watch-stall-timeout", "max-watches", "max-requests-inflight",
 		"alerts-url", "alerts-ca-file", "alerts-token-file", "alerts-interval", "alerts-timeout", "alerts-max-bytes", "alerts-keep",
 	} {
 		if fs.Lookup(name) == nil {
@@ -101,8 +101,8 @@ func TestValidate(t *testing.T) {
 		{name: "alerts durations and size", args: []string{"--alerts-url=http://127.0.0.1:9090/api/v1/alerts", "--alerts-interval=0", "--alerts-timeout=-1s", "--alerts-keep=-1s", "--alerts-max-bytes=0"},
 			wantErr: []string{"--alerts-interval must be positive", "--alerts-timeout must be positive", "--alerts-keep must not be negative", "--alerts-max-bytes must be positive"}},
 		{name: "alerts token without URL", args: []string{"--alerts-token-file=/token"}, wantErr: []string{"need --alerts-url"}},
-		{name: "every error at once", args: []string{"--watch-stall-timeout=0", "--source-discovery-interval=0", "--fold-delay=-1s", "--max-watches=-1"},
-			wantErr: []string{"--watch-stall-timeout", "--source-discovery-interval", "--fold-delay", "--max-watches must be positive"}},
+		{name: "every error at once", args: []string{"--watch-stall-timeout=0", "--source-discovery-interval=0", "--fold-delay=-1s", "--max-watches=-1", "--max-requests-inflight=0"},
+			wantErr: []string{"--watch-stall-timeout", "--source-discovery-interval", "--fold-delay", "--max-watches must be positive", "--max-requests-inflight must be positive"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -159,7 +159,7 @@ func TestConfigBuildsTheServer(t *testing.T) {
 	kc := kubeconfig(t)
 	o := parse(t, "--bind-address=127.0.0.1", "--secure-port=0", "--kubeconfig="+kc,
 		"--authentication-kubeconfig="+kc, "--authorization-kubeconfig="+kc, "--authentication-skip-lookup",
-		"--fold-delay=70ms", "--watch-stall-timeout=7s", "--max-watches=9", "--alerts-url=http://127.0.0.1:1/api/v1/alerts")
+		"--fold-delay=70ms", "--watch-stall-timeout=7s", "--max-watches=9", "--max-requests-inflight=11", "--alerts-url=http://127.0.0.1:1/api/v1/alerts")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -188,6 +188,9 @@ func TestConfigBuildsTheServer(t *testing.T) {
 	x := cfg.ExtraConfig
 	if x.Sources == nil || x.FoldDelay != 70*time.Millisecond || x.WatchStallTimeout != 7*time.Second || x.MaxWatches != 9 {
 		t.Errorf("extra config = %+v", x)
+	}
+	if g.MaxRequestsInFlight != 11 {
+		t.Errorf("max requests in flight = %d, want 11", g.MaxRequestsInFlight)
 	}
 	if g.SecureServing == nil || g.LoopbackClientConfig == nil {
 		t.Fatal("no secure serving")

@@ -15,12 +15,14 @@
 package localstack
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/update-status/apiserver/pkg/registry/insightobjects"
@@ -256,5 +258,44 @@ func TestDeployOpenShiftAlerts(t *testing.T) {
 	}
 	if strings.Contains(string(base), "--alerts-") {
 		t.Error("the base Deployment configures alerts")
+	}
+}
+
+// TestDeployMemoryGuard: the server's container has a memory limit, and
+// the Go runtime's soft limit (GOMEMLIMIT) sits below it with room for
+// what the runtime does not count (its own stacks' slack, the binary).
+func TestDeployMemoryGuard(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := ReadManifests(nil, filepath.Join(root, "artifacts", "deploy", "base", "deployment.yaml"))
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("deployment.yaml: %d objects, %v", len(objs), err)
+	}
+	containers, _, _ := unstructured.NestedSlice(objs[0].Object, "spec", "template", "spec", "containers")
+	if len(containers) != 1 {
+		t.Fatalf("%d containers", len(containers))
+	}
+	c := containers[0].(map[string]any)
+	limit, _, _ := unstructured.NestedString(c, "resources", "limits", "memory")
+	request, _, _ := unstructured.NestedString(c, "resources", "requests", "memory")
+	env, _, _ := unstructured.NestedSlice(c, "env")
+	soft := ""
+	for _, e := range env {
+		if e := e.(map[string]any); e["name"] == "GOMEMLIMIT" {
+			soft, _ = e["value"].(string)
+		}
+	}
+	lim, err1 := resource.ParseQuantity(limit)
+	req, err2 := resource.ParseQuantity(request)
+	// GOMEMLIMIT takes the binary suffixes of resource quantities (MiB ->
+	// Mi) and a bare number of bytes.
+	softQ, err3 := resource.ParseQuantity(strings.TrimSuffix(soft, "B"))
+	if err := errors.Join(err1, err2, err3); err != nil {
+		t.Fatalf("limit %q, request %q, GOMEMLIMIT %q: %v", limit, request, soft, err)
+	}
+	if req.Cmp(lim) > 0 || softQ.Value() >= lim.Value()*95/100 || softQ.Value() < lim.Value()*3/4 {
+		t.Errorf("request %s, limit %s, GOMEMLIMIT %s: want request <= limit and GOMEMLIMIT within 75-95%% of the limit", request, limit, soft)
 	}
 }

@@ -91,7 +91,7 @@ fuzz: ## Run every Go fuzz target of the tree for FUZZTIME each (default 1m).
 	done
 
 .PHONY: soak
-soak: ## Load run on the local stack as production runs (test/soak): two replicas, 5,000 nodes, 1,000 watchers of every kind, 200 GET/s, replicas killed, for SOAK_DURATION (default 10m).
+soak: ## Load run on the local stack as production runs (test/soak): two replicas scraped by Prometheus, 5,000 nodes, 1,000 watchers of every kind, 200 GET/s, replicas killed, for SOAK_DURATION (default 10m).
 	KUBE_BIN_DIR=$$(hack/build-kube.sh) && export KUBE_BIN_DIR && \
 		SOAK_DURATION=$(SOAK_DURATION) $(GO) test -tags soak -count=1 -v -timeout 2h -run TestSoak ./test/soak/
 

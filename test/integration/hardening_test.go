@@ -628,6 +628,74 @@ func listRV(l *v1alpha1.UpdateStatusList) string {
 	return l.ResourceVersion
 }
 
+// TestRequestsInFlightLimit: with --max-requests-inflight=1 and a LIST held
+// in flight (one that waits for a resourceVersion the cache has not reached),
+// a reader's GET is answered 429 with a Retry-After, while system:masters is
+// not counted (as everywhere in Kubernetes); once nothing is held, the
+// reader's GET is served again.
+func TestRequestsInFlightLimit(t *testing.T) {
+	ctx := t.Context()
+	in := startInstance(t, localstack.InstanceOptions{Name: "inflight-limit", Args: []string{"--max-requests-inflight=1"}})
+	viewer := cp.DirectConfig(in.URL, &cp.Users.Viewer)
+	rt, err := rest.TransportFor(viewer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: rt}
+	get := func(ctx context.Context, path string) (*http.Response, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, in.URL+path, nil)
+		if err != nil {
+			return nil, err
+		}
+		return hc.Do(req)
+	}
+	// The watch cache holds a LIST from a future resourceVersion for a few
+	// seconds before it gives up; one after another keeps the slot taken.
+	holdCtx, release := context.WithCancel(ctx)
+	held := make(chan struct{})
+	go func() {
+		defer close(held)
+		for holdCtx.Err() == nil {
+			if r, err := get(holdCtx, "/apis/update.openshift.io/v1alpha1/nodeprogressinsights?resourceVersion=999999999999&resourceVersionMatch=NotOlderThan"); err == nil {
+				_, _ = io.Copy(io.Discard, r.Body)
+				_ = r.Body.Close()
+			}
+		}
+	}()
+	var refused *http.Response
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
+		r, err := get(ctx, localstack.UpdateStatusPath)
+		if err != nil {
+			return false, err
+		}
+		if r.StatusCode == http.StatusTooManyRequests {
+			refused = r
+			return true, nil
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
+		_ = r.Body.Close()
+		return false, nil
+	}); err != nil {
+		release()
+		t.Fatalf("a reader's GET beside a held LIST was not refused: %v", err)
+	}
+	body, _ := io.ReadAll(refused.Body)
+	_ = refused.Body.Close()
+	// The library's filter answers in plain text; client-go goes by the
+	// status code and the Retry-After.
+	if refused.Header.Get("Retry-After") != "1" || !strings.Contains(string(body), "Too many requests") {
+		t.Errorf("429 with Retry-After %q and body %q: want Retry-After 1 and the library's message", refused.Header.Get("Retry-After"), body)
+	}
+	if _, err := directClient(t, in.URL, &cp.Users.Admin).UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{}); err != nil {
+		t.Errorf("system:masters GET while the slot is taken: %v", err)
+	}
+	release()
+	<-held
+	if _, err := directClient(t, in.URL, &cp.Users.Viewer).UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{}); err != nil {
+		t.Errorf("the reader's GET once nothing is held: %v", err)
+	}
+}
+
 // TestWatchLimit runs a server with --max-watches=2: with two watches open
 // the third is answered 429 with a Retry-After; GETs still answer, and the
 // two open watches still get the next change.

@@ -662,29 +662,32 @@ func TestRequestsInFlightLimit(t *testing.T) {
 			}
 		}
 	}()
-	var refused *http.Response
+	// The body is read within the poll: its context ends with it.
+	var retryAfter string
+	var body []byte
 	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
 		r, err := get(ctx, localstack.UpdateStatusPath)
 		if err != nil {
 			return false, err
 		}
-		if r.StatusCode == http.StatusTooManyRequests {
-			refused = r
-			return true, nil
+		defer func() { _ = r.Body.Close() }()
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			return false, err
 		}
-		_, _ = io.Copy(io.Discard, r.Body)
-		_ = r.Body.Close()
-		return false, nil
+		if r.StatusCode != http.StatusTooManyRequests {
+			return false, nil
+		}
+		retryAfter, body = r.Header.Get("Retry-After"), b
+		return true, nil
 	}); err != nil {
 		release()
 		t.Fatalf("a reader's GET beside a held LIST was not refused: %v", err)
 	}
-	body, _ := io.ReadAll(refused.Body)
-	_ = refused.Body.Close()
 	// The library's filter answers in plain text; client-go goes by the
 	// status code and the Retry-After.
-	if refused.Header.Get("Retry-After") != "1" || !strings.Contains(string(body), "Too many requests") {
-		t.Errorf("429 with Retry-After %q and body %q: want Retry-After 1 and the library's message", refused.Header.Get("Retry-After"), body)
+	if retryAfter != "1" || !strings.Contains(string(body), "Too many requests") {
+		t.Errorf("429 with Retry-After %q and body %q: want Retry-After 1 and the library's message", retryAfter, body)
 	}
 	if _, err := directClient(t, in.URL, &cp.Users.Admin).UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{}); err != nil {
 		t.Errorf("system:masters GET while the slot is taken: %v", err)
@@ -723,7 +726,9 @@ func TestWatchLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	hc := &http.Client{Transport: rt}
-	var resp *http.Response
+	// The body is read within the poll: its context ends with it.
+	var retryAfter string
+	var body []byte
 	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, in.URL+"/apis/update.openshift.io/v1alpha1/nodeprogressinsights?watch=true", nil)
 		if err != nil {
@@ -733,19 +738,18 @@ func TestWatchLimit(t *testing.T) {
 		if err != nil {
 			return false, err
 		}
-		if r.StatusCode == http.StatusTooManyRequests {
-			resp = r
-			return true, nil
+		defer func() { _ = r.Body.Close() }()
+		if r.StatusCode != http.StatusTooManyRequests {
+			return false, nil
 		}
-		_ = r.Body.Close()
-		return false, nil
+		retryAfter = r.Header.Get("Retry-After")
+		body, err = io.ReadAll(r.Body)
+		return err == nil, err
 	}); err != nil {
 		t.Fatalf("a third watch was not refused: %v", err)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
-	if resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), "TooManyRequests") {
-		t.Errorf("429 with Retry-After %q and body %s: want a Retry-After and a TooManyRequests Status", resp.Header.Get("Retry-After"), body)
+	if retryAfter == "" || !strings.Contains(string(body), "TooManyRequests") {
+		t.Errorf("429 with Retry-After %q and body %s: want a Retry-After and a TooManyRequests Status", retryAfter, body)
 	}
 	if _, err := c.UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{}); err != nil {
 		t.Errorf("GET while the watches are full: %v", err)

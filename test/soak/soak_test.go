@@ -36,7 +36,6 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -672,7 +671,7 @@ loop:
 			for _, r := range replicas {
 				rss := rssKiB(r.pid())
 				if s.profiles != "" && rss > max(maxRSS*5/4, 256<<10) {
-					go saveHeapProfile(ctx, admin, r, s.profiles, rss)
+					go saveHeapProfile(ctx, cp, r, s.profiles, rss)
 				}
 				maxRSS = max(maxRSS, rss)
 			}
@@ -805,29 +804,16 @@ func scrapeReplicas(ctx context.Context, cp *localstack.ControlPlane, backends [
 
 // saveHeapProfile writes r's heap profile (its /debug/pprof/heap, as the
 // admin) to dir, named after the replica and the RSS that triggered it.
-func saveHeapProfile(ctx context.Context, admin *rest.Config, r *replica, dir string, rssKiB int) {
+func saveHeapProfile(ctx context.Context, cp *localstack.ControlPlane, r *replica, dir string, rssKiB int) {
 	r.mu.Lock()
 	url := r.in.URL
 	r.mu.Unlock()
-	body, err := func() ([]byte, error) {
-		hc, err := rest.HTTPClientFor(admin)
-		if err != nil {
-			return nil, err
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/debug/pprof/heap", nil)
-		if err != nil {
-			return nil, err
-		}
-		resp, err := hc.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		defer func() { _ = resp.Body.Close() }()
-		if resp.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("GET %s: %s", req.URL, resp.Status)
-		}
-		return io.ReadAll(resp.Body)
-	}()
+	c, err := versioned.NewForConfig(cp.DirectConfig(url, &cp.Users.Admin))
+	if err != nil {
+		klog.ErrorS(err, "Cannot profile", "replica", r.name)
+		return
+	}
+	body, err := c.UpdateV1alpha1().RESTClient().Get().AbsPath("/debug/pprof/heap").DoRaw(ctx)
 	if err != nil {
 		klog.ErrorS(err, "Cannot profile", "replica", r.name)
 		return

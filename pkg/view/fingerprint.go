@@ -95,21 +95,9 @@ func fingerprintOf(obj *update.UpdateStatus, status *v1alpha1.UpdateStatusStatus
 				continue
 			}
 			key := listKey{pool: p.Name, informer: inf.Name}
-			list := listSum{first: &inf.Insights[0], n: len(inf.Insights)}
-			prev, ok := st.lists[key]
-			list.sum = prev.sum
-			if !ok || prev.first != list.first || prev.n != list.n {
-				f.buf = f.buf[:0]
-				for k := range inf.Insights {
-					in := &inf.Insights[k]
-					u := &in.Insight
-					f.insight(in.UID, in.AcquiredAt.Time, u.Type, insights.Insight{UID: in.UID, MachineConfigPool: u.MachineConfigPoolStatusInsight,
-						Node: u.NodeStatusInsight, Health: u.HealthInsight})
-				}
-				if f.err != nil {
-					return fingerprint{}, f.err
-				}
-				list.sum = sha256.Sum256(f.buf)
+			list, err := f.list(inf.Insights, st.lists[key])
+			if err != nil {
+				return fingerprint{}, err
 			}
 			next[key] = list
 			h.Write(list.sum[:])
@@ -127,13 +115,65 @@ func fingerprintOf(obj *update.UpdateStatus, status *v1alpha1.UpdateStatusStatus
 // listKey names the insight list of one informer in one worker pool.
 type listKey struct{ pool, informer string }
 
-// listSum is the fingerprint of one insight list and the list it was taken
-// of: the engine never modifies a list it returned, so a list with the same
-// first element and length is the same list.
+// listSum is the fingerprint of one insight list, the list it was taken of
+// and the digest of each of its insights (digestSize bytes each, in order).
 type listSum struct {
-	first *v1alpha1.WorkerPoolInsight
-	n     int
-	sum   [sha256.Size]byte
+	list    []v1alpha1.WorkerPoolInsight
+	digests []byte
+	sum     [sha256.Size]byte
+}
+
+// digestSize is the size of an insight's digest in a list: a tag byte and
+// 64 bits.
+const digestSize = 9
+
+// list fingerprints one worker pool insight list. The engine never modifies
+// a list it returned and lists insights in a stable order, so an insight
+// that sits where it sat in the previous list with the same content pointer
+// and envelope keeps its digest: the cost follows what changed, not the
+// length of the list.
+func (f *fingerprinter) list(list []v1alpha1.WorkerPoolInsight, prev listSum) (listSum, error) {
+	if len(prev.list) == len(list) && &prev.list[0] == &list[0] {
+		return prev, nil
+	}
+	out := listSum{list: list, digests: make([]byte, 0, digestSize*len(list))}
+	for k := range list {
+		in := &list[k]
+		if k < len(prev.list) && samePoolInsight(&prev.list[k], in) {
+			out.digests = append(out.digests, prev.digests[digestSize*k:digestSize*(k+1)]...)
+			continue
+		}
+		u := &in.Insight
+		f.buf = f.buf[:0]
+		f.insight(in.UID, in.AcquiredAt.Time, u.Type, insights.Insight{UID: in.UID, MachineConfigPool: u.MachineConfigPoolStatusInsight,
+			Node: u.NodeStatusInsight, Health: u.HealthInsight})
+		if f.err != nil {
+			return listSum{}, f.err
+		}
+		out.digests = appendDigest(out.digests, f.buf)
+	}
+	out.sum = sha256.Sum256(out.digests)
+	return out, nil
+}
+
+// appendDigest appends the digest of one insight's record (as
+// fingerprinter.insight wrote it): a known insight's record is already a tag
+// and 64 bits; any other is hashed to 64 bits.
+func appendDigest(b, record []byte) []byte {
+	if len(record) == digestSize {
+		return append(b, record...)
+	}
+	sum := sha256.Sum256(record)
+	return append(append(b, record[0]|0x80), sum[:8]...)
+}
+
+// samePoolInsight reports whether a and b are served alike: the same
+// envelope and the same engine content (pointers to content the engine never
+// modifies).
+func samePoolInsight(a, b *v1alpha1.WorkerPoolInsight) bool {
+	return a.UID == b.UID && a.AcquiredAt.Equal(&b.AcquiredAt) && a.Insight.Type == b.Insight.Type &&
+		a.Insight.MachineConfigPoolStatusInsight == b.Insight.MachineConfigPoolStatusInsight &&
+		a.Insight.NodeStatusInsight == b.Insight.NodeStatusInsight && a.Insight.HealthInsight == b.Insight.HealthInsight
 }
 
 // listSums are the fingerprints of the worker pools' insight lists of the

@@ -15,6 +15,7 @@
 package view_test
 
 import (
+	"encoding/json"
 	"reflect"
 	"sort"
 	"strconv"
@@ -312,5 +313,47 @@ func TestInsightObjectsHaveNoCap(t *testing.T) {
 				t.Errorf("%s %s is invalid: %v", view.InsightKind(k).Kind(), name, errs.ToAggregate())
 			}
 		}
+	}
+}
+
+// TestRevisionsDoNotDependOnHistory checks that the incremental work of the
+// view (insight objects kept, worker pool lists fingerprinted from the
+// previous list's digests) gives the revision a view computing the same
+// inputs from scratch gives: the same resourceVersion and content, as two
+// replicas with different histories must.
+func TestRevisionsDoNotDependOnHistory(t *testing.T) {
+	a := newEngineView(t, 300)
+	if a.recompute(t) == nil {
+		t.Fatal("no first revision")
+	}
+	// Changes at the start, middle and end of the pool lists, one node
+	// removed, and one changed back to what it was.
+	orig := a.src.Nodes[150]
+	for step, i := range []int{0, 150, 299, 7, 150} {
+		a.setNode(i, synth.Changed(a.src.Nodes[i], 5000+step))
+		if a.recompute(t) == nil {
+			t.Fatalf("step %d: node %d changed, no revision", step, i)
+		}
+	}
+	a.setNode(42, nil)
+	a.recompute(t)
+	a.setNode(149, orig) // node 150 is at 149 now
+	a.recompute(t)
+
+	b := newEngineView(t, 300)
+	b.src = a.src
+	b.maxRV = a.maxRV
+	b.source.Set(sources.Snapshot{Inputs: b.src, MaxResourceVersion: b.maxRV, InitialSyncDone: true})
+	if b.recompute(t) == nil {
+		t.Fatal("no revision from scratch")
+	}
+	ra, rb := a.view.Current(), b.view.Current()
+	if ra.ResourceVersion != rb.ResourceVersion {
+		t.Errorf("resourceVersion after the history %d, from scratch %d", ra.ResourceVersion, rb.ResourceVersion)
+	}
+	ja, _ := json.Marshal(ra.Object.Status)
+	jb, _ := json.Marshal(rb.Object.Status)
+	if string(ja) != string(jb) {
+		t.Errorf("status after the history differs from the one from scratch")
 	}
 }

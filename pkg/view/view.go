@@ -292,6 +292,11 @@ func (v *View) recompute(trigger string) {
 		return
 	}
 	v.objects.lastList = list
+	if metaChanged {
+		// The insights' object fingerprints changed with the metadata: the
+		// lists are fingerprinted afresh, as a new replica would.
+		v.fpState.lists = nil
+	}
 	fp, err := fingerprintOf(obj, status, v.objects.known, &v.fpState)
 	if err != nil {
 		klog.ErrorS(err, "Cannot fingerprint the UpdateStatus object")

@@ -79,6 +79,8 @@ type ExtraConfig struct {
 	Clock clock.WithTicker
 	// FoldDelay is the view's fold delay (view.Config.FoldDelay).
 	FoldDelay time.Duration
+	// QuietGap is the view's quiet gap (view.Config.QuietGap).
+	QuietGap time.Duration
 	// WatchStallTimeout bounds one write of a watch stream to a client
 	// (withWatchWriter); DefaultWatchStallTimeout when 0.
 	WatchStallTimeout time.Duration
@@ -177,6 +179,7 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 		Computer:  extra.Computer,
 		Clock:     extra.Clock,
 		FoldDelay: extra.FoldDelay,
+		QuietGap:  extra.QuietGap,
 		Verdicts:  verdictsOf(extra.Sources),
 		Publish: func(r *view.Revision) {
 			if err := store.Publish(r.ResourceVersion, []runtime.Object{r.Object}, r.Synced); err != nil {

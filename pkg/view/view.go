@@ -33,6 +33,7 @@ import (
 // Defaults of Config.
 const (
 	DefaultFoldDelay  = 150 * time.Millisecond
+	DefaultQuietGap   = 35 * time.Millisecond
 	DefaultStuckAfter = 2 * time.Minute
 	// MaxFoldDelay bounds FoldDelay: a change must show within this time.
 	MaxFoldDelay = 250 * time.Millisecond
@@ -65,12 +66,18 @@ type Config struct {
 	// Clock is the time source. Required.
 	Clock clock.Clock
 	// FoldDelay is the burst window. A source event that arrives when the
-	// last computation ended at least FoldDelay ago is computed at once;
-	// one that arrives sooner (or while a computation runs) waits until
-	// FoldDelay after the end of the last computation, and every event in
-	// that wait is folded into one computation. 0 computes at once. At most
-	// MaxFoldDelay.
+	// last computation ended at least FoldDelay ago, or at least QuietGap
+	// after the event before it, is computed at once; any other (one of a
+	// burst) waits until FoldDelay after the end of the last computation,
+	// and every event in that wait is folded into one computation. 0
+	// computes at once. At most MaxFoldDelay.
 	FoldDelay time.Duration
+	// QuietGap is how long after the previous source event an event counts
+	// as isolated: computed at once, without waiting for the fold window.
+	// So a steady stream slower than one event per QuietGap is computed
+	// event by event, and a faster one (a burst) once per FoldDelay. 0
+	// counts no event as isolated. At most MaxFoldDelay.
+	QuietGap time.Duration
 	// StuckAfter is how long one computation may run before the liveness
 	// check fails. 0 means DefaultStuckAfter.
 	StuckAfter time.Duration
@@ -93,6 +100,8 @@ type View struct {
 	started        atomic.Bool
 	running        atomic.Bool
 	computingSince atomic.Int64 // unix nanoseconds; 0 when idle
+	lastTrigger    atomic.Int64 // unix nanoseconds of the last Trigger
+	isolated       atomic.Bool  // the last Trigger came QuietGap after the one before
 
 	// Owned by the Run goroutine.
 	last       *Revision
@@ -118,6 +127,9 @@ func New(cfg Config) (*View, error) {
 	if cfg.FoldDelay < 0 || cfg.FoldDelay > MaxFoldDelay {
 		errs = append(errs, fmt.Errorf("view: FoldDelay %v is outside [0, %v]", cfg.FoldDelay, MaxFoldDelay))
 	}
+	if cfg.QuietGap < 0 || cfg.QuietGap > MaxFoldDelay {
+		errs = append(errs, fmt.Errorf("view: QuietGap %v is outside [0, %v]", cfg.QuietGap, MaxFoldDelay))
+	}
 	if cfg.StuckAfter < 0 {
 		errs = append(errs, fmt.Errorf("view: StuckAfter %v is negative", cfg.StuckAfter))
 	}
@@ -133,6 +145,9 @@ func New(cfg Config) (*View, error) {
 // Trigger tells the view that a source changed. It never blocks; triggers
 // that arrive while one is pending are folded into it.
 func (v *View) Trigger() {
+	now := v.cfg.Clock.Now().UnixNano()
+	prev := v.lastTrigger.Swap(now)
+	v.isolated.Store(v.cfg.QuietGap > 0 && (prev == 0 || now-prev >= int64(v.cfg.QuietGap)))
 	select {
 	case v.trigger <- struct{}{}:
 	default:
@@ -143,9 +158,9 @@ func (v *View) Trigger() {
 // It does no work and copies nothing.
 func (v *View) Current() *Revision { return v.current.Load() }
 
-// Run computes once, then on every trigger (on the leading edge of a quiet
-// period, else at the end of the fold window) and at the engine's
-// next-change moments, until ctx is done.
+// Run computes once, then on every trigger (at once for an isolated event or
+// after a quiet window, else at the end of the fold window) and at the
+// engine's next-change moments, until ctx is done.
 func (v *View) Run(ctx context.Context) {
 	v.started.Store(true)
 	v.running.Store(true)
@@ -191,10 +206,11 @@ func (v *View) Run(ctx context.Context) {
 }
 
 // fold waits until the fold window after the last computation has passed:
-// not at all after a quiet period. It returns false when ctx ends first.
+// not at all for an isolated event or after a quiet window. It returns false
+// when ctx ends first.
 func (v *View) fold(ctx context.Context) bool {
 	wait := v.lastEnd.Add(v.cfg.FoldDelay).Sub(v.cfg.Clock.Now())
-	if wait <= 0 {
+	if wait <= 0 || v.isolated.Load() {
 		return true
 	}
 	t := v.cfg.Clock.NewTimer(wait)

@@ -81,6 +81,12 @@ type harness struct {
 // 100 and a computer that returns status(now) (empty when nil).
 func start(t *testing.T, foldDelay time.Duration, compute func(*insights.Sources, time.Time) insights.Result) *harness {
 	t.Helper()
+	return startWith(t, view.Config{FoldDelay: foldDelay}, compute)
+}
+
+// startWith is start with the view's tuning (FoldDelay, QuietGap) from cfg.
+func startWith(t *testing.T, cfg view.Config, compute func(*insights.Sources, time.Time) insights.Result) *harness {
+	t.Helper()
 	h := &harness{
 		clock:    clocktesting.NewFakeClock(t0),
 		source:   viewtest.NewSource(100),
@@ -89,7 +95,7 @@ func start(t *testing.T, foldDelay time.Duration, compute func(*insights.Sources
 	}
 	v, err := view.New(view.Config{
 		Source: h.source, Computer: h.computer, Clock: h.clock,
-		FoldDelay: foldDelay, Publish: h.rec.publish,
+		FoldDelay: cfg.FoldDelay, QuietGap: cfg.QuietGap, Publish: h.rec.publish,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -377,6 +383,61 @@ func TestFoldOnTheLeadingEdge(t *testing.T) {
 	}
 }
 
+// TestQuietGap drives the isolation rule with a fake clock: changes that
+// come at least the quiet gap apart are each computed at once, with the
+// clock standing still, however soon after the last computation; changes
+// closer together than the gap (a burst) are folded, one computation per
+// window.
+func TestQuietGap(t *testing.T) {
+	const fold, gap = 200 * time.Millisecond, 30 * time.Millisecond
+	var mu sync.Mutex
+	n := 0
+	h := startWith(t, view.Config{FoldDelay: fold, QuietGap: gap}, func(*insights.Sources, time.Time) insights.Result {
+		mu.Lock()
+		defer mu.Unlock()
+		return insights.Result{Status: targetStatus(fmt.Sprintf("4.17.%d", n))}
+	})
+	update := func(i int) {
+		mu.Lock()
+		n = i
+		mu.Unlock()
+		h.source.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = uint64(100 + i) })
+	}
+
+	// A steady stream at the gap, well within the fold window after each
+	// computation: every change has its own revision, and none waits.
+	for i := 1; i <= 10; i++ {
+		h.clock.Step(gap)
+		published := h.rec.count()
+		update(i)
+		testio.Eventually(t, fmt.Sprintf("change %d's own revision", i), func() bool { return h.rec.count() == published+1 })
+		if w := h.clock.Waiters(); w != 0 {
+			t.Fatalf("change %d, %v after the one before: %d clock waiters, want it computed at once", i, gap, w)
+		}
+	}
+
+	// A burst: changes 1 ms apart. The first is isolated (the gap since the
+	// stream's last change), the rest wait for one window.
+	h.clock.Step(gap)
+	before := h.computer.Calls()
+	published := h.rec.count()
+	update(100)
+	testio.Eventually(t, "the burst's first change at once", func() bool { return h.rec.count() == published+1 })
+	for i := 101; i < 120; i++ {
+		h.clock.Step(time.Millisecond)
+		update(i)
+	}
+	testio.Eventually(t, "the fold timer", func() bool { return h.clock.Waiters() == 1 })
+	if got := h.computer.Calls() - before; got != 1 {
+		t.Errorf("%d computations before the window ended, want 1 (the burst's first change)", got)
+	}
+	h.clock.Step(fold)
+	testio.Eventually(t, "the folded revision", func() bool { return h.view.Current().ResourceVersion/1_000_000 == 219 })
+	if got := h.computer.Calls() - before; got != 2 {
+		t.Errorf("%d computations for a burst of 20 changes, want 2 (the first, then the rest folded)", got)
+	}
+}
+
 func TestTimeOnlyChange(t *testing.T) {
 	threshold := t0.Add(10 * time.Minute)
 	h := start(t, 0, func(_ *insights.Sources, now time.Time) insights.Result {
@@ -563,6 +624,8 @@ func TestNewValidates(t *testing.T) {
 		{name: "no clock", cfg: view.Config{Source: src, Computer: comp}, wantErr: "Clock is required"},
 		{name: "fold delay too long", cfg: view.Config{Source: src, Computer: comp, Clock: clk, FoldDelay: time.Second}, wantErr: "FoldDelay"},
 		{name: "negative fold delay", cfg: view.Config{Source: src, Computer: comp, Clock: clk, FoldDelay: -1}, wantErr: "FoldDelay"},
+		{name: "quiet gap too long", cfg: view.Config{Source: src, Computer: comp, Clock: clk, QuietGap: time.Second}, wantErr: "QuietGap"},
+		{name: "negative quiet gap", cfg: view.Config{Source: src, Computer: comp, Clock: clk, QuietGap: -1}, wantErr: "QuietGap"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -70,9 +70,10 @@ type Options struct {
 	// Kubeconfig points the source informers at the cluster; in-cluster
 	// configuration when empty.
 	Kubeconfig string
-	// FoldDelay, DiscoveryInterval and the Watch* fields tune the view, the
-	// sources and the watch fan-out.
+	// FoldDelay, QuietGap, DiscoveryInterval and the Watch* fields tune the
+	// view, the sources and the watch fan-out.
 	FoldDelay         time.Duration
+	QuietGap          time.Duration
 	DiscoveryInterval time.Duration
 	WatchStallTimeout time.Duration
 	MaxWatches        int64
@@ -102,6 +103,7 @@ func NewOptions() *Options {
 		Logging:        logs.NewOptions(),
 
 		FoldDelay:           view.DefaultFoldDelay,
+		QuietGap:            view.DefaultQuietGap,
 		DiscoveryInterval:   sources.DefaultDiscoveryInterval,
 		WatchStallTimeout:   apiserver.DefaultWatchStallTimeout,
 		MaxWatches:          apiserver.DefaultMaxWatches,
@@ -135,7 +137,9 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig,
 		"Path to the kubeconfig of the cluster whose update is reported (ClusterVersion, ClusterOperators, MachineConfigPools, MachineConfigs, Nodes). In-cluster configuration when empty.")
 	fs.DurationVar(&o.FoldDelay, "fold-delay", o.FoldDelay,
-		fmt.Sprintf("The fold window: a source change after a quiet window is computed at once; changes that arrive within this long after a computation ended are gathered into the next one (at most %v).", view.MaxFoldDelay))
+		fmt.Sprintf("The fold window: a source change after a quiet window (or an isolated one, see --fold-quiet-gap) is computed at once; other changes that arrive within this long after a computation ended are gathered into the next one (at most %v).", view.MaxFoldDelay))
+	fs.DurationVar(&o.QuietGap, "fold-quiet-gap", o.QuietGap,
+		fmt.Sprintf("A source change that arrives at least this long after the one before it is isolated: computed at once, without waiting for the fold window. A steady stream slower than one change per gap is computed change by change, a faster one once per --fold-delay. 0 treats no change as isolated (at most %v).", view.MaxFoldDelay))
 	fs.DurationVar(&o.DiscoveryInterval, "source-discovery-interval", o.DiscoveryInterval,
 		"How often to look for source APIs that are not served (e.g. MachineConfigPool) or stopped being served.")
 	fs.DurationVar(&o.WatchStallTimeout, "watch-stall-timeout", o.WatchStallTimeout,
@@ -193,6 +197,9 @@ func (o *Options) Validate() error {
 	}
 	if o.FoldDelay < 0 || o.FoldDelay > view.MaxFoldDelay {
 		errs = append(errs, fmt.Errorf("--fold-delay must be within [0, %v], got %v", view.MaxFoldDelay, o.FoldDelay))
+	}
+	if o.QuietGap < 0 || o.QuietGap > view.MaxFoldDelay {
+		errs = append(errs, fmt.Errorf("--fold-quiet-gap must be within [0, %v], got %v", view.MaxFoldDelay, o.QuietGap))
 	}
 	if o.DiscoveryInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--source-discovery-interval must be positive, got %v", o.DiscoveryInterval))
@@ -254,6 +261,7 @@ func (o *Options) Config() (*apiserver.Config, error) {
 			Sources:           srcs,
 			Clock:             clk,
 			FoldDelay:         o.FoldDelay,
+			QuietGap:          o.QuietGap,
 			WatchStallTimeout: o.WatchStallTimeout,
 			MaxWatches:        o.MaxWatches,
 		},

@@ -71,7 +71,7 @@ func TestFlagsTheHarnessUses(t *testing.T) {
 		"secure-port", "bind-address", "tls-cert-file", "tls-private-key-file", "cert-dir",
 		"kubeconfig", "authentication-kubeconfig", "authorization-kubeconfig", "authentication-skip-lookup",
 		"audit-log-path", "audit-policy-file", "v", "logging-format", "feature-gates",
-		"fold-delay", "source-discovery-interval", "watch-stall-timeout", "max-watches", "max-requests-inflight",
+		"fold-delay", "fold-quiet-gap", "source-discovery-interval", "watch-stall-timeout", "max-watches", "max-requests-inflight",
 		"alerts-url", "alerts-ca-file", "alerts-token-file", "alerts-interval", "alerts-timeout", "alerts-max-bytes", "alerts-keep",
 	} {
 		if fs.Lookup(name) == nil {
@@ -94,6 +94,8 @@ func TestValidate(t *testing.T) {
 	}{
 		{name: "defaults"},
 		{name: "fold delay too long", args: []string{"--fold-delay=1s"}, wantErr: []string{"--fold-delay"}},
+		{name: "quiet gap too long", args: []string{"--fold-quiet-gap=1s"}, wantErr: []string{"--fold-quiet-gap"}},
+		{name: "negative quiet gap", args: []string{"--fold-quiet-gap=-1ms"}, wantErr: []string{"--fold-quiet-gap"}},
 		{name: "priority and fairness", args: []string{"--enable-priority-and-fairness=true"}, wantErr: []string{"priority-and-fairness"}},
 		{name: "alerts", args: []string{"--alerts-url=https://thanos-querier.openshift-monitoring.svc:9091/api/v1/alerts",
 			"--alerts-ca-file=/ca", "--alerts-token-file=/token", "--alerts-interval=1m", "--alerts-timeout=5s", "--alerts-max-bytes=1024", "--alerts-keep=0"}},
@@ -159,7 +161,7 @@ func TestConfigBuildsTheServer(t *testing.T) {
 	kc := kubeconfig(t)
 	o := parse(t, "--bind-address=127.0.0.1", "--secure-port=0", "--kubeconfig="+kc,
 		"--authentication-kubeconfig="+kc, "--authorization-kubeconfig="+kc, "--authentication-skip-lookup",
-		"--fold-delay=70ms", "--watch-stall-timeout=7s", "--max-watches=9", "--max-requests-inflight=11", "--alerts-url=http://127.0.0.1:1/api/v1/alerts")
+		"--fold-delay=70ms", "--fold-quiet-gap=20ms", "--watch-stall-timeout=7s", "--max-watches=9", "--max-requests-inflight=11", "--alerts-url=http://127.0.0.1:1/api/v1/alerts")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -186,7 +188,7 @@ func TestConfigBuildsTheServer(t *testing.T) {
 	}
 	// The flags reach the server's configuration.
 	x := cfg.ExtraConfig
-	if x.Sources == nil || x.FoldDelay != 70*time.Millisecond || x.WatchStallTimeout != 7*time.Second || x.MaxWatches != 9 {
+	if x.Sources == nil || x.FoldDelay != 70*time.Millisecond || x.QuietGap != 20*time.Millisecond || x.WatchStallTimeout != 7*time.Second || x.MaxWatches != 9 {
 		t.Errorf("extra config = %+v", x)
 	}
 	if g.MaxRequestsInFlight != 11 {

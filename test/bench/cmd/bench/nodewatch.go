@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -420,7 +421,11 @@ const nodeWatchIdle = 5 * time.Second
 
 // benchNodeWatch measures the node-watch cell with ch's nodes (its rate is
 // set for each cell and restored).
-func benchNodeWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admin *httpClient, ch *churn) (*nodeWatchResult, error) {
+//
+// A CPU profile of the server over each churn of nodeprogressinsights
+// watchers at the steady rate goes to profDir (not over the burst, whose CPU
+// is compared with a baseline's).
+func benchNodeWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admin *httpClient, ch *churn, profDir string) (*nodeWatchResult, error) {
 	spec := c.nodeWatch
 	res := &nodeWatchResult{Spec: spec, Nodes: len(ch.nodes)}
 	defer func(rate int) { ch.rate = rate }(ch.rate)
@@ -429,7 +434,11 @@ func benchNodeWatch(ctx context.Context, c config, cp *localstack.ControlPlane, 
 	}
 	for _, k := range spec.Watchers {
 		for _, kind := range []string{kindNodes, kindInsights} {
-			cell, err := nodeWatchRun(ctx, spec, cp, admin, ch, kind, k, spec.Rate)
+			profile := ""
+			if kind == kindInsights {
+				profile = filepath.Join(profDir, fmt.Sprintf("nodewatch-%d-cpu.pprof", k))
+			}
+			cell, err := nodeWatchRun(ctx, spec, cp, admin, ch, kind, k, spec.Rate, profile)
 			if err != nil {
 				return res, err
 			}
@@ -438,7 +447,7 @@ func benchNodeWatch(ctx context.Context, c config, cp *localstack.ControlPlane, 
 	}
 	if spec.BurstRate > 0 {
 		var err error
-		if res.Burst, err = nodeWatchRun(ctx, spec, cp, admin, ch, kindInsights, spec.BurstWatchers, spec.BurstRate); err != nil {
+		if res.Burst, err = nodeWatchRun(ctx, spec, cp, admin, ch, kindInsights, spec.BurstWatchers, spec.BurstRate, ""); err != nil {
 			return res, err
 		}
 	}
@@ -446,8 +455,9 @@ func benchNodeWatch(ctx context.Context, c config, cp *localstack.ControlPlane, 
 }
 
 // nodeWatchRun measures watchers watchers of kind while ch writes rate
-// changes per second for spec.Duration.
-func nodeWatchRun(ctx context.Context, spec nodeWatchSpec, cp *localstack.ControlPlane, admin *httpClient, ch *churn, kind string, watchers, rate int) (*nodeWatchCell, error) {
+// changes per second for spec.Duration, and saves a CPU profile of the
+// server over the churn to profile unless it is empty.
+func nodeWatchRun(ctx context.Context, spec nodeWatchSpec, cp *localstack.ControlPlane, admin *httpClient, ch *churn, kind string, watchers, rate int, profile string) (*nodeWatchCell, error) {
 	cell := &nodeWatchCell{Kind: kind, Watchers: watchers, Rate: rate}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -544,8 +554,18 @@ func nodeWatchRun(ctx context.Context, spec nodeWatchSpec, cp *localstack.Contro
 	ch.reset()
 	ch.rate = rate
 	cctx, stop := context.WithTimeout(wctx, spec.Duration)
+	var profiled sync.WaitGroup
+	if profile != "" {
+		profiled.Go(func() {
+			q := fmt.Sprintf("profile?seconds=%d", max(1, int(spec.Duration.Seconds())-1))
+			if err := saveProfile(ctx, admin, cp.ServerURL, q, profile); err != nil {
+				klog.ErrorS(err, "No node-watch CPU profile")
+			}
+		})
+	}
 	ch.run(cctx)
 	stop()
+	profiled.Wait()
 	cell.Duration = time.Since(begin)
 	// The deadline of the last changes: what arrives later is not counted.
 	select {

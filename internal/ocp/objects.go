@@ -16,6 +16,7 @@ package ocp
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -495,6 +496,10 @@ type NodeOptions struct {
 	UID             types.UID
 	BootID          string
 	Created         time.Time
+	// Images is how many container images the node reports in
+	// status.images, as a kubelet does (at most --node-status-max-images,
+	// 50 by default): most of a real Node's size. 0 reports none.
+	Images int
 }
 
 // Node returns a node settled on o.Config: Ready, with the machine-config
@@ -569,12 +574,33 @@ func Node(o NodeOptions) *corev1.Node {
 		node.Spec.Taints = []corev1.Taint{{Key: labelNodeRolePrefix + "master", Effect: corev1.TaintEffectNoSchedule}}
 	}
 	SetNodeInfo(node, o.Version, o.BootID)
+	node.Status.Images = nodeImages(o.Images)
 	booted := created.Add(2 * time.Minute)
 	SetNodeCondition(&node.Status.Conditions, corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory", "kubelet has sufficient memory available", created)
 	SetNodeCondition(&node.Status.Conditions, corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure", "kubelet has no disk pressure", created)
 	SetNodeCondition(&node.Status.Conditions, corev1.NodePIDPressure, corev1.ConditionFalse, "KubeletHasSufficientPID", "kubelet has sufficient PID available", created)
 	SetNodeCondition(&node.Status.Conditions, corev1.NodeReady, corev1.ConditionTrue, "KubeletReady", "kubelet is posting ready status", booted)
 	return node
+}
+
+// nodeImages returns n container images as a kubelet reports them, largest
+// first: each by digest and most also by tag, with the sizes of a release's
+// payload images. Every node reports the same ones, as the nodes of a pool
+// that run the same payload do.
+func nodeImages(n int) []corev1.ContainerImage {
+	if n <= 0 {
+		return nil
+	}
+	const repo = "quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:"
+	images := make([]corev1.ContainerImage, n)
+	for i := range images {
+		names := []string{repo + Digest("image", strconv.Itoa(i))}
+		if i%3 != 0 {
+			names = append(names, fmt.Sprintf("registry.example.com/workloads/app-%d:v1.%d", i, i%7))
+		}
+		images[i] = corev1.ContainerImage{Names: names, SizeBytes: int64(1_900_000_000 - (i%60)*31_000_000)}
+	}
+	return images
 }
 
 // SetNodeInfo fills the node's system info for a node booted into release v.

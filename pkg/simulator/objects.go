@@ -97,7 +97,7 @@ func (s *Simulator) buildNode(i int, p *poolState, roles []string, created time.
 	return ocp.Node(ocp.NodeOptions{
 		Index: i, Pool: p.name, Roles: roles, InfraID: s.infraID,
 		SingleReplica: o.ControlPlaneNodes == 1, Tainted: p.name == "master" && !o.compact(),
-		Config: p.current, Version: o.FromVersion, UID: s.newUID(), BootID: string(s.newUID()), Created: created,
+		Config: p.current, Version: o.FromVersion, UID: s.newUID(), BootID: string(s.newUID()), Created: created, Images: o.NodeImages,
 	})
 }
 

@@ -31,6 +31,8 @@ import (
 const (
 	// MaxNodes is the largest cluster the simulator builds.
 	MaxNodes = 10000
+	// MaxNodeImages is the most images a simulated Node reports.
+	MaxNodeImages = 60
 	// MaxWorkerPools is the largest number of worker pools (the API server
 	// reports at most 32 worker pools).
 	MaxWorkerPools = 32
@@ -91,6 +93,12 @@ type Options struct {
 	// holds the drain, Drained True, RebootedNode, Updated). The API needs
 	// the MachineConfigNode CRD (ocp.MachineConfigNodeCRDFile).
 	MachineConfigNodes bool
+
+	// NodeImages is how many container images each Node reports in
+	// status.images, as a kubelet does (its --node-status-max-images is 50
+	// by default): they make most of a real Node's size, and so of its watch
+	// events. 0 to MaxNodeImages; zero means none.
+	NodeImages int
 
 	// IdleFor is how long Run and RunVirtual leave the created cluster idle
 	// before they request the update (real time, not scaled).
@@ -217,6 +225,9 @@ func (o *Options) Validate() error {
 	var errs []error
 	if c.RouterPods < 0 || c.RouterPods > MaxRouterPods {
 		errs = append(errs, fmt.Errorf("router pods must be between 0 and %d, got %d", MaxRouterPods, c.RouterPods))
+	}
+	if c.NodeImages < 0 || c.NodeImages > MaxNodeImages {
+		errs = append(errs, fmt.Errorf("node images must be between 0 and %d, got %d", MaxNodeImages, c.NodeImages))
 	}
 	if c.Nodes < 1 || c.Nodes > MaxNodes {
 		errs = append(errs, fmt.Errorf("nodes must be between 1 and %d, got %d", MaxNodes, c.Nodes))

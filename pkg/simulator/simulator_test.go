@@ -16,6 +16,7 @@ package simulator
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"regexp"
@@ -62,6 +63,9 @@ func TestOptionsValidate(t *testing.T) {
 		{name: "negative speed", opts: Options{Nodes: 3, Speed: -1}, wantErr: "speed must be"},
 		{name: "inverted range", opts: Options{Nodes: 3, Timing: Timing{DrainMin: time.Hour, DrainMax: time.Minute}}, wantErr: "drain range"},
 		{name: "several problems at once", opts: Options{Nodes: 0, Speed: -2}, wantErr: "speed must be"},
+		{name: "node images", opts: Options{Nodes: 3, NodeImages: MaxNodeImages}},
+		{name: "negative node images", opts: Options{Nodes: 3, NodeImages: -1}, wantErr: "node images must be between 0 and 60"},
+		{name: "too many node images", opts: Options{Nodes: 3, NodeImages: MaxNodeImages + 1}, wantErr: "node images must be between"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,6 +83,37 @@ func TestOptionsValidate(t *testing.T) {
 				t.Fatalf("New accepted invalid options")
 			}
 		})
+	}
+}
+
+// TestNodeImages checks that NodeImages gives every Node a kubelet's image
+// list, which brings it to a real Node's size (a node of an OpenShift
+// cluster with 50 images is about 14 KB of JSON without managedFields).
+func TestNodeImages(t *testing.T) {
+	for _, n := range []int{0, 50} {
+		sim, err := New(Options{Nodes: 5, Seed: 3, NodeImages: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sim.Create(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		snap := sim.Snapshot()
+		if len(snap.Nodes) != 5 {
+			t.Fatalf("%d nodes, want 5", len(snap.Nodes))
+		}
+		for _, node := range snap.Nodes {
+			if got := len(node.Status.Images); got != n {
+				t.Errorf("NodeImages %d: node %s reports %d images", n, node.Name, got)
+			}
+			b, err := json.Marshal(node)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 50 && (len(b) < 10_000 || len(b) > 20_000) {
+				t.Errorf("node %s with 50 images is %d bytes of JSON, want a real node's 10-20 KB", node.Name, len(b))
+			}
+		}
 	}
 }
 

@@ -41,6 +41,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/update-status/apiserver/internal/localstack"
+	"github.com/update-status/apiserver/pkg/simulator"
 )
 
 // config holds the flags.
@@ -53,6 +54,7 @@ type config struct {
 	watchers       []int
 	watchDuration  time.Duration
 	churnRate      int
+	nodeImages     int
 	out            string
 	artifacts      string
 	serverBin      string
@@ -104,6 +106,7 @@ func main() {
 	watchers := flag.String("watchers", "10,100,1000", "concurrent watchers of each watch measurement, comma-separated")
 	flag.DurationVar(&c.watchDuration, "watch-duration", 30*time.Second, "duration of the watch measurement")
 	flag.IntVar(&c.churnRate, "churn-rate", 50, "node changes per second during the watch measurement")
+	flag.IntVar(&c.nodeImages, "node-images", 50, fmt.Sprintf("container images each simulated Node reports in status.images, as a kubelet does (its default maximum is 50): most of a real Node's size and of its watch events; 0 to %d", simulator.MaxNodeImages))
 	flag.StringVar(&c.out, "out", "docs/benchmarks.md", "the report to write")
 	flag.StringVar(&c.artifacts, "artifacts", "_output/bench", "where profiles and raw results go")
 	flag.StringVar(&c.serverBin, "server-binary", "", "prebuilt update-status-apiserver (default: build ./cmd/apiserver)")
@@ -181,6 +184,9 @@ func main() {
 	}
 	if err == nil && c.drain.Nodes > 0 && (c.drainWindow < time.Second || c.drainSamples < 1) {
 		err = fmt.Errorf("-drain-window=%v -drain-samples=%d: at least 1s and 1 sample", c.drainWindow, c.drainSamples)
+	}
+	if err == nil && (c.nodeImages < 0 || c.nodeImages > simulator.MaxNodeImages) {
+		err = fmt.Errorf("-node-images=%d: 0 to %d", c.nodeImages, simulator.MaxNodeImages)
 	}
 	if err == nil && c.baselineRounds < 1 {
 		err = fmt.Errorf("-baseline-rounds=%d: at least 1", c.baselineRounds)

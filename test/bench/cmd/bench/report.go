@@ -155,8 +155,8 @@ func flagsLine(c config) string {
 	for _, n := range c.watchers {
 		w = append(w, fmt.Sprint(n))
 	}
-	line := fmt.Sprintf("-sizes=%s -get-clients=%s -get-duration=%v -encode-duration=%v -client-side-runs=%d -watchers=%s -watch-duration=%v -churn-rate=%d -formats=%s -routes=%s -watch-resources=%s -list-resources=%s",
-		strings.Join(s, ","), strings.Join(k, ","), c.getDuration, c.encodeDuration, c.clientRuns, strings.Join(w, ","), c.watchDuration, c.churnRate,
+	line := fmt.Sprintf("-sizes=%s -get-clients=%s -get-duration=%v -encode-duration=%v -client-side-runs=%d -watchers=%s -watch-duration=%v -churn-rate=%d -node-images=%d -formats=%s -routes=%s -watch-resources=%s -list-resources=%s",
+		strings.Join(s, ","), strings.Join(k, ","), c.getDuration, c.encodeDuration, c.clientRuns, strings.Join(w, ","), c.watchDuration, c.churnRate, c.nodeImages,
 		strings.Join(c.formats, ","), strings.Join(c.routes, ","), strings.Join(c.watchResources, ","), strings.Join(c.listResources, ","))
 	line += fmt.Sprintf(" -contributions=%s -go-benchmarks=%s", c.contributions, strings.Join(c.goBenchmarks, ","))
 	line += drainFlags(c)

@@ -237,7 +237,7 @@ func benchSize(ctx context.Context, c config, n int, binary string) (_ *sizeResu
 	if err != nil {
 		return nil, err
 	}
-	sim, err := simulator.New(simulator.Options{Nodes: n, Seed: 1, Sink: sink})
+	sim, err := simulator.New(simulator.Options{Nodes: n, Seed: 1, Sink: sink, NodeImages: c.nodeImages})
 	if err != nil {
 		return nil, err
 	}

@@ -253,18 +253,32 @@ func receive[T any](t *testing.T, c <-chan T, what string) T {
 	}
 }
 
+// startVersioned starts a view tuned by cfg whose computer returns the
+// target version 4.17.<i> of the last update(i), which also moves the input
+// resourceVersion to 100+i.
+func startVersioned(t *testing.T, cfg view.Config) (*harness, func(i int)) {
+	t.Helper()
+	var mu sync.Mutex
+	n := 0
+	h := startWith(t, cfg, func(*insights.Sources, time.Time) insights.Result {
+		mu.Lock()
+		defer mu.Unlock()
+		return insights.Result{Status: targetStatus(fmt.Sprintf("4.17.%d", n))}
+	})
+	return h, func(i int) {
+		mu.Lock()
+		n = i
+		mu.Unlock()
+		h.source.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = uint64(100 + i) })
+	}
+}
+
 // TestBurstsFoldIntoOneComputation sends a burst of source events while the
 // view waits out the fold delay. One computation covers them all, and when
 // it publishes, nothing is left to wake the loop: no queued trigger and no
 // timer on the clock, so no second computation can follow.
 func TestBurstsFoldIntoOneComputation(t *testing.T) {
-	var mu sync.Mutex
-	n := 0
-	h := start(t, 200*time.Millisecond, func(*insights.Sources, time.Time) insights.Result {
-		mu.Lock()
-		defer mu.Unlock()
-		return insights.Result{Status: targetStatus(fmt.Sprintf("4.17.%d", n))}
-	})
+	h, update := startVersioned(t, view.Config{FoldDelay: 200 * time.Millisecond})
 	type loopState struct {
 		calls, waiters int
 		triggerPending bool
@@ -274,12 +288,6 @@ func TestBurstsFoldIntoOneComputation(t *testing.T) {
 		published <- loopState{calls: h.computer.Calls(), waiters: h.clock.Waiters(), triggerPending: h.view.TriggerPending()}
 	})
 	before := h.computer.Calls()
-	update := func(i int) {
-		mu.Lock()
-		n = i
-		mu.Unlock()
-		h.source.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = uint64(100 + i) })
-	}
 	// The first event starts the fold delay; the other 49 arrive while the
 	// view waits.
 	update(1)
@@ -306,19 +314,8 @@ func TestBurstsFoldIntoOneComputation(t *testing.T) {
 // waits longer than the window.
 func TestFoldOnTheLeadingEdge(t *testing.T) {
 	const fold = 200 * time.Millisecond
-	var mu sync.Mutex
-	n := 0
-	h := start(t, fold, func(*insights.Sources, time.Time) insights.Result {
-		mu.Lock()
-		defer mu.Unlock()
-		return insights.Result{Status: targetStatus(fmt.Sprintf("4.17.%d", n))}
-	})
-	update := func(i int) {
-		mu.Lock()
-		n = i
-		mu.Unlock()
-		h.source.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = uint64(100 + i) })
-	}
+	h, update := startVersioned(t, view.Config{FoldDelay: fold})
+	var mu sync.Mutex // guards shownAt
 	// changed is when each input first showed in a published revision.
 	shownAt := map[int]time.Time{}
 	h.rec.onPublish(func(r *view.Revision) {
@@ -390,19 +387,7 @@ func TestFoldOnTheLeadingEdge(t *testing.T) {
 // window.
 func TestQuietGap(t *testing.T) {
 	const fold, gap = 200 * time.Millisecond, 30 * time.Millisecond
-	var mu sync.Mutex
-	n := 0
-	h := startWith(t, view.Config{FoldDelay: fold, QuietGap: gap}, func(*insights.Sources, time.Time) insights.Result {
-		mu.Lock()
-		defer mu.Unlock()
-		return insights.Result{Status: targetStatus(fmt.Sprintf("4.17.%d", n))}
-	})
-	update := func(i int) {
-		mu.Lock()
-		n = i
-		mu.Unlock()
-		h.source.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = uint64(100 + i) })
-	}
+	h, update := startVersioned(t, view.Config{FoldDelay: fold, QuietGap: gap})
 
 	// A steady stream at the gap, well within the fold window after each
 	// computation: every change has its own revision, and none waits.

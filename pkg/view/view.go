@@ -145,9 +145,11 @@ func New(cfg Config) (*View, error) {
 // Trigger tells the view that a source changed. It never blocks; triggers
 // that arrive while one is pending are folded into it.
 func (v *View) Trigger() {
-	now := v.cfg.Clock.Now().UnixNano()
-	prev := v.lastTrigger.Swap(now)
-	v.isolated.Store(v.cfg.QuietGap > 0 && (prev == 0 || now-prev >= int64(v.cfg.QuietGap)))
+	if v.cfg.QuietGap > 0 {
+		now := v.cfg.Clock.Now().UnixNano()
+		prev := v.lastTrigger.Swap(now)
+		v.isolated.Store(prev == 0 || now-prev >= int64(v.cfg.QuietGap))
+	}
 	select {
 	case v.trigger <- struct{}{}:
 	default:

@@ -628,6 +628,45 @@ func listRV(l *v1alpha1.UpdateStatusList) string {
 	return l.ResourceVersion
 }
 
+// rawGet returns a GET of a path of the server at url as user that client-go
+// does not retry: client-go waits out a 429's Retry-After and tries again,
+// which hides the status and the header the limit tests assert.
+func rawGet(t *testing.T, url string, user *localstack.User) func(ctx context.Context, path string) (*http.Response, error) {
+	t.Helper()
+	rt, err := rest.TransportFor(cp.DirectConfig(url, user))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: rt}
+	return func(ctx context.Context, path string) (*http.Response, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+path, nil)
+		if err != nil {
+			return nil, err
+		}
+		return hc.Do(req)
+	}
+}
+
+// await429 GETs path until the answer is 429 Too Many Requests, and returns
+// its Retry-After and body. The body is read within the poll, whose context
+// ends the response.
+func await429(ctx context.Context, get func(context.Context, string) (*http.Response, error), path string, timeout time.Duration) (retryAfter string, body []byte, err error) {
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		r, err := get(ctx, path)
+		if err != nil {
+			return false, err
+		}
+		defer func() { _ = r.Body.Close() }()
+		if r.StatusCode != http.StatusTooManyRequests {
+			return false, nil
+		}
+		retryAfter = r.Header.Get("Retry-After")
+		body, err = io.ReadAll(r.Body)
+		return err == nil, err
+	})
+	return retryAfter, body, err
+}
+
 // TestRequestsInFlightLimit: with --max-requests-inflight=1 and a LIST held
 // in flight (one that waits for a resourceVersion the cache has not reached),
 // a reader's GET is answered 429 with a Retry-After, while system:masters is
@@ -636,19 +675,7 @@ func listRV(l *v1alpha1.UpdateStatusList) string {
 func TestRequestsInFlightLimit(t *testing.T) {
 	ctx := t.Context()
 	in := startInstance(t, localstack.InstanceOptions{Name: "inflight-limit", Args: []string{"--max-requests-inflight=1"}})
-	viewer := cp.DirectConfig(in.URL, &cp.Users.Viewer)
-	rt, err := rest.TransportFor(viewer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hc := &http.Client{Transport: rt}
-	get := func(ctx context.Context, path string) (*http.Response, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, in.URL+path, nil)
-		if err != nil {
-			return nil, err
-		}
-		return hc.Do(req)
-	}
+	get := rawGet(t, in.URL, &cp.Users.Viewer)
 	// The watch cache holds a LIST from a future resourceVersion for a few
 	// seconds before it gives up; one after another keeps the slot taken.
 	holdCtx, release := context.WithCancel(ctx)
@@ -662,25 +689,8 @@ func TestRequestsInFlightLimit(t *testing.T) {
 			}
 		}
 	}()
-	// The body is read within the poll: its context ends with it.
-	var retryAfter string
-	var body []byte
-	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
-		r, err := get(ctx, localstack.UpdateStatusPath)
-		if err != nil {
-			return false, err
-		}
-		defer func() { _ = r.Body.Close() }()
-		b, err := io.ReadAll(r.Body)
-		if err != nil {
-			return false, err
-		}
-		if r.StatusCode != http.StatusTooManyRequests {
-			return false, nil
-		}
-		retryAfter, body = r.Header.Get("Retry-After"), b
-		return true, nil
-	}); err != nil {
+	retryAfter, body, err := await429(ctx, get, localstack.UpdateStatusPath, 20*time.Second)
+	if err != nil {
 		release()
 		t.Fatalf("a reader's GET beside a held LIST was not refused: %v", err)
 	}
@@ -706,7 +716,6 @@ func TestWatchLimit(t *testing.T) {
 	ctx := t.Context()
 	ensureUpdating(t)
 	in := startInstance(t, localstack.InstanceOptions{Name: "watch-limit", Args: []string{"--max-watches=2"}})
-	cfg := cp.DirectConfig(in.URL, &cp.Users.Admin)
 	c := directClient(t, in.URL, &cp.Users.Admin).UpdateV1alpha1()
 	us, err := c.UpdateStatuses().Watch(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -721,31 +730,9 @@ func TestWatchLimit(t *testing.T) {
 	// The watches count once the server handles them: wait for the refusal
 	// rather than assume it. A raw request, as client-go would wait out the
 	// Retry-After and try again.
-	rt, err := rest.TransportFor(cfg)
+	get := rawGet(t, in.URL, &cp.Users.Admin)
+	retryAfter, body, err := await429(ctx, get, "/apis/update.openshift.io/v1alpha1/nodeprogressinsights?watch=true", 10*time.Second)
 	if err != nil {
-		t.Fatal(err)
-	}
-	hc := &http.Client{Transport: rt}
-	// The body is read within the poll: its context ends with it.
-	var retryAfter string
-	var body []byte
-	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, in.URL+"/apis/update.openshift.io/v1alpha1/nodeprogressinsights?watch=true", nil)
-		if err != nil {
-			return false, err
-		}
-		r, err := hc.Do(req)
-		if err != nil {
-			return false, err
-		}
-		defer func() { _ = r.Body.Close() }()
-		if r.StatusCode != http.StatusTooManyRequests {
-			return false, nil
-		}
-		retryAfter = r.Header.Get("Retry-After")
-		body, err = io.ReadAll(r.Body)
-		return err == nil, err
-	}); err != nil {
 		t.Fatalf("a third watch was not refused: %v", err)
 	}
 	if retryAfter == "" || !strings.Contains(string(body), "TooManyRequests") {

@@ -17,6 +17,7 @@ package virtualstore
 import (
 	"context"
 	"testing"
+	"time"
 
 	"k8s.io/apiserver/pkg/features"
 	"k8s.io/apiserver/pkg/storage"
@@ -48,7 +49,18 @@ func TestLibraryStorageSuites(t *testing.T) {
 		{name: "WatchFromNonZero", cache: true, store: true, run: storagetesting.RunTestWatchFromNonZero},
 		{name: "DeleteTriggerWatch", cache: true, store: true, run: storagetesting.RunTestDeleteTriggerWatch},
 		{name: "WatchDeleteEventObjectHaveLatestRV", cache: true, store: true, run: storagetesting.RunTestWatchDeleteEventObjectHaveLatestRV},
-		{name: "DelayedWatchDelivery", cache: true, run: storagetesting.RunTestDelayedWatchDelivery},
+		{name: "DelayedWatchDelivery", cache: true, run: func(ctx context.Context, t *testing.T, s storage.Interface) {
+			// The watch cache waits for a watcher whose buffer is full only
+			// as long as its dispatch budget, which starts at zero and
+			// accrues 50 ms a second up to 100 ms. Here time passes as in
+			// a server whose cache has run for 2 s before the burst: with
+			// a budget of zero the test would only measure whether the
+			// watcher's goroutine ran before the Store's microsecond-fast
+			// updates filled its buffer (it once had not, under -race on
+			// a loaded machine, and the watch ended with no event).
+			time.Sleep(2 * time.Second)
+			storagetesting.RunTestDelayedWatchDelivery(ctx, t, s)
+		}},
 		{name: "WatcherTimeout", cache: true, store: true, run: storagetesting.RunTestWatcherTimeout},
 		{name: "WatchContextCancel", cache: true, store: true, run: storagetesting.RunTestWatchContextCancel},
 		{name: "WatchInitializationSignal", cache: true, run: storagetesting.RunTestWatchInitializationSignal},

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -66,16 +67,18 @@ type Config struct {
 	// Clock is the time source. Required.
 	Clock clock.Clock
 	// FoldDelay is the burst window. A source event that arrives when the
-	// last computation ended at least FoldDelay ago, or at least QuietGap
-	// after the event before it, is computed at once; any other (one of a
-	// burst) waits until FoldDelay after the end of the last computation,
-	// and every event in that wait is folded into one computation. 0
-	// computes at once. At most MaxFoldDelay.
+	// last computation ended at least FoldDelay ago, or that is isolated
+	// (QuietGap), is computed at once; any other (one of a burst) waits
+	// until FoldDelay after the end of the last computation, and every
+	// event in that wait is folded into one computation. 0 computes at
+	// once. At most MaxFoldDelay.
 	FoldDelay time.Duration
-	// QuietGap is how long after the previous source event an event counts
-	// as isolated: computed at once, without waiting for the fold window.
+	// QuietGap separates a stream from a burst. An event is isolated, and
+	// computed at once without waiting for the fold window, unless both it
+	// and the event before it came within QuietGap of their predecessors.
 	// So a steady stream slower than one event per QuietGap is computed
-	// event by event, and a faster one (a burst) once per FoldDelay. 0
+	// event by event even when one event of it arrives late, and a faster
+	// one (a burst) once per FoldDelay after its first two events. 0
 	// counts no event as isolated. At most MaxFoldDelay.
 	QuietGap time.Duration
 	// StuckAfter is how long one computation may run before the liveness
@@ -100,8 +103,12 @@ type View struct {
 	started        atomic.Bool
 	running        atomic.Bool
 	computingSince atomic.Int64 // unix nanoseconds; 0 when idle
-	lastTrigger    atomic.Int64 // unix nanoseconds of the last Trigger
-	isolated       atomic.Bool  // the last Trigger came QuietGap after the one before
+	isolated       atomic.Bool  // the last Trigger is computed without the fold window
+
+	// The spacing of Triggers (QuietGap).
+	gapMu       sync.Mutex
+	lastTrigger time.Time // the last Trigger
+	shortGap    bool      // it came within QuietGap of the one before
 
 	// Owned by the Run goroutine.
 	last       *Revision
@@ -146,9 +153,14 @@ func New(cfg Config) (*View, error) {
 // that arrive while one is pending are folded into it.
 func (v *View) Trigger() {
 	if v.cfg.QuietGap > 0 {
-		now := v.cfg.Clock.Now().UnixNano()
-		prev := v.lastTrigger.Swap(now)
-		v.isolated.Store(prev == 0 || now-prev >= int64(v.cfg.QuietGap))
+		now := v.cfg.Clock.Now()
+		v.gapMu.Lock()
+		short := !v.lastTrigger.IsZero() && now.Sub(v.lastTrigger) < v.cfg.QuietGap
+		// One short gap is a steady stream's jitter (an event delivered
+		// late, then the next on time); two in a row are a burst.
+		v.isolated.Store(!short || !v.shortGap)
+		v.lastTrigger, v.shortGap = now, short
+		v.gapMu.Unlock()
 	}
 	select {
 	case v.trigger <- struct{}{}:

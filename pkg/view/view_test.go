@@ -382,44 +382,55 @@ func TestFoldOnTheLeadingEdge(t *testing.T) {
 
 // TestQuietGap drives the isolation rule with a fake clock: changes that
 // come at least the quiet gap apart are each computed at once, with the
-// clock standing still, however soon after the last computation; changes
-// closer together than the gap (a burst) are folded, one computation per
-// window.
+// clock standing still, however soon after the last computation; so is a
+// change that comes sooner after one that came late (one short gap, the
+// jitter of a steady stream); two short gaps in a row (a burst) fold, one
+// computation per window.
 func TestQuietGap(t *testing.T) {
 	const fold, gap = 200 * time.Millisecond, 30 * time.Millisecond
 	h, update := startVersioned(t, view.Config{FoldDelay: fold, QuietGap: gap})
+	// atOnce sends change i after step and waits for its own revision,
+	// computed with the clock standing still.
+	atOnce := func(i int, step time.Duration, why string) {
+		t.Helper()
+		h.clock.Step(step)
+		published := h.rec.count()
+		update(i)
+		testio.Eventually(t, fmt.Sprintf("change %d's own revision (%s)", i, why), func() bool { return h.rec.count() == published+1 })
+		if w := h.clock.Waiters(); w != 0 {
+			t.Fatalf("change %d, %v after the one before (%s): %d clock waiters, want it computed at once", i, step, why, w)
+		}
+	}
 
 	// A steady stream at the gap, well within the fold window after each
 	// computation: every change has its own revision, and none waits.
 	for i := 1; i <= 10; i++ {
-		h.clock.Step(gap)
-		published := h.rec.count()
-		update(i)
-		testio.Eventually(t, fmt.Sprintf("change %d's own revision", i), func() bool { return h.rec.count() == published+1 })
-		if w := h.clock.Waiters(); w != 0 {
-			t.Fatalf("change %d, %v after the one before: %d clock waiters, want it computed at once", i, gap, w)
-		}
+		atOnce(i, gap, "a stream at the gap")
 	}
+	// A stream with jitter: a change late by two thirds of the gap, then
+	// the next on time, one third of the gap after it.
+	atOnce(11, gap+2*gap/3, "late")
+	atOnce(12, gap/3, "on time after a late one")
+	atOnce(13, gap, "the stream again")
 
 	// A burst: changes 1 ms apart. The first is isolated (the gap since the
-	// stream's last change), the rest wait for one window.
-	h.clock.Step(gap)
+	// stream's last change) and so is the second (one short gap); from the
+	// third on they wait for one window.
 	before := h.computer.Calls()
-	published := h.rec.count()
-	update(100)
-	testio.Eventually(t, "the burst's first change at once", func() bool { return h.rec.count() == published+1 })
-	for i := 101; i < 120; i++ {
+	atOnce(100, gap, "the burst's first")
+	atOnce(101, time.Millisecond, "the burst's second")
+	for i := 102; i < 120; i++ {
 		h.clock.Step(time.Millisecond)
 		update(i)
 	}
 	testio.Eventually(t, "the fold timer", func() bool { return h.clock.Waiters() == 1 })
-	if got := h.computer.Calls() - before; got != 1 {
-		t.Errorf("%d computations before the window ended, want 1 (the burst's first change)", got)
+	if got := h.computer.Calls() - before; got != 2 {
+		t.Errorf("%d computations before the window ended, want 2 (the burst's first two changes)", got)
 	}
 	h.clock.Step(fold)
 	testio.Eventually(t, "the folded revision", func() bool { return h.view.Current().ResourceVersion/1_000_000 == 219 })
-	if got := h.computer.Calls() - before; got != 2 {
-		t.Errorf("%d computations for a burst of 20 changes, want 2 (the first, then the rest folded)", got)
+	if got := h.computer.Calls() - before; got != 3 {
+		t.Errorf("%d computations for a burst of 20 changes, want 3 (the first two, then the rest folded)", got)
 	}
 }
 

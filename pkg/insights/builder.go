@@ -15,6 +15,8 @@
 package insights
 
 import (
+	"slices"
+
 	configv1 "github.com/openshift/api/config/v1"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	appsv1 "k8s.io/api/apps/v1"
@@ -100,6 +102,12 @@ func (b *SourcesBuilder) Add(obj any) bool {
 		return false
 	}
 	return true
+}
+
+// GrowNodes makes room for n more Nodes, for a caller that knows how many it
+// is about to add.
+func (b *SourcesBuilder) GrowNodes(n int) {
+	b.src.Nodes = slices.Grow(b.src.Nodes, n)
 }
 
 // AddMachineConfig adds a MachineConfig given by its name and annotations,

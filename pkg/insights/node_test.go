@@ -66,7 +66,7 @@ func TestNodeOf(t *testing.T) {
 			name: "what the engine reads",
 			in:   full(),
 			want: &Node{
-				Name: "worker-0", UID: "uid-0", ResourceVersion: "42",
+				Name: "worker-0", UID: "uid-0", ResourceVersion: "42", rv: 42, rvText: "42",
 				// Sorted by key.
 				Labels:        NodeLabels{{"kubernetes.io/hostname", "worker-0"}, {"node-role.kubernetes.io/worker", ""}},
 				Annotations:   map[string]string{CurrentConfigAnnotation: "rendered-worker-old", MCDStateAnnotation: MCDStateDone},
@@ -161,6 +161,44 @@ func TestNodeInCache(t *testing.T) {
 	c.Labels[0].Value, c.Conditions[0].Status = "changed", corev1.ConditionFalse
 	if n.Labels.Get("a") != "b" || n.Conditions[0].Status != "" || !reflect.DeepEqual(NodeOf(nil, nil).DeepCopy(), (*Node)(nil)) {
 		t.Errorf("DeepCopy shares memory with its original: %+v", n)
+	}
+}
+
+// TestResourceVersionNumber checks the resourceVersion NodeOf parses once:
+// it answers as parsing ResourceVersion would, including for a copy given
+// another resourceVersion and for Nodes not built by NodeOf.
+func TestResourceVersionNumber(t *testing.T) {
+	built := func(rv string) *Node {
+		return NodeOf(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", ResourceVersion: rv}}, nil)
+	}
+	changed := func(n *Node, rv string) *Node {
+		c := n.DeepCopy()
+		c.ResourceVersion = rv
+		return c
+	}
+	tests := []struct {
+		name   string
+		node   *Node
+		want   uint64
+		wantOK bool
+	}{
+		{"built by NodeOf", built("1234567"), 1234567, true},
+		{"the largest etcd revision", built("18446744073709551615"), 1<<64 - 1, true},
+		{"a copy given a higher one", changed(built("7"), "8"), 8, true},
+		{"a copy given a lower one", changed(built("700"), "69"), 69, true},
+		{"a copy given none", changed(built("7"), ""), 0, false},
+		{"a copy given one that is not a number", changed(built("7"), "m7"), 0, false},
+		{"a literal", &Node{Name: "n", ResourceVersion: "42"}, 42, true},
+		{"not a number", built("m1"), 0, false},
+		{"none", built(""), 0, false},
+		{"zero", built("0"), 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, ok := tc.node.ResourceVersionNumber(); got != tc.want || ok != tc.wantOK {
+				t.Errorf("ResourceVersionNumber() = %d, %v; want %d, %v", got, ok, tc.want, tc.wantOK)
+			}
+		})
 	}
 }
 

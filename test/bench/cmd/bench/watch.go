@@ -315,6 +315,14 @@ type churn struct {
 	mu     sync.Mutex
 	writes []write
 	errs   atomic.Int64
+	// state is spec.unschedulable of each node (by index) as the churn
+	// last left it, and unsure the nodes whose last patch failed (it may
+	// have been applied or not). Without them a write skipped or failed
+	// in one cycle would make the same node's write of the next cycle a
+	// no-op: the apiserver answers it with the old resourceVersion and no
+	// watcher ever sees it, so it would count as late or unseen.
+	state  map[int]bool
+	unsure map[int]bool
 }
 
 func (c *churn) run(ctx context.Context) {
@@ -330,36 +338,90 @@ func (c *churn) run(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		name := c.nodes[i%len(c.nodes)]
-		unschedulable := (i/len(c.nodes))%2 == 0
 		select {
 		case sem <- struct{}{}:
 		default:
-			c.errs.Add(1) // the API is too slow to keep the rate: count it
+			c.skip(i) // the API is too slow to keep the rate: count it
 			continue
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			patch := fmt.Appendf(nil, `{"spec":{"unschedulable":%t}}`, unschedulable)
-			at := time.Now()
-			n, err := c.kube.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
-			if err != nil {
-				if ctx.Err() == nil {
-					c.errs.Add(1)
-					klog.V(2).ErrorS(err, "Churn patch failed", "node", name)
-				}
-				return
-			}
-			rv, err := strconv.ParseUint(n.ResourceVersion, 10, 64)
-			if err != nil {
-				c.errs.Add(1)
-				return
-			}
-			c.mu.Lock()
-			c.writes = append(c.writes, write{rv: rv, at: at, node: int32(i % len(c.nodes)), unschedulable: unschedulable})
-			c.mu.Unlock()
+			c.write(ctx, i)
 		})
 	}
+}
+
+// target returns the state write i sets its node to: the opposite of the
+// state the churn left it in, read from the API when the last patch failed;
+// for a node not written yet, the state of write i's cycle (every node
+// starts schedulable, and each cycle over the nodes toggles them all).
+func (c *churn) target(ctx context.Context, i int) bool {
+	k := i % len(c.nodes)
+	c.mu.Lock()
+	state, known := c.state[k]
+	unsure := c.unsure[k]
+	c.mu.Unlock()
+	if unsure {
+		if n, err := c.kube.CoreV1().Nodes().Get(ctx, c.nodes[k], metav1.GetOptions{}); err == nil {
+			state, known = n.Spec.Unschedulable, true
+		}
+	}
+	if !known {
+		return (i/len(c.nodes))%2 == 0
+	}
+	return !state
+}
+
+// skip records that write i was not sent: its node stays as it is.
+func (c *churn) skip(i int) {
+	c.errs.Add(1)
+	k := i % len(c.nodes)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.state[k]; !ok && !c.unsure[k] {
+		c.setState(k, (i/len(c.nodes))%2 != 0)
+	}
+}
+
+// setState records node k's state; c.mu is held.
+func (c *churn) setState(k int, unschedulable bool) {
+	if c.state == nil {
+		c.state = map[int]bool{}
+	}
+	c.state[k] = unschedulable
+	delete(c.unsure, k)
+}
+
+// write sends write i: a merge patch of its node's spec.unschedulable.
+func (c *churn) write(ctx context.Context, i int) {
+	k := i % len(c.nodes)
+	name := c.nodes[k]
+	unschedulable := c.target(ctx, i)
+	patch := fmt.Appendf(nil, `{"spec":{"unschedulable":%t}}`, unschedulable)
+	at := time.Now()
+	n, err := c.kube.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil {
+		c.mu.Lock()
+		if c.unsure == nil {
+			c.unsure = map[int]bool{}
+		}
+		c.unsure[k] = true
+		c.mu.Unlock()
+		if ctx.Err() == nil {
+			c.errs.Add(1)
+			klog.V(2).ErrorS(err, "Churn patch failed", "node", name)
+		}
+		return
+	}
+	rv, err := strconv.ParseUint(n.ResourceVersion, 10, 64)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.setState(k, n.Spec.Unschedulable)
+	if err != nil {
+		c.errs.Add(1)
+		return
+	}
+	c.writes = append(c.writes, write{rv: rv, at: at, node: int32(k), unschedulable: unschedulable})
 }
 
 // reset forgets the writes of the previous run.

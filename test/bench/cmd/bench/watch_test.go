@@ -71,14 +71,14 @@ func TestChurnWritesRealChanges(t *testing.T) {
 		fail  bool
 		write bool // a write is recorded, and it toggled its node
 	}{
-		{i: 0, write: true},  // n0 cordoned
-		{i: 1, skip: true},   // n1 stays schedulable
-		{i: 2, write: true},  // n0 uncordoned
-		{i: 3, write: true},  // n1 cordoned, not its cycle's uncordon (a no-op)
-		{i: 4, fail: true},   // n0 cordoned, but the answer fails
-		{i: 5, write: true},  // n1 uncordoned
-		{i: 6, write: true},  // n0 uncordoned, as the API shows it cordoned
-		{i: 7, write: true},  // n1 cordoned
+		{i: 0, write: true}, // n0 cordoned
+		{i: 1, skip: true},  // n1 stays schedulable
+		{i: 2, write: true}, // n0 uncordoned
+		{i: 3, write: true}, // n1 cordoned, not its cycle's uncordon (a no-op)
+		{i: 4, fail: true},  // n0 cordoned, but the answer fails
+		{i: 5, write: true}, // n1 uncordoned
+		{i: 6, write: true}, // n0 uncordoned, as the API shows it cordoned
+		{i: 7, write: true}, // n1 cordoned
 	} {
 		name := c.nodes[step.i%2]
 		before, writes := state(name), len(c.writes)

@@ -353,8 +353,7 @@ func (c *churn) run(ctx context.Context) {
 
 // target returns the state write i sets its node to: the opposite of the
 // state the churn left it in, read from the API when the last patch failed;
-// for a node not written yet, the state of write i's cycle (every node
-// starts schedulable, and each cycle over the nodes toggles them all).
+// for a node not written yet, cycleTarget.
 func (c *churn) target(ctx context.Context, i int) bool {
 	k := i % len(c.nodes)
 	c.mu.Lock()
@@ -367,9 +366,15 @@ func (c *churn) target(ctx context.Context, i int) bool {
 		}
 	}
 	if !known {
-		return (i/len(c.nodes))%2 == 0
+		return c.cycleTarget(i)
 	}
 	return !state
+}
+
+// cycleTarget is the state write i's cycle over the nodes sets: every node
+// starts schedulable, and each cycle toggles them all.
+func (c *churn) cycleTarget(i int) bool {
+	return (i/len(c.nodes))%2 == 0
 }
 
 // skip records that write i was not sent: its node stays as it is.
@@ -379,7 +384,7 @@ func (c *churn) skip(i int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.state[k]; !ok && !c.unsure[k] {
-		c.setState(k, (i/len(c.nodes))%2 != 0)
+		c.setState(k, !c.cycleTarget(i))
 	}
 }
 

@@ -168,7 +168,9 @@ func (w *coalescingWatch) Stop() {
 // and returns its channel, or nil.
 func (w *coalescingWatch) reopen(st *resumeState) <-chan watch.Event {
 	rv := st.from()
-	if w.resume == nil || rv == "" {
+	if w.resume == nil || rv == "" || w.isStopped() {
+		// A stopped client's cache watch closes too: nobody waits for a
+		// resumed one.
 		return nil
 	}
 	next, err := w.resume(rv)
@@ -177,16 +179,25 @@ func (w *coalescingWatch) reopen(st *resumeState) <-chan watch.Event {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	select {
-	case <-w.done:
+	if w.isStopped() {
+		// Stopped while it opened: Stop has already stopped the old one.
 		next.Stop()
 		return nil
-	default:
 	}
 	w.in = next
 	st.empty++
 	WatchesResumed.WithLabelValues(w.resource).Inc()
 	return next.ResultChan()
+}
+
+// isStopped reports whether the client called Stop.
+func (w *coalescingWatch) isStopped() bool {
+	select {
+	case <-w.done:
+		return true
+	default:
+		return false
+	}
 }
 
 func (w *coalescingWatch) run(st resumeState) {

@@ -307,7 +307,9 @@ func TestCoalescingResumesWhereTheCacheEnded(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			cache := &cacheWatches{watches: append([]*watch.FakeWatcher(nil), tc.resumed...)}
-			w := newCoalescingWatch(tc.first, 0, "test", cache.resume, tc.start, nil)
+			// Room for every event: a reader that is late must not see two
+			// changes of one object folded, which is not what this checks.
+			w := newCoalescingWatch(tc.first, len(tc.want), "test", cache.resume, tc.start, nil)
 			var got []string
 			for len(got) < len(tc.want) {
 				select {
@@ -332,6 +334,9 @@ func TestCoalescingResumesWhereTheCacheEnded(t *testing.T) {
 				if !last.IsStopped() {
 					t.Error("Stop did not stop the watch the stream went on with")
 				}
+				// Once the stream has ended, a stopped client's watch
+				// was not opened again (checked below).
+				expectEnded(t, w)
 			} else {
 				expectEnded(t, w)
 			}
@@ -360,6 +365,24 @@ func TestCoalescingStopWhileResuming(t *testing.T) {
 	expectEnded(t, w)
 	if !next.IsStopped() {
 		t.Error("the watch opened after Stop was not stopped")
+	}
+}
+
+// TestCoalescingStoppedNeverResumes checks that once the client stopped, a
+// cache watch that ends is not opened again: Stop stops the cache's watch
+// too, and the goroutine may see that before it sees Stop.
+func TestCoalescingStoppedNeverResumes(t *testing.T) {
+	cache := &cacheWatches{watches: []*watch.FakeWatcher{fakeCacheWatch(false)}}
+	w := newCoalescingWatch(fakeCacheWatch(false), 0, "test", cache.resume, resumeFrom("5", true), nil)
+	w.Stop()
+	expectEnded(t, w)
+	// The goroutine's view when the closed channel wins the race with done.
+	st := resumeFrom("5", true)
+	if in := w.reopen(&st); in != nil {
+		t.Error("a stopped watch was opened again")
+	}
+	if from := cache.resumedFrom(); len(from) != 0 {
+		t.Errorf("the cache was watched again from %q after Stop", from)
 	}
 }
 

@@ -413,6 +413,9 @@ func summary(node string, blockers []Blocker) string {
 	return s
 }
 
+// description is one paragraph of sentences, a blocker's after the
+// other's: a reader such as oc's report layout prints each line break of a
+// description as a continuation line of its own.
 func description(in *Input, blockers []Blocker, started time.Time, timeout time.Duration) string {
 	var sb strings.Builder
 	// The instants, not the durations: the text stays the same from one
@@ -420,7 +423,7 @@ func description(in *Input, blockers []Blocker, started time.Time, timeout time.
 	fmt.Fprintf(&sb, "Node %s (pool %s) has been draining since %s (drain timeout %s).", in.Node.Name, in.Pool, started.UTC().Format(time.RFC3339), timeout)
 	described := map[string]bool{}
 	for _, b := range blockers {
-		sb.WriteString("\n")
+		sb.WriteString(" ")
 		switch b.Kind {
 		case BlockedByBudget:
 			key := b.Budget.Namespace + "/" + b.Budget.Name
@@ -443,10 +446,20 @@ func description(in *Input, blockers []Blocker, started time.Time, timeout time.
 			}
 			sb.WriteString(".")
 		case BlockedByDrainFailure:
-			fmt.Fprintf(&sb, "MachineConfigNode %s reports the drain has not succeeded: %s", in.Node.Name, b.Message)
+			fmt.Fprintf(&sb, "MachineConfigNode %s reports the drain has not succeeded: %s", in.Node.Name, sentence(b.Message))
 		}
 	}
 	return sb.String()
+}
+
+// sentence is msg on one line, ending with a full stop unless it ends
+// with other closing punctuation.
+func sentence(msg string) string {
+	msg = strings.Join(strings.Fields(msg), " ")
+	if msg == "" || strings.ContainsAny(msg[len(msg)-1:], ".!?") {
+		return msg
+	}
+	return msg + "."
 }
 
 // unhealthyNames are the names of the pods that are not ready (those the

@@ -383,6 +383,57 @@ func TestEvaluate(t *testing.T) {
 	}
 }
 
+// TestDescription checks the description's text: one paragraph of
+// sentences, since a reader such as oc's report layout prints each line
+// break as a continuation line of its own.
+func TestDescription(t *testing.T) {
+	app := map[string]string{"app": "db"}
+	atLimit := budget("shop", "db", app, 2, 3, 3)
+	sick := pod("shop", "db-9", "worker-1", app)
+	sick.Status.Conditions[0].Status = corev1.ConditionFalse
+	stuck := pod("shop", "db-s", "worker-0", map[string]string{"app": "web"})
+	stuck.DeletionTimestamp = ptr.To(metav1.NewTime(t0.Add(-5 * time.Minute)))
+	stuck.Finalizers = []string{"example.com/backup", "example.com/audit"}
+	multiLine := mcoMCN("worker-0", mcoFresh, mcoCordoned, mcoDegraded)
+	multiLine.Status.Conditions[len(multiLine.Status.Conditions)-1].Message = "failed to drain node\n  after 1 hour"
+	const head = "Node worker-0 (pool worker) has been draining since 2025-10-01T11:50:00Z (drain timeout 1h0m0s)."
+	for _, tc := range []struct {
+		name string
+		in   *Input
+		want string
+	}{
+		{"two pods under one budget: its status once",
+			&Input{Pods: []*corev1.Pod{pod("shop", "db-1", "worker-0", app), pod("shop", "db-2", "worker-0", app)},
+				Budgets: []*policyv1.PodDisruptionBudget{atLimit}, Protected: map[string][]*corev1.Pod{"shop/db": {sick}}},
+			head + " Pod shop/db-1 cannot be evicted: PodDisruptionBudget shop/db allows 0 disruptions (current healthy 2, desired healthy 3, expected pods 3)." +
+				" Unhealthy pods it protects: shop/db-9." +
+				" Pod shop/db-2 cannot be evicted: PodDisruptionBudget shop/db allows 0 disruptions."},
+		{"a pod stuck terminating",
+			&Input{Pods: []*corev1.Pod{stuck}},
+			head + " Pod shop/db-s is still terminating after its grace period ended at 2025-10-01T11:55:00Z; finalizers: example.com/backup, example.com/audit."},
+		{"the MachineConfigNode's error, closed with a full stop",
+			&Input{MCN: mcoMCN("worker-0", mcoFresh, mcoCordoned, mcoDrainFailed)},
+			head + " MachineConfigNode worker-0 reports the drain has not succeeded: " + evictionError + "."},
+		{"a message that ends with a quotation mark",
+			&Input{MCN: mcoMCN("worker-0", mcoFresh, mcoCordoned, mcoDegraded)},
+			head + " MachineConfigNode worker-0 reports the drain has not succeeded: " + mcoDegraded.Message + "."},
+		{"a message on several lines, joined",
+			&Input{MCN: multiLine},
+			head + " MachineConfigNode worker-0 reports the drain has not succeeded: failed to drain node after 1 hour."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.in.Node, tc.in.Pool, tc.in.DrainStarted = drainingNode("worker-0"), "worker", t0.Add(-10*time.Minute)
+			f := Evaluate(tc.in, t0, DefaultTimeout)
+			if f == nil {
+				t.Fatal("Evaluate = nil, want a finding")
+			}
+			if got := f.Health.Impact.Description; got != tc.want {
+				t.Errorf("description\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestEvaluateBounds(t *testing.T) {
 	app := map[string]string{"app": "db"}
 	var pods []*corev1.Pod

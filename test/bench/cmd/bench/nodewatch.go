@@ -32,6 +32,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/update-status/apiserver/internal/localstack"
+	"github.com/update-status/apiserver/pkg/simulator"
 )
 
 // The node-watch cell (issue #38): watchers of core/v1 Nodes, straight to
@@ -64,6 +65,9 @@ type nodeWatchSpec struct {
 	// Only makes each size measure this cell alone (with the cluster, the
 	// server and its memory).
 	Only bool
+	// Live measures each watcher count again while the cluster updates
+	// (live.go).
+	Live bool
 }
 
 // enabled reports whether the cell measures anything.
@@ -93,6 +97,9 @@ func (s nodeWatchSpec) flags() string {
 	if s.Only {
 		line += " -node-watch-only"
 	}
+	if !s.Live {
+		line += " -node-watch-live=false"
+	}
 	return line
 }
 
@@ -104,6 +111,7 @@ func (s *nodeWatchSpec) register(fs *flag.FlagSet) func() error {
 	fs.DurationVar(&s.Duration, "node-watch-duration", 30*time.Second, "how long each node-watch cell, and the burst, writes changes")
 	fs.IntVar(&s.BurstRate, "node-watch-burst", 50, "node changes per second of the burst that measures the server's CPU per change (with the first -node-watch count of nodeprogressinsights watchers, 100 without one); 0 to skip")
 	fs.DurationVar(&s.Deadline, "node-watch-deadline", 5*time.Second, "a change not shown to a watcher within this is counted as not delivered")
+	fs.BoolVar(&s.Live, "node-watch-live", true, "measure each -node-watch count again while a simulated update runs (the churned worker pool paused) and an external informer rewrites its contribution every second")
 	fs.BoolVar(&s.Only, "node-watch-only", false, "at each size, measure the node-watch cell alone (after the cluster, the server's start-up and memory)")
 	return func() error {
 		s.Watchers = nil
@@ -357,6 +365,11 @@ type nodeWatchCell struct {
 	Route               string // how the watchers connect
 	Watchers, Connected int
 	Rate                int
+	// Live is set when the cluster was updating during the cell: the
+	// simulator's API requests, the updates it started and the
+	// contribution's writes over the cell.
+	Live                                         bool
+	LiveRequests, LiveUpdates, LiveContributions int64
 	// Duration is how long the churn wrote; Window the churn and the
 	// deadline after it, over which the CPU is measured.
 	Duration, Window time.Duration
@@ -397,19 +410,20 @@ func (c *nodeWatchCell) CPUPerChange(kube bool) float64 {
 type nodeWatchResult struct {
 	Spec  nodeWatchSpec
 	Nodes int // the worker nodes the churn writes
-	// Cells are, for each watcher count, Nodes then nodeprogressinsights.
+	// Cells are, for each watcher count, Nodes then nodeprogressinsights,
+	// quiet, then the same live.
 	Cells []*nodeWatchCell
 	// Burst is BurstWatchers watchers of nodeprogressinsights at BurstRate.
 	Burst *nodeWatchCell
 }
 
-// cell returns the cell of kind and watchers, or nil.
-func (r *nodeWatchResult) cell(kind string, watchers int) *nodeWatchCell {
+// cell returns the cell of kind and watchers, quiet or live, or nil.
+func (r *nodeWatchResult) cell(kind string, watchers int, live bool) *nodeWatchCell {
 	if r == nil {
 		return nil
 	}
 	for _, c := range r.Cells {
-		if c.Kind == kind && c.Watchers == watchers {
+		if c.Kind == kind && c.Watchers == watchers && c.Live == live {
 			return c
 		}
 	}
@@ -420,29 +434,25 @@ func (r *nodeWatchResult) cell(kind string, watchers int) *nodeWatchCell {
 const nodeWatchIdle = 5 * time.Second
 
 // benchNodeWatch measures the node-watch cell with ch's nodes (its rate is
-// set for each cell and restored).
+// set for each cell and restored), the live cells with sim updating the
+// cluster (none when sim is nil).
 //
 // A CPU profile of the server over each churn of nodeprogressinsights
 // watchers at the steady rate goes to profDir (not over the burst, whose CPU
 // is compared with a baseline's).
-func benchNodeWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admin *httpClient, ch *churn, profDir string) (*nodeWatchResult, error) {
+func benchNodeWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admin *httpClient, ch *churn, sim *simulator.Simulator, pool, profDir string) (*nodeWatchResult, error) {
 	spec := c.nodeWatch
 	res := &nodeWatchResult{Spec: spec, Nodes: len(ch.nodes)}
 	defer func(rate int) { ch.rate = rate }(ch.rate)
 	if n := int(spec.Duration.Seconds()) * max(spec.Rate, spec.BurstRate); n > len(ch.nodes) {
 		klog.InfoS("The node-watch cell changes some nodes twice", "changes", n, "nodes", len(ch.nodes))
 	}
+	// Quiet, each count; the burst (compared with a baseline binary, which
+	// measures it alone) before the live cells change the cluster; then
+	// live, each count.
 	for _, k := range spec.Watchers {
-		for _, kind := range []string{kindNodes, kindInsights} {
-			profile := ""
-			if kind == kindInsights {
-				profile = filepath.Join(profDir, fmt.Sprintf("nodewatch-%d-cpu.pprof", k))
-			}
-			cell, err := nodeWatchRun(ctx, spec, cp, admin, ch, kind, k, spec.Rate, profile)
-			if err != nil {
-				return res, err
-			}
-			res.Cells = append(res.Cells, cell)
+		if err := res.measurePair(ctx, spec, cp, admin, ch, k, nil, profDir); err != nil {
+			return res, err
 		}
 	}
 	if spec.BurstRate > 0 {
@@ -451,7 +461,54 @@ func benchNodeWatch(ctx context.Context, c config, cp *localstack.ControlPlane, 
 			return res, err
 		}
 	}
+	if !spec.Live || sim == nil || len(spec.Watchers) == 0 {
+		return res, nil
+	}
+	if err := pauseChurnedPool(ctx, sim, pool); err != nil {
+		return res, err
+	}
+	for _, k := range spec.Watchers {
+		if err := res.measurePair(ctx, spec, cp, admin, ch, k, sim, profDir); err != nil {
+			return res, err
+		}
+	}
 	return res, nil
+}
+
+// measurePair measures k watchers of Nodes, then of nodeprogressinsights,
+// quiet, or live while sim updates the cluster when it is not nil.
+func (r *nodeWatchResult) measurePair(ctx context.Context, spec nodeWatchSpec, cp *localstack.ControlPlane, admin *httpClient, ch *churn, k int, sim *simulator.Simulator, profDir string) error {
+	for _, kind := range []string{kindNodes, kindInsights} {
+		profile := ""
+		if kind == kindInsights {
+			name := fmt.Sprintf("nodewatch-%d-cpu.pprof", k)
+			if sim != nil {
+				name = fmt.Sprintf("nodewatch-%d-live-cpu.pprof", k)
+			}
+			profile = filepath.Join(profDir, name)
+		}
+		var activity *liveActivity
+		if sim != nil {
+			var err error
+			if activity, err = startLive(ctx, cp, sim); err != nil {
+				return err
+			}
+		}
+		cell, err := nodeWatchRun(ctx, spec, cp, admin, ch, kind, k, spec.Rate, profile)
+		if activity != nil {
+			if lerr := activity.stop(); err == nil && lerr != nil {
+				err = fmt.Errorf("the live update: %w", lerr)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if activity != nil {
+			activity.record(cell)
+		}
+		r.Cells = append(r.Cells, cell)
+	}
+	return nil
 }
 
 // nodeWatchRun measures watchers watchers of kind while ch writes rate

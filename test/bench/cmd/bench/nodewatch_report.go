@@ -69,6 +69,14 @@ func (r *report) burstBefore(s *sizeResult) *nodeWatchCell {
 	return nil
 }
 
+// variantText names the live variant in a row, and nothing for the quiet one.
+func variantText(live bool) string {
+	if live {
+		return ", cluster updating"
+	}
+	return ""
+}
+
 // cpuSecondsText formats CPU-seconds per change.
 func cpuSecondsText(v float64) string { return fmt.Sprintf("%.2f ms", v*1000) }
 
@@ -79,18 +87,20 @@ func (r *report) nodeWatchGoals(p func(string, ...any), s *sizeResult) {
 		return
 	}
 	d := nw.Spec.Deadline
-	for i, k := range nw.Spec.Watchers {
-		nodes, npi := nw.cell(kindNodes, k), nw.cell(kindInsights, k)
-		if nodes == nil || npi == nil {
-			continue
+	for _, live := range []bool{false, true} {
+		for i, k := range nw.Spec.Watchers {
+			nodes, npi := nw.cell(kindNodes, k, live), nw.cell(kindInsights, k, live)
+			if nodes == nil || npi == nil {
+				continue
+			}
+			goal := fmt.Sprintf("at most %.1fx the Nodes p99", insightLagSlack)
+			if i > 0 {
+				goal = "below the Nodes p99"
+			}
+			p("| %d watchers, %d node changes/s%s, from content: nodeprogressinsights (through the kube-apiserver) p99 %s | Nodes p50 %s, p99 %s (%d of %d deliveries late); nodeprogressinsights p50 %s, p99 %s (%d of %d late): %s | %s |\n",
+				k, nw.Spec.Rate, variantText(live), goal, lagText(nodes.Lag.P50, d), lagText(nodes.Lag.P99, d), nodes.Late, nodes.Lag.N,
+				lagText(npi.Lag.P50, d), lagText(npi.Lag.P99, d), npi.Late, npi.Lag.N, p99Ratio(npi.Lag, nodes.Lag), met(insightLagMet(i, npi.Lag, nodes.Lag)))
 		}
-		goal := fmt.Sprintf("at most %.1fx the Nodes p99", insightLagSlack)
-		if i > 0 {
-			goal = "below the Nodes p99"
-		}
-		p("| %d watchers, %d node changes/s, from content: nodeprogressinsights (through the kube-apiserver) p99 %s | Nodes p50 %s, p99 %s (%d of %d deliveries late); nodeprogressinsights p50 %s, p99 %s (%d of %d late): %s | %s |\n",
-			k, nw.Spec.Rate, goal, lagText(nodes.Lag.P50, d), lagText(nodes.Lag.P99, d), nodes.Late, nodes.Lag.N,
-			lagText(npi.Lag.P50, d), lagText(npi.Lag.P99, d), npi.Late, npi.Lag.N, p99Ratio(npi.Lag, nodes.Lag), met(insightLagMet(i, npi.Lag, nodes.Lag)))
 	}
 	if b := nw.Burst; b != nil {
 		after := b.CPUPerChange(false)
@@ -121,6 +131,9 @@ func (r *report) nodeWatchTables(p func(string, ...any)) {
 	p("At the largest size, after the GET, LIST and watch cells and before the contributions cell (with `-node-watch-only`, at each size, alone), on the same control plane and server: for each watcher count, that many watchers of core/v1 Nodes straight to the kube-apiserver (from the resourceVersion of a LIST), then as many of nodeprogressinsights through the kube-apiserver's aggregation layer (from now), both JSON, each while the same churn cordons or uncordons worker nodes (a merge patch of `spec.unschedulable`) at %d changes/s for %v. ", spec.Rate, spec.Duration)
 	p("The latency is measured from content: for each change and each watcher, the time from sending the patch to the first event that watcher received about that node showing the state the change set, and before the node's next change was sent: for a Node, `spec.unschedulable` in the event; for a nodeprogressinsight, the cause `Node is marked unschedulable` that the engine puts in the Available condition (and the message) of a cordoned node. The watchers read each event's name and these few bytes in place, without decoding it. ")
 	p("A (change, watcher) pair not shown within %v is *late* and counts in the percentiles as beyond the deadline rather than being left out; *not shown* counts the changes no watcher was shown in time. A watcher whose stream ends watches again from the last resourceVersion it received (*rewatches*).\n\n", spec.Deadline)
+	if spec.Live {
+		p("Each watcher count is then measured again with the cluster *updating* (after the burst): the simulator runs its update in real time at speed %d, one update after another, with the churned worker pool paused (the control plane's operators and the master pool update), and an external informer (`pkg/contribute`, namespace `%s`) rewrites its contribution every %v, so that the server's other sources change while the nodes do, as on the `make run` stack. ", liveSpeed, liveNamespace, liveContributionEvery)
+	}
 	p("*CPU per change* is the process's CPU (from `/proc`) over the churn and the deadline after it, less its idle CPU over the same time (measured for %v just before, the watchers connected), divided by the changes. The burst is %d watchers of nodeprogressinsights at %d changes/s for %v, measured the same way; *revisions* are the server's published revisions (`update_status_recomputations_total{result=\"changed\"}`). A CPU profile of the server over each churn of nodeprogressinsights at the steady rate is kept as `nodewatch-<watchers>-cpu.pprof` with the other profiles.\n\n",
 		nodeWatchIdle, spec.BurstWatchers, spec.BurstRate, spec.Duration)
 	p("| nodes | watchers | watched | changes/s | changes (skipped) | p50 | p99 | max | late pairs | not shown | rewatches | bytes / event | server CPU / change (idle cores) | kube-apiserver CPU / change (idle cores) | revisions |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
@@ -140,7 +153,7 @@ func (r *report) nodeWatchTables(p func(string, ...any)) {
 			if c.Kind == kindInsights {
 				label = "nodeprogressinsights (aggregated)"
 			}
-			row(s, label, c)
+			row(s, label+variantText(c.Live), c)
 		}
 		if b := s.NodeWatch.Burst; b != nil {
 			row(s, "nodeprogressinsights (aggregated), burst", b)
@@ -149,15 +162,23 @@ func (r *report) nodeWatchTables(p func(string, ...any)) {
 			row(s, "nodeprogressinsights (aggregated), burst, before", before)
 		}
 	}
-	p("\n| nodes | watchers | Nodes p50 / p99 | nodeprogressinsights p50 / p99 | p99 ratio |\n|---|---|---|---|---|\n")
+	p("\n| nodes | watchers | cluster | Nodes p50 / p99 | nodeprogressinsights p50 / p99 | p99 ratio | during the nodeprogressinsights cell |\n|---|---|---|---|---|---|---|\n")
 	for _, s := range cells {
 		d := s.NodeWatch.Spec.Deadline
-		for _, k := range s.NodeWatch.Spec.Watchers {
-			nodes, npi := s.NodeWatch.cell(kindNodes, k), s.NodeWatch.cell(kindInsights, k)
-			if nodes == nil || npi == nil {
-				continue
+		for _, live := range []bool{false, true} {
+			for _, k := range s.NodeWatch.Spec.Watchers {
+				nodes, npi := s.NodeWatch.cell(kindNodes, k, live), s.NodeWatch.cell(kindInsights, k, live)
+				if nodes == nil || npi == nil {
+					continue
+				}
+				state, activity := "quiet", ""
+				if live {
+					state = "updating"
+					activity = fmt.Sprintf("%d simulator requests, %d updates started, %d contribution writes", npi.LiveRequests, npi.LiveUpdates, npi.LiveContributions)
+				}
+				p("| %d | %d | %s | %s / %s | %s / %s | %s | %s |\n", s.Nodes, k, state, lagText(nodes.Lag.P50, d), lagText(nodes.Lag.P99, d),
+					lagText(npi.Lag.P50, d), lagText(npi.Lag.P99, d), p99Ratio(npi.Lag, nodes.Lag), activity)
 			}
-			p("| %d | %d | %s / %s | %s / %s | %s |\n", s.Nodes, k, lagText(nodes.Lag.P50, d), lagText(nodes.Lag.P99, d), lagText(npi.Lag.P50, d), lagText(npi.Lag.P99, d), p99Ratio(npi.Lag, nodes.Lag))
 		}
 	}
 	p("\n| goal | measured | |\n|---|---|---|\n")

@@ -214,9 +214,9 @@ func TestNodeWatchFlags(t *testing.T) {
 		want    nodeWatchSpec
 		wantErr bool
 	}{
-		{args: nil, want: nodeWatchSpec{Watchers: []int{100, 1000}, Rate: 20, Duration: 30 * time.Second, BurstRate: 50, BurstWatchers: 100, Deadline: 5 * time.Second}},
-		{args: []string{"-node-watch=", "-node-watch-only"}, want: nodeWatchSpec{Rate: 20, Duration: 30 * time.Second, BurstRate: 50, BurstWatchers: 100, Deadline: 5 * time.Second, Only: true}},
-		{args: []string{"-node-watch=10", "-node-watch-burst=0"}, want: nodeWatchSpec{Watchers: []int{10}, Rate: 20, Duration: 30 * time.Second, BurstWatchers: 10, Deadline: 5 * time.Second}},
+		{args: nil, want: nodeWatchSpec{Watchers: []int{100, 1000}, Rate: 20, Duration: 30 * time.Second, BurstRate: 50, BurstWatchers: 100, Deadline: 5 * time.Second, Live: true}},
+		{args: []string{"-node-watch=", "-node-watch-only"}, want: nodeWatchSpec{Rate: 20, Duration: 30 * time.Second, BurstRate: 50, BurstWatchers: 100, Deadline: 5 * time.Second, Only: true, Live: true}},
+		{args: []string{"-node-watch=10", "-node-watch-burst=0", "-node-watch-live=false"}, want: nodeWatchSpec{Watchers: []int{10}, Rate: 20, Duration: 30 * time.Second, BurstWatchers: 10, Deadline: 5 * time.Second}},
 		{args: []string{"-node-watch=", "-node-watch-burst=0", "-node-watch-only"}, wantErr: true},
 		{args: []string{"-node-watch=10", "-node-watch-rate=0"}, wantErr: true},
 		{args: []string{"-node-watch=ten"}, wantErr: true},
@@ -276,6 +276,16 @@ func nodeWatchSize() *sizeResult {
 		ServerCPU: 3.5 + 1.5, ServerIdle: 0.1, Lag: lag(50*time.Millisecond, 150*time.Millisecond), Published: 200}}}
 }
 
+// withLiveCells adds to s the live cells of 100 watchers: the insights' p99
+// 2x the Nodes'.
+func withLiveCells(s *sizeResult) {
+	l := summary{N: 60000, P50: 30 * time.Millisecond, P99: 100 * time.Millisecond, Max: 100 * time.Millisecond}
+	nodes := &nodeWatchCell{Kind: kindNodes, Watchers: 100, Connected: 100, Rate: 20, Changes: 600, Lag: l, Live: true}
+	l.P99 = 200 * time.Millisecond
+	npi := &nodeWatchCell{Kind: kindInsights, Watchers: 100, Connected: 100, Rate: 20, Changes: 600, Lag: l, Live: true, LiveRequests: 120, LiveUpdates: 1, LiveContributions: 30}
+	s.NodeWatch.Cells = append(s.NodeWatch.Cells, nodes, npi)
+}
+
 func TestNodeWatchGoals(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
@@ -289,6 +299,16 @@ func TestNodeWatchGoals(t *testing.T) {
 				"| 100 watchers, 20 node changes/s, from content: nodeprogressinsights (through the kube-apiserver) p99 at most 1.5x the Nodes p99 | Nodes p50 40.0 ms, p99 100 ms (0 of 60000 deliveries late); nodeprogressinsights p50 60.0 ms, p99 120 ms (0 of 60000 late): 1.20x | met |",
 				"| 1000 watchers, 20 node changes/s, from content: nodeprogressinsights (through the kube-apiserver) p99 below the Nodes p99 | Nodes p50 2000 ms, p99 > 5s (9000 of 60000 deliveries late); nodeprogressinsights p50 200 ms, p99 600 ms (0 of 60000 late): Nodes beyond the deadline | met |",
 				"| server CPU per change under a 50/s burst (100 watchers of nodeprogressinsights): compared with an earlier run's | 1.00 ms CPU-s per change above idle (1500 changes, 200 revisions published) | measured |",
+			},
+		},
+		{
+			name: "the live cells have rows of their own, after the quiet ones",
+			edit: withLiveCells,
+			want: []string{
+				"(0 of 60000 late): 1.20x | met |",
+				"(0 of 60000 late): Nodes beyond the deadline | met |",
+				"| 100 watchers, 20 node changes/s, cluster updating, from content: nodeprogressinsights (through the kube-apiserver) p99 at most 1.5x the Nodes p99 | Nodes p50 30.0 ms, p99 100 ms (0 of 60000 deliveries late); nodeprogressinsights p50 30.0 ms, p99 200 ms (0 of 60000 late): 2.00x | **missed** |",
+				"| measured |",
 			},
 		},
 		{
@@ -341,6 +361,8 @@ func render(write func(p func(string, ...any))) string {
 
 func TestNodeWatchTables(t *testing.T) {
 	s := nodeWatchSize()
+	withLiveCells(s)
+	s.NodeWatch.Spec.Live = true
 	r := &report{config: config{nodeWatch: s.NodeWatch.Spec}, sizes: []*sizeResult{s}}
 	got := render(r.nodeWatchTables)
 	var lacks []string
@@ -350,8 +372,11 @@ func TestNodeWatchTables(t *testing.T) {
 		"| 5000 | 100 | Nodes (straight) | 20 | 600 (0) | 40.0 ms | 100 ms | 100 ms | 0 of 60000 | 0 | 0 | 1.3 KiB | 1.00 ms (0.100) | 10.50 ms (0.200) | 400 |",
 		"| 5000 | 1000 | Nodes (straight) | 20 | 600 (0) | 2000 ms | > 5s | > 5s | 9000 of 60000 |",
 		"| 5000 | 100 | nodeprogressinsights (aggregated), burst | 50 | 1500 (0) | 50.0 ms | 150 ms |",
-		"| 5000 | 100 | 40.0 ms / 100 ms | 60.0 ms / 120 ms | 1.20x |",
-		"| 5000 | 1000 | 2000 ms / > 5s | 200 ms / 600 ms | Nodes beyond the deadline |",
+		"| 5000 | 100 | quiet | 40.0 ms / 100 ms | 60.0 ms / 120 ms | 1.20x |  |",
+		"| 5000 | 1000 | quiet | 2000 ms / > 5s | 200 ms / 600 ms | Nodes beyond the deadline |  |",
+		"| 5000 | 100 | updating | 30.0 ms / 100 ms | 30.0 ms / 200 ms | 2.00x | 120 simulator requests, 1 updates started, 30 contribution writes |",
+		"| 5000 | 100 | nodeprogressinsights (aggregated), cluster updating | 20 | 600 (0) | 30.0 ms | 200 ms |",
+		"with the cluster *updating*",
 		"| 1000 watchers, 20 node changes/s, from content",
 	} {
 		if !strings.Contains(got, want) {

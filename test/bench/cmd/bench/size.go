@@ -237,7 +237,8 @@ func benchSize(ctx context.Context, c config, n int, binary string) (_ *sizeResu
 	if err != nil {
 		return nil, err
 	}
-	sim, err := simulator.New(simulator.Options{Nodes: n, Seed: 1, Sink: sink, NodeImages: c.nodeImages})
+	// It steps only in the node-watch cell's live variant (live.go).
+	sim, err := simulator.New(simulator.Options{Nodes: n, Seed: 1, Sink: sink, NodeImages: c.nodeImages, Speed: liveSpeed})
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +280,7 @@ func benchSize(ctx context.Context, c config, n int, binary string) (_ *sizeResu
 		klog.ErrorS(err, "No heap profile")
 	}
 	if c.nodeWatch.Only {
-		r.NodeWatch, err = benchNodeWatch(ctx, c, cp, admin, &churn{kube: cp.Kube, nodes: sim.NodeNames("worker")}, profDir)
+		r.NodeWatch, err = benchNodeWatch(ctx, c, cp, admin, &churn{kube: cp.Kube, nodes: sim.NodeNames("worker")}, sim, "worker", profDir)
 		return r, err
 	}
 
@@ -409,7 +410,7 @@ func benchSize(ctx context.Context, c config, n int, binary string) (_ *sizeResu
 	// would make every computation of the tree's binary cost more in the
 	// burst that the two are compared on.
 	if c.nodeWatch.at(n, c.sizes) {
-		if r.NodeWatch, err = benchNodeWatch(ctx, c, cp, admin, ch, profDir); err != nil {
+		if r.NodeWatch, err = benchNodeWatch(ctx, c, cp, admin, ch, sim, "worker", profDir); err != nil {
 			return r, fmt.Errorf("node-watch cell: %w", err)
 		}
 	}

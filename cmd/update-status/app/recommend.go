@@ -127,4 +127,3 @@ func servedReadiness(ctx context.Context, client versioned.Interface) (*v1alpha1
 	}
 	return r, list.Items, nil
 }
-

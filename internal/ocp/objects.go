@@ -136,7 +136,7 @@ func ClusterVersion(o ClusterVersionOptions) *configv1.ClusterVersion {
 	}
 	settled := metav1.NewTime(o.UpdateCompleted)
 	installed := metav1.NewTime(o.InstalledAt)
-	return &configv1.ClusterVersion{
+	cv := &configv1.ClusterVersion{
 		TypeMeta: metav1.TypeMeta{APIVersion: gvCV.GroupVersion().String(), Kind: gvCV.Kind},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: insights.ClusterVersionName, UID: o.UID, Generation: 2, CreationTimestamp: installed,
@@ -155,7 +155,6 @@ func ClusterVersion(o ClusterVersionOptions) *configv1.ClusterVersion {
 			Capabilities: configv1.ClusterVersionCapabilitiesStatus{
 				EnabledCapabilities: capabilities, KnownCapabilities: capabilities,
 			},
-			AvailableUpdates: []configv1.Release{Release(o.Available)},
 			Conditions: []configv1.ClusterOperatorStatusCondition{
 				{Type: configv1.RetrievedUpdates, Status: configv1.ConditionTrue, LastTransitionTime: installed},
 				{Type: "ImplicitlyEnabledCapabilities", Status: configv1.ConditionFalse, Reason: "AsExpected", Message: "Capabilities match configured spec", LastTransitionTime: installed},
@@ -167,6 +166,8 @@ func ClusterVersion(o ClusterVersionOptions) *configv1.ClusterVersion {
 			},
 		},
 	}
+	SetUpdates(cv, o.Version, o.UpdateCompleted)
+	return cv
 }
 
 // VersionHash is the ClusterVersion's status.versionHash at release v.
@@ -185,6 +186,7 @@ func StartUpdate(cv *configv1.ClusterVersion, to string, now time.Time) {
 		StartedTime: metav1.NewTime(now), CompletionTime: nil, Verified: true,
 	}}, cv.Status.History...)
 	cv.Status.AvailableUpdates = []configv1.Release{}
+	cv.Status.ConditionalUpdates = nil
 	SetClusterCondition(&cv.Status.Conditions, "ReleaseAccepted", configv1.ConditionTrue, "PayloadLoaded", payloadLoaded(to), now)
 	SetClusterCondition(&cv.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionTrue, "",
 		fmt.Sprintf("Working towards %s: 1 of %d done (0%% complete)", to, ManifestsInPayload), now)
@@ -200,6 +202,7 @@ func CompleteUpdate(cv *configv1.ClusterVersion, now time.Time) {
 	SetClusterCondition(&cv.Status.Conditions, configv1.OperatorAvailable, configv1.ConditionTrue, "", "Done applying "+to, now)
 	SetClusterCondition(&cv.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionFalse, "", "Cluster version is "+to, now)
 	cv.Status.VersionHash = VersionHash(to)
+	SetUpdates(cv, to, now)
 }
 
 func payloadLoaded(v string) string {

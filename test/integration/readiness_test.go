@@ -24,6 +24,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -37,7 +38,7 @@ import (
 
 // TestReadiness serves the readiness kinds of an idle simulated cluster,
 // with a real Prometheus for the precheck alerts: kubectl and the generated
-// clientset list the candidate releases (one whose risk applies, one whose
+// clientset (protobuf for GET, LIST and WATCH) list the candidate releases (one whose risk applies, one whose
 // risk does not), the reader role reads them and a user without a role is
 // refused, `update-status recommend --kubeconfig` prints them in oc's layout,
 // and a watch sees the candidates go when an update starts and come back
@@ -76,10 +77,19 @@ func TestReadiness(t *testing.T) {
 		t.Errorf("kubectl get updatecandidates: want one row with issue %s not recommended and recommended ones without issues, got %v", ocp.RiskApplies, rows)
 	}
 
-	// The generated clientset, and the reader role.
-	list, err := client.UpdateV1alpha1().UpdateCandidates().List(ctx, metav1.ListOptions{})
+	// The generated clientset, in protobuf only, and the reader role.
+	pcfg := own.RESTConfig(&own.Users.Admin)
+	pcfg.ContentType, pcfg.AcceptContentTypes = runtime.ContentTypeProtobuf, runtime.ContentTypeProtobuf
+	pclient, err := versioned.NewForConfig(pcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := pclient.UpdateV1alpha1().UpdateCandidates().List(ctx, metav1.ListOptions{})
 	if err != nil || len(list.Items) != 4 {
-		t.Fatalf("list updatecandidates: %v, %d items", err, len(list.Items))
+		t.Fatalf("list updatecandidates in protobuf: %v, %d items", err, len(list.Items))
+	}
+	if r, err := pclient.UpdateV1alpha1().UpdateReadinesses().Get(ctx, v1alpha1.ReadinessObjectName, metav1.GetOptions{}); err != nil || r.Status.Version != from || r.Status.Channel == "" {
+		t.Fatalf("get updatereadinesses/cluster in protobuf: %v, %+v", err, r)
 	}
 	notApplying := 0
 	for _, c := range list.Items {
@@ -132,7 +142,7 @@ func TestReadiness(t *testing.T) {
 	}
 
 	// A watch sees the candidates go when the update starts.
-	w, err := client.UpdateV1alpha1().UpdateCandidates().Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	w, err := pclient.UpdateV1alpha1().UpdateCandidates().Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
 	if err != nil {
 		t.Fatal(err)
 	}

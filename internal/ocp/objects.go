@@ -175,7 +175,7 @@ func VersionHash(v string) string { return Digest("hash", v)[:11] + "=" }
 
 // StartUpdate records an update request to release to on cv, as the
 // cluster-version operator does: the new desired release, a Partial history
-// entry and Progressing=True.
+// entry, Progressing=True and the updates offered from release to.
 func StartUpdate(cv *configv1.ClusterVersion, to string, now time.Time) {
 	cv.Spec.DesiredUpdate = &configv1.Update{Version: to, Image: ReleaseImage(to)}
 	cv.Generation++
@@ -185,8 +185,9 @@ func StartUpdate(cv *configv1.ClusterVersion, to string, now time.Time) {
 		State: configv1.PartialUpdate, Version: to, Image: ReleaseImage(to),
 		StartedTime: metav1.NewTime(now), CompletionTime: nil, Verified: true,
 	}}, cv.Status.History...)
-	cv.Status.AvailableUpdates = []configv1.Release{}
-	cv.Status.ConditionalUpdates = nil
+	// The cluster-version operator asks the update service for the updates
+	// from the desired release.
+	SetUpdates(cv, to, now)
 	SetClusterCondition(&cv.Status.Conditions, "ReleaseAccepted", configv1.ConditionTrue, "PayloadLoaded", payloadLoaded(to), now)
 	SetClusterCondition(&cv.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionTrue, "",
 		fmt.Sprintf("Working towards %s: 1 of %d done (0%% complete)", to, ManifestsInPayload), now)
@@ -202,7 +203,6 @@ func CompleteUpdate(cv *configv1.ClusterVersion, now time.Time) {
 	SetClusterCondition(&cv.Status.Conditions, configv1.OperatorAvailable, configv1.ConditionTrue, "", "Done applying "+to, now)
 	SetClusterCondition(&cv.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionFalse, "", "Cluster version is "+to, now)
 	cv.Status.VersionHash = VersionHash(to)
-	SetUpdates(cv, to, now)
 }
 
 func payloadLoaded(v string) string {

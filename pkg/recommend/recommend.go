@@ -64,9 +64,9 @@ func (o Options) Validate() (*semver.Version, error) {
 	return &v, nil
 }
 
-// NoClusterVersion is oc's error when the cluster has no ClusterVersion (no
+// ErrNoClusterVersion is oc's error when the cluster has no ClusterVersion (no
 // UpdateReadiness is served).
-var NoClusterVersion = errors.New("No cluster version information available - you must be connected to an OpenShift version 4 server to fetch the current version")
+var ErrNoClusterVersion = errors.New("No cluster version information available - you must be connected to an OpenShift version 4 server to fetch the current version") //nolint:staticcheck // oc's message, byte for byte
 
 func findCondition(r *v1alpha1.UpdateReadiness, t string) *v1alpha1.ClusterVersionCondition {
 	for i := range r.Status.ClusterVersionConditions {
@@ -89,17 +89,45 @@ type concern struct {
 // Render writes oc's text for the readiness r and the candidates to out (and
 // oc's warnings to errOut). The returned error is oc's: the caller prints it
 // as "error: ..." and exits non-zero.
-func Render(out, errOut io.Writer, r *v1alpha1.UpdateReadiness, candidates []v1alpha1.UpdateCandidate, o Options) error {
+func Render(stdout, stderr io.Writer, r *v1alpha1.UpdateReadiness, candidates []v1alpha1.UpdateCandidate, o Options) error {
 	version, err := o.Validate()
 	if err != nil {
 		return err
 	}
 	if r == nil {
-		return NoClusterVersion
+		return ErrNoClusterVersion
 	}
 	if o.Quiet {
-		out, errOut = io.Discard, io.Discard
+		stdout, stderr = io.Discard, io.Discard
 	}
+	out, errOut := &printer{w: stdout}, &printer{w: stderr}
+	err = render(out, errOut, r, candidates, o, version)
+	return errors.Join(err, out.err, errOut.err)
+}
+
+// printer writes and keeps the first error.
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	if err != nil && p.err == nil {
+		p.err = err
+	}
+	return n, err
+}
+
+func (p *printer) check(err error) {
+	if err != nil && p.err == nil {
+		p.err = err
+	}
+}
+
+func (p *printer) f(format string, args ...any) { _, _ = fmt.Fprintf(p, format, args...) }
+
+func render(out, errOut *printer, r *v1alpha1.UpdateReadiness, candidates []v1alpha1.UpdateCandidate, o Options, version *semver.Version) error {
 	accept := sets.New(o.Accept...)
 	acceptContext := func(issue string) string {
 		if accept.Has(issue) {
@@ -110,30 +138,30 @@ func Render(out, errOut io.Writer, r *v1alpha1.UpdateReadiness, candidates []v1a
 	issues := sets.New(r.Status.Issues...)
 
 	if c := findCondition(r, "Failing"); c == nil {
-		fmt.Fprintf(errOut, "%swarning: No current %s info, see `oc describe clusterversion` for more details.\n", acceptContext(v1alpha1.IssueFailing), "Failing")
+		errOut.f("%swarning: No current %s info, see `oc describe clusterversion` for more details.\n", acceptContext(v1alpha1.IssueFailing), "Failing")
 	} else if c.Status != metav1.ConditionFalse {
-		fmt.Fprintf(out, "%s%s=%s:\n\n  Reason: %s\n  Message: %s\n\n", acceptContext(v1alpha1.IssueFailing), c.Type, c.Status, c.Reason, indent(c.Message))
+		out.f("%s%s=%s:\n\n  Reason: %s\n  Message: %s\n\n", acceptContext(v1alpha1.IssueFailing), c.Type, c.Status, c.Reason, indent(c.Message))
 	}
 	if c := findCondition(r, "Progressing"); c != nil && c.Status == metav1.ConditionTrue && c.Message != "" {
-		fmt.Fprintf(out, "%sinfo: An update is in progress.  You may wish to let this update complete before requesting a new update.\n  %s\n\n", acceptContext(v1alpha1.IssueProgressing), indent(c.Message))
+		out.f("%sinfo: An update is in progress.  You may wish to let this update complete before requesting a new update.\n  %s\n\n", acceptContext(v1alpha1.IssueProgressing), indent(c.Message))
 	}
 	if r.Status.PrechecksIncomplete != "" {
-		fmt.Fprintf(out, "Failed to check for at least some preconditions: %v\n", r.Status.PrechecksIncomplete)
+		out.f("Failed to check for at least some preconditions: %v\n", r.Status.PrechecksIncomplete)
 	}
 	renderPrechecks(out, r.Status.Prechecks, accept)
 	if c := findCondition(r, "RetrievedUpdates"); c != nil && c.Status != metav1.ConditionTrue {
-		fmt.Fprintf(errOut, "warning: Cannot refresh available updates:\n  Reason: %s\n  Message: %s\n\n", c.Reason, indent(c.Message))
+		errOut.f("warning: Cannot refresh available updates:\n  Reason: %s\n  Message: %s\n\n", c.Reason, indent(c.Message))
 	}
 	if r.Status.Channel != "" {
 		if r.Status.Upstream == "" {
-			fmt.Fprint(out, "Upstream update service is unset, so the cluster will use an appropriate default.\n")
+			out.f("Upstream update service is unset, so the cluster will use an appropriate default.\n")
 		} else {
-			fmt.Fprintf(out, "Upstream update service: %s\n", r.Status.Upstream)
+			out.f("Upstream update service: %s\n", r.Status.Upstream)
 		}
 		if len(r.Status.AvailableChannels) > 0 {
-			fmt.Fprintf(out, "Channel: %s (available channels: %s)\n", r.Status.Channel, strings.Join(r.Status.AvailableChannels, ", "))
+			out.f("Channel: %s (available channels: %s)\n", r.Status.Channel, strings.Join(r.Status.AvailableChannels, ", "))
 		} else {
-			fmt.Fprintf(out, "Channel: %s\n", r.Status.Channel)
+			out.f("Channel: %s\n", r.Status.Channel)
 		}
 	}
 
@@ -142,7 +170,7 @@ func Render(out, errOut io.Writer, r *v1alpha1.UpdateReadiness, candidates []v1a
 		c := &candidates[i]
 		v, err := semver.Parse(c.Status.Version)
 		if err != nil {
-			fmt.Fprintf(errOut, "warning: Cannot parse SemVer available update %q: %v", c.Status.Version, err)
+			errOut.f("warning: Cannot parse SemVer available update %q: %v", c.Status.Version, err)
 			continue
 		}
 		if buckets[v.Major] == nil {
@@ -154,7 +182,7 @@ func Render(out, errOut io.Writer, r *v1alpha1.UpdateReadiness, candidates []v1a
 		return renderVersion(out, *version, buckets, issues, accept)
 	}
 	if len(buckets) == 0 {
-		fmt.Fprintf(out, "No updates available. You may still upgrade to a specific release image with --to-image or wait for new updates to be available.\n")
+		out.f("No updates available. You may still upgrade to a specific release image with --to-image or wait for new updates to be available.\n")
 		return nil
 	}
 	renderBuckets(out, buckets, o.ShowOutdatedReleases)
@@ -163,7 +191,7 @@ func Render(out, errOut io.Writer, r *v1alpha1.UpdateReadiness, candidates []v1a
 
 // renderPrechecks writes the prechecks: the groups without concern, those
 // accepted, and those with concern, each of these with its detail.
-func renderPrechecks(out io.Writer, prechecks []v1alpha1.Precheck, accept sets.Set[string]) {
+func renderPrechecks(out *printer, prechecks []v1alpha1.Precheck, accept sets.Set[string]) {
 	var happy, accepted, unhappy []string
 	var concerns []concern
 	for _, p := range prechecks {
@@ -191,22 +219,22 @@ func renderPrechecks(out io.Writer, prechecks []v1alpha1.Precheck, accept sets.S
 	}
 	if len(happy) > 0 {
 		sort.Strings(happy)
-		fmt.Fprintf(out, "The following conditions found no cause for concern in updating this cluster to later releases: %s\n\n", strings.Join(happy, ", "))
+		out.f("The following conditions found no cause for concern in updating this cluster to later releases: %s\n\n", strings.Join(happy, ", "))
 	}
 	if len(accepted) > 0 {
 		sort.Strings(accepted)
-		fmt.Fprintf(out, "The following conditions found cause for concern in updating this cluster to later releases, but were explicitly accepted via --accept: %s\n\n", strings.Join(accepted, ", "))
+		out.f("The following conditions found cause for concern in updating this cluster to later releases, but were explicitly accepted via --accept: %s\n\n", strings.Join(accepted, ", "))
 	}
 	if len(unhappy) > 0 {
 		sort.Strings(unhappy)
-		fmt.Fprintf(out, "The following conditions found cause for concern in updating this cluster to later releases: %s\n\n", strings.Join(unhappy, ", "))
+		out.f("The following conditions found cause for concern in updating this cluster to later releases: %s\n\n", strings.Join(unhappy, ", "))
 		for _, c := range concerns {
-			fmt.Fprintf(out, "%s=%s:\n\n  Reason: %s\n  Message: %s\n\n", c.typ, c.status, c.reason, indent(c.message))
+			out.f("%s=%s:\n\n  Reason: %s\n  Message: %s\n\n", c.typ, c.status, c.reason, indent(c.message))
 		}
 	}
 }
 
-func renderVersion(out io.Writer, version semver.Version, buckets map[uint64]map[uint64][]*v1alpha1.UpdateCandidate, issues, accept sets.Set[string]) error {
+func renderVersion(out *printer, version semver.Version, buckets map[uint64]map[uint64][]*v1alpha1.UpdateCandidate, issues, accept sets.Set[string]) error {
 	if len(buckets) == 0 {
 		return fmt.Errorf("no updates available, so cannot display context for the requested release %s", version)
 	}
@@ -222,29 +250,29 @@ func renderVersion(out io.Writer, version semver.Version, buckets map[uint64]map
 		if c.Status.Version != version.String() {
 			continue
 		}
-		fmt.Fprintln(out)
+		out.f("\n")
 		st := &c.Status
 		if st.Recommended == metav1.ConditionTrue {
-			fmt.Fprintf(out, "Update to %s has no known issues relevant to this cluster.\nImage: %s\nRelease URL: %s\n", st.Version, st.Image, st.URL)
+			out.f("Update to %s has no known issues relevant to this cluster.\nImage: %s\nRelease URL: %s\n", st.Version, st.Image, st.URL)
 		} else {
 			reason := st.Reason
 			if accept.Has(v1alpha1.IssueConditionalUpdateRisk) {
 				reason = fmt.Sprintf("accepted %s via ConditionalUpdateRisk", st.Reason)
 			}
-			fmt.Fprintf(out, "Update to %s Recommended=%s:\nImage: %s\nRelease URL: %s\nReason: %s\nMessage: %s\n", st.Version, st.Recommended, st.Image, st.URL, reason, indent(st.Message))
+			out.f("Update to %s Recommended=%s:\nImage: %s\nRelease URL: %s\nReason: %s\nMessage: %s\n", st.Version, st.Recommended, st.Image, st.URL, reason, indent(st.Message))
 			issues.Insert(v1alpha1.IssueConditionalUpdateRisk)
 		}
 		if unaccepted := issues.Difference(accept); unaccepted.Len() > 0 {
 			return fmt.Errorf("issues that apply to this cluster but which were not included in --accept: %s", strings.Join(sets.List(unaccepted), ","))
 		} else if issues.Len() > 0 {
-			fmt.Fprintf(out, "Update to %s has no known issues relevant to this cluster other than the accepted %s.\n", st.Version, strings.Join(sets.List(issues), ","))
+			out.f("Update to %s has no known issues relevant to this cluster other than the accepted %s.\n", st.Version, strings.Join(sets.List(issues), ","))
 		}
 		return nil
 	}
 	return fmt.Errorf("no update to %s available, so cannot display context for the requested release", version)
 }
 
-func renderBuckets(out io.Writer, buckets map[uint64]map[uint64][]*v1alpha1.UpdateCandidate, showOutdated bool) {
+func renderBuckets(out *printer, buckets map[uint64]map[uint64][]*v1alpha1.UpdateCandidate, showOutdated bool) {
 	majors := make([]uint64, 0, len(buckets))
 	for m := range buckets {
 		majors = append(majors, m)
@@ -259,45 +287,46 @@ func renderBuckets(out io.Writer, buckets map[uint64]map[uint64][]*v1alpha1.Upda
 		for _, minor := range minors {
 			list := buckets[major][minor]
 			sortByVersion(list)
-			fmt.Fprintln(out)
-			fmt.Fprintf(out, "Updates to %d.%d:\n", major, minor)
+			out.f("\n")
+			out.f("Updates to %d.%d:\n", major, minor)
 			lastWasLong, headerQueued := false, true
 			// A minimal cell width of 14, as oc has it.
 			w := tabwriter.NewWriter(out, 14, 2, 1, ' ', tabwriter.DiscardEmptyColumns)
-			fmt.Fprintf(w, "  VERSION\tISSUES\n")
+			t := &printer{w: w}
+			t.f("  VERSION\tISSUES\n")
 			for i, c := range list {
 				st := &c.Status
 				recommended := st.Recommended == metav1.ConditionTrue
 				if lastWasLong || (!recommended && !showOutdated) {
-					fmt.Fprintln(out)
+					out.f("\n")
 					if recommended && !headerQueued {
-						fmt.Fprintf(w, "  VERSION\tISSUES\n")
+						t.f("  VERSION\tISSUES\n")
 						headerQueued = true
 					}
 					lastWasLong = false
 				}
 				if i == 2 && !showOutdated {
-					fmt.Fprintf(out, "And %d older %d.%d updates you can see with '--show-outdated-releases' or '--version VERSION'.\n", len(list)-2, major, minor)
+					out.f("And %d older %d.%d updates you can see with '--show-outdated-releases' or '--version VERSION'.\n", len(list)-2, major, minor)
 					lastWasLong = true
 					break
 				}
 				switch {
 				case recommended:
-					fmt.Fprintf(w, "  %s\t%s\n", st.Version, "no known issues relevant to this cluster")
+					t.f("  %s\t%s\n", st.Version, "no known issues relevant to this cluster")
 					if !showOutdated {
 						headerQueued = false
-						_ = w.Flush()
+						t.check(w.Flush())
 					}
 				case showOutdated:
-					fmt.Fprintf(w, "  %s\t%s\n", st.Version, st.Reason)
+					t.f("  %s\t%s\n", st.Version, st.Reason)
 				default:
-					fmt.Fprintf(out, "  Version: %s\n  Image: %s\n", st.Version, st.Image)
-					fmt.Fprintf(out, "  Reason: %s\n  Message: %s\n", st.Reason, indent(strings.TrimSpace(st.Message)))
+					out.f("  Version: %s\n  Image: %s\n", st.Version, st.Image)
+					out.f("  Reason: %s\n  Message: %s\n", st.Reason, indent(strings.TrimSpace(st.Message)))
 					lastWasLong = true
 				}
 			}
 			if showOutdated {
-				_ = w.Flush()
+				t.check(w.Flush())
 			}
 		}
 	}

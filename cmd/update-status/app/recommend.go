@@ -116,7 +116,7 @@ func servedReadiness(ctx context.Context, client versioned.Interface) (*v1alpha1
 	api := client.UpdateV1alpha1()
 	r, err := api.UpdateReadinesses().Get(ctx, v1alpha1.ReadinessObjectName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return nil, nil, recommend.NoClusterVersion
+		return nil, nil, recommend.ErrNoClusterVersion
 	}
 	if err != nil {
 		return nil, nil, err

@@ -251,13 +251,15 @@ Try:
   kubectl --kubeconfig %s --server "$(cat %s)" get --raw /metrics | grep '^update_status_'
   go run ./cmd/update-status web --kubeconfig %s   # the update live in a browser: http://127.0.0.1:8080/
   kubectl --kubeconfig %s get hi -l update.openshift.io/informer=%s   # what holds a drain
+  kubectl --kubeconfig %s get updatecandidates,updatereadinesses   # between two updates: the releases offered and their risks
+  go run ./cmd/update-status recommend --kubeconfig %s   # the same, as oc adm upgrade recommend prints it
 
 Logs: %s/*.log%s
 Press Ctrl-C to stop everything.
 `, cp.KubeAPIServer.URL, took.Round(100*time.Millisecond),
 		rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig"),
 		rel("kubeconfig-viewer"), rel("kubeconfig-nobody"), rel("kubeconfig"), rel("kubeconfig"), rel("server-url"), rel("kubeconfig"),
-		rel("kubeconfig"), localstack.DrainInformerName+"."+localstack.DrainInformerNamespace, rel("run"), promHint(cp))
+		rel("kubeconfig"), localstack.DrainInformerName+"."+localstack.DrainInformerNamespace, rel("kubeconfig"), rel("kubeconfig"), rel("run"), promHint(cp))
 }
 
 func promHint(cp *localstack.ControlPlane) string {

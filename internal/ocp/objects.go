@@ -136,7 +136,7 @@ func ClusterVersion(o ClusterVersionOptions) *configv1.ClusterVersion {
 	}
 	settled := metav1.NewTime(o.UpdateCompleted)
 	installed := metav1.NewTime(o.InstalledAt)
-	return &configv1.ClusterVersion{
+	cv := &configv1.ClusterVersion{
 		TypeMeta: metav1.TypeMeta{APIVersion: gvCV.GroupVersion().String(), Kind: gvCV.Kind},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: insights.ClusterVersionName, UID: o.UID, Generation: 2, CreationTimestamp: installed,
@@ -155,7 +155,6 @@ func ClusterVersion(o ClusterVersionOptions) *configv1.ClusterVersion {
 			Capabilities: configv1.ClusterVersionCapabilitiesStatus{
 				EnabledCapabilities: capabilities, KnownCapabilities: capabilities,
 			},
-			AvailableUpdates: []configv1.Release{Release(o.Available)},
 			Conditions: []configv1.ClusterOperatorStatusCondition{
 				{Type: configv1.RetrievedUpdates, Status: configv1.ConditionTrue, LastTransitionTime: installed},
 				{Type: "ImplicitlyEnabledCapabilities", Status: configv1.ConditionFalse, Reason: "AsExpected", Message: "Capabilities match configured spec", LastTransitionTime: installed},
@@ -167,6 +166,8 @@ func ClusterVersion(o ClusterVersionOptions) *configv1.ClusterVersion {
 			},
 		},
 	}
+	SetUpdates(cv, o.Version, o.UpdateCompleted)
+	return cv
 }
 
 // VersionHash is the ClusterVersion's status.versionHash at release v.
@@ -174,7 +175,7 @@ func VersionHash(v string) string { return Digest("hash", v)[:11] + "=" }
 
 // StartUpdate records an update request to release to on cv, as the
 // cluster-version operator does: the new desired release, a Partial history
-// entry and Progressing=True.
+// entry, Progressing=True and the updates offered from release to.
 func StartUpdate(cv *configv1.ClusterVersion, to string, now time.Time) {
 	cv.Spec.DesiredUpdate = &configv1.Update{Version: to, Image: ReleaseImage(to)}
 	cv.Generation++
@@ -184,7 +185,9 @@ func StartUpdate(cv *configv1.ClusterVersion, to string, now time.Time) {
 		State: configv1.PartialUpdate, Version: to, Image: ReleaseImage(to),
 		StartedTime: metav1.NewTime(now), CompletionTime: nil, Verified: true,
 	}}, cv.Status.History...)
-	cv.Status.AvailableUpdates = []configv1.Release{}
+	// The cluster-version operator asks the update service for the updates
+	// from the desired release.
+	SetUpdates(cv, to, now)
 	SetClusterCondition(&cv.Status.Conditions, "ReleaseAccepted", configv1.ConditionTrue, "PayloadLoaded", payloadLoaded(to), now)
 	SetClusterCondition(&cv.Status.Conditions, configv1.OperatorProgressing, configv1.ConditionTrue, "",
 		fmt.Sprintf("Working towards %s: 1 of %d done (0%% complete)", to, ManifestsInPayload), now)

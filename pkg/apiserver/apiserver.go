@@ -41,6 +41,7 @@ import (
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/monitoring"
 	"github.com/update-status/apiserver/pkg/registry/insightobjects"
+	readinessregistry "github.com/update-status/apiserver/pkg/registry/readiness"
 	"github.com/update-status/apiserver/pkg/registry/updatestatus"
 	"github.com/update-status/apiserver/pkg/registry/virtualstore"
 	"github.com/update-status/apiserver/pkg/sources"
@@ -152,6 +153,8 @@ type UpdateStatusServer struct {
 	insights insightobjects.Stores
 	// statusREST is the storage of updatestatuses.
 	statusREST *updatestatus.REST
+	// readiness publishes updatereadinesses and updatecandidates.
+	readiness *readinessregistry.Publisher
 }
 
 // New builds the server and installs the update.openshift.io API group.
@@ -194,7 +197,11 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 		return nil, err
 	}
 	extra.Sources.AddListener(v.Trigger)
-	s := &UpdateStatusServer{GenericAPIServer: generic, sources: extra.Sources, view: v, store: store, insights: insightStores}
+	readinessPublisher, err := readinessregistry.NewPublisher(extra.Sources, extra.Clock)
+	if err != nil {
+		return nil, err
+	}
+	s := &UpdateStatusServer{GenericAPIServer: generic, sources: extra.Sources, view: v, store: store, insights: insightStores, readiness: readinessPublisher}
 	// The update metrics follow the served revision. /metrics is the
 	// process's: with several servers in one process (tests), the last one
 	// created reports.
@@ -223,6 +230,12 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 		check("update-status-sources-synced", extra.Sources.SyncCheck),
 		check("update-status-computed", main.ReadinessCheck),
 	}
+	readinessREST, candidateREST, err := readinessPublisher.NewREST(Scheme, codec)
+	if err != nil {
+		return nil, err
+	}
+	resources[readinessregistry.ReadinessResource] = readinessREST
+	resources[readinessregistry.CandidateResource] = candidateREST
 	for k, r := range insightRESTs {
 		name := insightobjects.NamesOf(view.InsightKind(k)).Resource
 		resources[name] = r
@@ -255,6 +268,7 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 func (s *UpdateStatusServer) Start(ctx context.Context) {
 	go s.sources.Run(ctx)
 	go s.view.Run(ctx)
+	go s.readiness.Run(ctx)
 }
 
 // Run serves until ctx is done.

@@ -66,17 +66,16 @@ func compactedManagedFields(fields []metav1.ManagedFieldsEntry) []metav1.Managed
 	return []metav1.ManagedFieldsEntry{{Time: latest}}
 }
 
-// transformClusterVersion keeps metadata, status.desired, status.history and
-// status.conditions.
+// transformClusterVersion keeps metadata, spec.channel, spec.upstream,
+// status.desired, status.history, status.conditions and the available and
+// conditional updates (the readiness kinds read them).
 func transformClusterVersion(obj interface{}) (interface{}, error) {
 	cv, ok := obj.(*configv1.ClusterVersion)
 	if !ok {
 		return obj, nil
 	}
 	trimMeta(&cv.ObjectMeta)
-	cv.Spec = configv1.ClusterVersionSpec{}
-	cv.Status.AvailableUpdates = nil
-	cv.Status.ConditionalUpdates = nil
+	cv.Spec = configv1.ClusterVersionSpec{Channel: cv.Spec.Channel, Upstream: cv.Spec.Upstream}
 	cv.Status.Capabilities = configv1.ClusterVersionCapabilitiesStatus{}
 	return cv, nil
 }

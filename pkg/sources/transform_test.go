@@ -157,24 +157,27 @@ func TestTransforms(t *testing.T) {
 			},
 		},
 		{
-			name:      "cluster version drops spec and update lists",
+			name:      "cluster version keeps channel, upstream and update lists",
 			transform: transformClusterVersion,
 			in: &configv1.ClusterVersion{
 				ObjectMeta: metav1.ObjectMeta{Name: "version", ManagedFields: managed},
-				Spec:       configv1.ClusterVersionSpec{ClusterID: "id", Channel: "stable-4.17"},
+				Spec:       configv1.ClusterVersionSpec{ClusterID: "id", Channel: "stable-4.17", Upstream: "https://u"},
 				Status: configv1.ClusterVersionStatus{
 					Desired:          configv1.Release{Version: "4.17.5"},
 					History:          []configv1.UpdateHistory{{Version: "4.17.5", State: configv1.PartialUpdate}},
 					AvailableUpdates: []configv1.Release{{Version: "4.17.6"}},
 					Conditions:       []configv1.ClusterOperatorStatusCondition{{Type: "Progressing", Status: configv1.ConditionTrue}},
+					Capabilities:     configv1.ClusterVersionCapabilitiesStatus{KnownCapabilities: []configv1.ClusterVersionCapability{"Console"}},
 				},
 			},
 			want: &configv1.ClusterVersion{
 				ObjectMeta: metav1.ObjectMeta{Name: "version"},
+				Spec:       configv1.ClusterVersionSpec{Channel: "stable-4.17", Upstream: "https://u"},
 				Status: configv1.ClusterVersionStatus{
-					Desired:    configv1.Release{Version: "4.17.5"},
-					History:    []configv1.UpdateHistory{{Version: "4.17.5", State: configv1.PartialUpdate}},
-					Conditions: []configv1.ClusterOperatorStatusCondition{{Type: "Progressing", Status: configv1.ConditionTrue}},
+					Desired:          configv1.Release{Version: "4.17.5"},
+					History:          []configv1.UpdateHistory{{Version: "4.17.5", State: configv1.PartialUpdate}},
+					AvailableUpdates: []configv1.Release{{Version: "4.17.6"}},
+					Conditions:       []configv1.ClusterOperatorStatusCondition{{Type: "Progressing", Status: configv1.ConditionTrue}},
 				},
 			},
 		},

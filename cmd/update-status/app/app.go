@@ -78,7 +78,7 @@ func NewCommand(deps Deps) *cobra.Command {
 	root.SetOut(deps.Out)
 	root.SetErr(deps.ErrOut)
 	root.AddCommand(newComputeCommand(deps), newReportCommand(deps), newAlertRulesCommand(deps), newWebCommand(deps),
-		newContributeCommand(deps))
+		newContributeCommand(deps), newRecommendCommand(deps))
 	return root
 }
 

@@ -56,6 +56,10 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&NodeProgressInsightList{},
 		&HealthInsight{},
 		&HealthInsightList{},
+		&UpdateReadiness{},
+		&UpdateReadinessList{},
+		&UpdateCandidate{},
+		&UpdateCandidateList{},
 	)
 	return nil
 }

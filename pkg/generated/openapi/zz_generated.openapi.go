@@ -37,6 +37,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.ClusterOperatorProgressInsightSpec{}.OpenAPIModelName():     schema_pkg_apis_update_v1alpha1_ClusterOperatorProgressInsightSpec(ref),
 		v1alpha1.ClusterOperatorProgressInsightStatus{}.OpenAPIModelName():   schema_pkg_apis_update_v1alpha1_ClusterOperatorProgressInsightStatus(ref),
 		v1alpha1.ClusterOperatorStatusInsight{}.OpenAPIModelName():           schema_pkg_apis_update_v1alpha1_ClusterOperatorStatusInsight(ref),
+		v1alpha1.ClusterVersionCondition{}.OpenAPIModelName():                schema_pkg_apis_update_v1alpha1_ClusterVersionCondition(ref),
 		v1alpha1.ClusterVersionProgressInsight{}.OpenAPIModelName():          schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsight(ref),
 		v1alpha1.ClusterVersionProgressInsightList{}.OpenAPIModelName():      schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsightList(ref),
 		v1alpha1.ClusterVersionProgressInsightSpec{}.OpenAPIModelName():      schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsightSpec(ref),
@@ -68,7 +69,18 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.NodeSummary{}.OpenAPIModelName():                            schema_pkg_apis_update_v1alpha1_NodeSummary(ref),
 		v1alpha1.Pool{}.OpenAPIModelName():                                   schema_pkg_apis_update_v1alpha1_Pool(ref),
 		v1alpha1.PoolResourceRef{}.OpenAPIModelName():                        schema_pkg_apis_update_v1alpha1_PoolResourceRef(ref),
+		v1alpha1.Precheck{}.OpenAPIModelName():                               schema_pkg_apis_update_v1alpha1_Precheck(ref),
+		v1alpha1.PrecheckAlert{}.OpenAPIModelName():                          schema_pkg_apis_update_v1alpha1_PrecheckAlert(ref),
 		v1alpha1.ResourceRef{}.OpenAPIModelName():                            schema_pkg_apis_update_v1alpha1_ResourceRef(ref),
+		v1alpha1.UpdateCandidate{}.OpenAPIModelName():                        schema_pkg_apis_update_v1alpha1_UpdateCandidate(ref),
+		v1alpha1.UpdateCandidateList{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_UpdateCandidateList(ref),
+		v1alpha1.UpdateCandidateSpec{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_UpdateCandidateSpec(ref),
+		v1alpha1.UpdateCandidateStatus{}.OpenAPIModelName():                  schema_pkg_apis_update_v1alpha1_UpdateCandidateStatus(ref),
+		v1alpha1.UpdateReadiness{}.OpenAPIModelName():                        schema_pkg_apis_update_v1alpha1_UpdateReadiness(ref),
+		v1alpha1.UpdateReadinessList{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_UpdateReadinessList(ref),
+		v1alpha1.UpdateReadinessSpec{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_UpdateReadinessSpec(ref),
+		v1alpha1.UpdateReadinessStatus{}.OpenAPIModelName():                  schema_pkg_apis_update_v1alpha1_UpdateReadinessStatus(ref),
+		v1alpha1.UpdateRisk{}.OpenAPIModelName():                             schema_pkg_apis_update_v1alpha1_UpdateRisk(ref),
 		v1alpha1.UpdateStatus{}.OpenAPIModelName():                           schema_pkg_apis_update_v1alpha1_UpdateStatus(ref),
 		v1alpha1.UpdateStatusList{}.OpenAPIModelName():                       schema_pkg_apis_update_v1alpha1_UpdateStatusList(ref),
 		v1alpha1.UpdateStatusSpec{}.OpenAPIModelName():                       schema_pkg_apis_update_v1alpha1_UpdateStatusSpec(ref),
@@ -375,6 +387,58 @@ func schema_pkg_apis_update_v1alpha1_ClusterOperatorStatusInsight(ref common.Ref
 		},
 		Dependencies: []string{
 			v1alpha1.ResourceRef{}.OpenAPIModelName(), v1.Condition{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_ClusterVersionCondition(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterVersionCondition is one condition of the ClusterVersion, as it has it.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"type": {
+						SchemaProps: spec.SchemaProps{
+							Description: "type is the condition type, e.g. Failing.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status is True, False or Unknown.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"reason": {
+						SchemaProps: spec.SchemaProps{
+							Description: "reason is the condition's reason.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message is the condition's message.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"lastTransitionTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "lastTransitionTime is when the condition last changed status.",
+							Ref:         ref(v1.Time{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"type", "status"},
+			},
+		},
+		Dependencies: []string{
+			v1.Time{}.OpenAPIModelName()},
 	}
 }
 
@@ -2122,6 +2186,142 @@ func schema_pkg_apis_update_v1alpha1_PoolResourceRef(ref common.ReferenceCallbac
 	}
 }
 
+func schema_pkg_apis_update_v1alpha1_Precheck(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "Precheck is one group of checks made before an update.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name is the group, e.g. CriticalAlerts; Alert when the alerts are unknown for a run from object dumps.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status is True when the group found no cause for concern, False when it did (alerts lists why) and Unknown when it could not tell.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"reason": {
+						SchemaProps: spec.SchemaProps{
+							Description: "reason is AsExpected when True, AlertsFiring when False.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message says what the group found.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"issue": {
+						SchemaProps: spec.SchemaProps{
+							Description: "issue is the name of the issue when the group itself is the concern (status Unknown); an alert's issue is its name.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"alerts": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "alerts are the alerts behind a False status, in the order they were read.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.PrecheckAlert{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"name", "status"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.PrecheckAlert{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_PrecheckAlert(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "PrecheckAlert is one firing alert that found cause for concern.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"index": {
+						SchemaProps: spec.SchemaProps{
+							Description: "index numbers the alerts of concern across every group, in the order the alerts were read (from 0), as oc numbers its conditions.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name is the alert's name (its alertname label); it is also the name of its issue.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"namespace": {
+						SchemaProps: spec.SchemaProps{
+							Description: "namespace is the alert's namespace label.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"severity": {
+						SchemaProps: spec.SchemaProps{
+							Description: "severity is the alert's severity label.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"state": {
+						SchemaProps: spec.SchemaProps{
+							Description: "state is the alert's state (firing).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"reason": {
+						SchemaProps: spec.SchemaProps{
+							Description: "reason is Alert:<state>.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message says what the alert means for an update, with its summary, description and runbook.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"index", "name"},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_update_v1alpha1_ResourceRef(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -2166,6 +2366,502 @@ func schema_pkg_apis_update_v1alpha1_ResourceRef(ref common.ReferenceCallback) c
 					},
 				},
 				Required: []string{"resource", "name"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_UpdateCandidate(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "UpdateCandidate is one release the cluster can update to: an available or conditional update of the ClusterVersion, with whether it is recommended for this cluster and the known risks of updating to it. There is one per release, named after its version (characters a name cannot hold become -); it is computed, never stored.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard object metadata. The label update.openshift.io/recommended carries status.recommended.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "spec is empty.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.UpdateCandidateSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status is the release and the verdict on it.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.UpdateCandidateStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.UpdateCandidateSpec{}.OpenAPIModelName(), v1alpha1.UpdateCandidateStatus{}.OpenAPIModelName(), v1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_UpdateCandidateList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "UpdateCandidateList is a list of UpdateCandidate objects.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "items are the UpdateCandidate objects.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.UpdateCandidate{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.UpdateCandidate{}.OpenAPIModelName(), v1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_UpdateCandidateSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "UpdateCandidateSpec is empty.",
+				Type:        []string{"object"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_UpdateCandidateStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "UpdateCandidateStatus is one release and the verdict on updating to it.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"version": {
+						SchemaProps: spec.SchemaProps{
+							Description: "version is the release's version, as the ClusterVersion lists it.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"image": {
+						SchemaProps: spec.SchemaProps{
+							Description: "image is the release's image pull spec.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"url": {
+						SchemaProps: spec.SchemaProps{
+							Description: "url is the release's errata or notes.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"channels": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "channels are the channels the release is in.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"conditional": {
+						SchemaProps: spec.SchemaProps{
+							Description: "conditional is true when the release is a conditional update (it has known risks), false for an unconditional available update.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"recommended": {
+						SchemaProps: spec.SchemaProps{
+							Description: "recommended is True when no known risk applies to this cluster (an unconditional update, or a conditional one the cluster evaluated as recommended), False when one does, Unknown when the cluster could not tell.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"reason": {
+						SchemaProps: spec.SchemaProps{
+							Description: "reason is the reason of the verdict when recommended is not True: a risk's name, MultipleReasons, EvaluationFailed, NoConditions, or the reason of the ClusterVersion's Upgradeable=False.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message explains the verdict when recommended is not True.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"risks": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"name",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "risks are the known risks of updating to the release, the ClusterVersion's own and, for a minor or major update while the ClusterVersion is Upgradeable=False, UpgradeableFalse.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.UpdateRisk{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"version", "recommended"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.UpdateRisk{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_UpdateReadiness(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "UpdateReadiness says whether the cluster is ready to start an update: the ClusterVersion's conditions that matter for one, where updates come from, and the prechecks made from the cluster's firing alerts. There is one, named cluster; it is computed, never stored.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard object metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "spec is empty.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.UpdateReadinessSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status is the readiness of the cluster.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.UpdateReadinessStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.UpdateReadinessSpec{}.OpenAPIModelName(), v1alpha1.UpdateReadinessStatus{}.OpenAPIModelName(), v1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_UpdateReadinessList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "UpdateReadinessList is a list of UpdateReadiness objects.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "items are the UpdateReadiness objects.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.UpdateReadiness{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.UpdateReadiness{}.OpenAPIModelName(), v1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_UpdateReadinessSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "UpdateReadinessSpec is empty.",
+				Type:        []string{"object"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_UpdateReadinessStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "UpdateReadinessStatus is the readiness of the cluster to start an update.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"version": {
+						SchemaProps: spec.SchemaProps{
+							Description: "version is the version the cluster runs or is updating to (the ClusterVersion's status.desired.version).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"channel": {
+						SchemaProps: spec.SchemaProps{
+							Description: "channel is the update channel the cluster follows (spec.channel); empty when none is set.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"availableChannels": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "availableChannels are the channels the current release is in (status.desired.channels).",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"upstream": {
+						SchemaProps: spec.SchemaProps{
+							Description: "upstream is the update service the cluster asks for updates (spec.upstream); empty when the cluster uses the default one.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"clusterVersionConditions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"type",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "clusterVersionConditions are the ClusterVersion's conditions that bear on an update (Failing, Progressing, RetrievedUpdates, Upgradeable), as the ClusterVersion has them; a condition it lacks is absent.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.ClusterVersionCondition{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"prechecks": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"name",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "prechecks are the checks made from the cluster's firing alerts, one per group (CriticalAlerts, PodDisruptionBudgetAlerts, PodImagePullAlerts, NodeAlerts, UpdatePrecheckAlerts, VirtAlerts), each with the alerts that found cause for concern. A group without concern is True and lists no alert; VirtAlerts appears only when one of its alerts fires.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.Precheck{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"prechecksIncomplete": {
+						SchemaProps: spec.SchemaProps{
+							Description: "prechecksIncomplete says why some prechecks could not be made (the alerts could not be read); empty when every precheck ran.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"issues": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "set",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "issues are the names of the issues that apply to any update of the cluster, sorted: Failing, Progressing, CannotRetrieveUpdates, FailedToCompletePrecheck, and the name of each alert that found cause for concern. These are the names `oc adm upgrade recommend --accept` takes.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ClusterVersionCondition{}.OpenAPIModelName(), v1alpha1.Precheck{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_UpdateRisk(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "UpdateRisk is one known risk of an update.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name is the risk's CamelCase name.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"url": {
+						SchemaProps: spec.SchemaProps{
+							Description: "url describes the risk.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message describes the risk.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"applies": {
+						SchemaProps: spec.SchemaProps{
+							Description: "applies is True when the risk applies to this cluster, False when it does not, Unknown when the cluster could not evaluate it.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"name", "applies"},
 			},
 		},
 	}

@@ -70,6 +70,10 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&NodeProgressInsightList{},
 		&HealthInsight{},
 		&HealthInsightList{},
+		&UpdateReadiness{},
+		&UpdateReadinessList{},
+		&UpdateCandidate{},
+		&UpdateCandidateList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

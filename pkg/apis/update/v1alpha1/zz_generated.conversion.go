@@ -84,6 +84,16 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*ClusterVersionCondition)(nil), (*update.ClusterVersionCondition)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ClusterVersionCondition_To_update_ClusterVersionCondition(a.(*ClusterVersionCondition), b.(*update.ClusterVersionCondition), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.ClusterVersionCondition)(nil), (*ClusterVersionCondition)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_ClusterVersionCondition_To_v1alpha1_ClusterVersionCondition(a.(*update.ClusterVersionCondition), b.(*ClusterVersionCondition), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*ClusterVersionProgressInsight)(nil), (*update.ClusterVersionProgressInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_ClusterVersionProgressInsight_To_update_ClusterVersionProgressInsight(a.(*ClusterVersionProgressInsight), b.(*update.ClusterVersionProgressInsight), scope)
 	}); err != nil {
@@ -394,6 +404,26 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*Precheck)(nil), (*update.Precheck)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_Precheck_To_update_Precheck(a.(*Precheck), b.(*update.Precheck), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.Precheck)(nil), (*Precheck)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_Precheck_To_v1alpha1_Precheck(a.(*update.Precheck), b.(*Precheck), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*PrecheckAlert)(nil), (*update.PrecheckAlert)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_PrecheckAlert_To_update_PrecheckAlert(a.(*PrecheckAlert), b.(*update.PrecheckAlert), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.PrecheckAlert)(nil), (*PrecheckAlert)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_PrecheckAlert_To_v1alpha1_PrecheckAlert(a.(*update.PrecheckAlert), b.(*PrecheckAlert), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*ResourceRef)(nil), (*update.ResourceRef)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_ResourceRef_To_update_ResourceRef(a.(*ResourceRef), b.(*update.ResourceRef), scope)
 	}); err != nil {
@@ -401,6 +431,96 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*update.ResourceRef)(nil), (*ResourceRef)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_update_ResourceRef_To_v1alpha1_ResourceRef(a.(*update.ResourceRef), b.(*ResourceRef), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*UpdateCandidate)(nil), (*update.UpdateCandidate)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_UpdateCandidate_To_update_UpdateCandidate(a.(*UpdateCandidate), b.(*update.UpdateCandidate), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.UpdateCandidate)(nil), (*UpdateCandidate)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_UpdateCandidate_To_v1alpha1_UpdateCandidate(a.(*update.UpdateCandidate), b.(*UpdateCandidate), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*UpdateCandidateList)(nil), (*update.UpdateCandidateList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_UpdateCandidateList_To_update_UpdateCandidateList(a.(*UpdateCandidateList), b.(*update.UpdateCandidateList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.UpdateCandidateList)(nil), (*UpdateCandidateList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_UpdateCandidateList_To_v1alpha1_UpdateCandidateList(a.(*update.UpdateCandidateList), b.(*UpdateCandidateList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*UpdateCandidateSpec)(nil), (*update.UpdateCandidateSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_UpdateCandidateSpec_To_update_UpdateCandidateSpec(a.(*UpdateCandidateSpec), b.(*update.UpdateCandidateSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.UpdateCandidateSpec)(nil), (*UpdateCandidateSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_UpdateCandidateSpec_To_v1alpha1_UpdateCandidateSpec(a.(*update.UpdateCandidateSpec), b.(*UpdateCandidateSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*UpdateCandidateStatus)(nil), (*update.UpdateCandidateStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_UpdateCandidateStatus_To_update_UpdateCandidateStatus(a.(*UpdateCandidateStatus), b.(*update.UpdateCandidateStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.UpdateCandidateStatus)(nil), (*UpdateCandidateStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_UpdateCandidateStatus_To_v1alpha1_UpdateCandidateStatus(a.(*update.UpdateCandidateStatus), b.(*UpdateCandidateStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*UpdateReadiness)(nil), (*update.UpdateReadiness)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_UpdateReadiness_To_update_UpdateReadiness(a.(*UpdateReadiness), b.(*update.UpdateReadiness), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.UpdateReadiness)(nil), (*UpdateReadiness)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_UpdateReadiness_To_v1alpha1_UpdateReadiness(a.(*update.UpdateReadiness), b.(*UpdateReadiness), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*UpdateReadinessList)(nil), (*update.UpdateReadinessList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_UpdateReadinessList_To_update_UpdateReadinessList(a.(*UpdateReadinessList), b.(*update.UpdateReadinessList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.UpdateReadinessList)(nil), (*UpdateReadinessList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_UpdateReadinessList_To_v1alpha1_UpdateReadinessList(a.(*update.UpdateReadinessList), b.(*UpdateReadinessList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*UpdateReadinessSpec)(nil), (*update.UpdateReadinessSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_UpdateReadinessSpec_To_update_UpdateReadinessSpec(a.(*UpdateReadinessSpec), b.(*update.UpdateReadinessSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.UpdateReadinessSpec)(nil), (*UpdateReadinessSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_UpdateReadinessSpec_To_v1alpha1_UpdateReadinessSpec(a.(*update.UpdateReadinessSpec), b.(*UpdateReadinessSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*UpdateReadinessStatus)(nil), (*update.UpdateReadinessStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_UpdateReadinessStatus_To_update_UpdateReadinessStatus(a.(*UpdateReadinessStatus), b.(*update.UpdateReadinessStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.UpdateReadinessStatus)(nil), (*UpdateReadinessStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_UpdateReadinessStatus_To_v1alpha1_UpdateReadinessStatus(a.(*update.UpdateReadinessStatus), b.(*UpdateReadinessStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*UpdateRisk)(nil), (*update.UpdateRisk)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_UpdateRisk_To_update_UpdateRisk(a.(*UpdateRisk), b.(*update.UpdateRisk), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.UpdateRisk)(nil), (*UpdateRisk)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_UpdateRisk_To_v1alpha1_UpdateRisk(a.(*update.UpdateRisk), b.(*UpdateRisk), scope)
 	}); err != nil {
 		return err
 	}
@@ -609,6 +729,26 @@ func autoConvert_update_ClusterOperatorStatusInsight_To_v1alpha1_ClusterOperator
 // Convert_update_ClusterOperatorStatusInsight_To_v1alpha1_ClusterOperatorStatusInsight is an autogenerated conversion function.
 func Convert_update_ClusterOperatorStatusInsight_To_v1alpha1_ClusterOperatorStatusInsight(in *update.ClusterOperatorStatusInsight, out *ClusterOperatorStatusInsight, s conversion.Scope) error {
 	return autoConvert_update_ClusterOperatorStatusInsight_To_v1alpha1_ClusterOperatorStatusInsight(in, out, s)
+}
+
+func autoConvert_v1alpha1_ClusterVersionCondition_To_update_ClusterVersionCondition(in *ClusterVersionCondition, out *update.ClusterVersionCondition, s conversion.Scope) error {
+	*out = *(*update.ClusterVersionCondition)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ClusterVersionCondition_To_update_ClusterVersionCondition is an autogenerated conversion function.
+func Convert_v1alpha1_ClusterVersionCondition_To_update_ClusterVersionCondition(in *ClusterVersionCondition, out *update.ClusterVersionCondition, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ClusterVersionCondition_To_update_ClusterVersionCondition(in, out, s)
+}
+
+func autoConvert_update_ClusterVersionCondition_To_v1alpha1_ClusterVersionCondition(in *update.ClusterVersionCondition, out *ClusterVersionCondition, s conversion.Scope) error {
+	*out = *(*ClusterVersionCondition)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_update_ClusterVersionCondition_To_v1alpha1_ClusterVersionCondition is an autogenerated conversion function.
+func Convert_update_ClusterVersionCondition_To_v1alpha1_ClusterVersionCondition(in *update.ClusterVersionCondition, out *ClusterVersionCondition, s conversion.Scope) error {
+	return autoConvert_update_ClusterVersionCondition_To_v1alpha1_ClusterVersionCondition(in, out, s)
 }
 
 func autoConvert_v1alpha1_ClusterVersionProgressInsight_To_update_ClusterVersionProgressInsight(in *ClusterVersionProgressInsight, out *update.ClusterVersionProgressInsight, s conversion.Scope) error {
@@ -1287,6 +1427,46 @@ func Convert_update_PoolResourceRef_To_v1alpha1_PoolResourceRef(in *update.PoolR
 	return autoConvert_update_PoolResourceRef_To_v1alpha1_PoolResourceRef(in, out, s)
 }
 
+func autoConvert_v1alpha1_Precheck_To_update_Precheck(in *Precheck, out *update.Precheck, s conversion.Scope) error {
+	*out = *(*update.Precheck)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_Precheck_To_update_Precheck is an autogenerated conversion function.
+func Convert_v1alpha1_Precheck_To_update_Precheck(in *Precheck, out *update.Precheck, s conversion.Scope) error {
+	return autoConvert_v1alpha1_Precheck_To_update_Precheck(in, out, s)
+}
+
+func autoConvert_update_Precheck_To_v1alpha1_Precheck(in *update.Precheck, out *Precheck, s conversion.Scope) error {
+	*out = *(*Precheck)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_update_Precheck_To_v1alpha1_Precheck is an autogenerated conversion function.
+func Convert_update_Precheck_To_v1alpha1_Precheck(in *update.Precheck, out *Precheck, s conversion.Scope) error {
+	return autoConvert_update_Precheck_To_v1alpha1_Precheck(in, out, s)
+}
+
+func autoConvert_v1alpha1_PrecheckAlert_To_update_PrecheckAlert(in *PrecheckAlert, out *update.PrecheckAlert, s conversion.Scope) error {
+	*out = *(*update.PrecheckAlert)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_PrecheckAlert_To_update_PrecheckAlert is an autogenerated conversion function.
+func Convert_v1alpha1_PrecheckAlert_To_update_PrecheckAlert(in *PrecheckAlert, out *update.PrecheckAlert, s conversion.Scope) error {
+	return autoConvert_v1alpha1_PrecheckAlert_To_update_PrecheckAlert(in, out, s)
+}
+
+func autoConvert_update_PrecheckAlert_To_v1alpha1_PrecheckAlert(in *update.PrecheckAlert, out *PrecheckAlert, s conversion.Scope) error {
+	*out = *(*PrecheckAlert)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_update_PrecheckAlert_To_v1alpha1_PrecheckAlert is an autogenerated conversion function.
+func Convert_update_PrecheckAlert_To_v1alpha1_PrecheckAlert(in *update.PrecheckAlert, out *PrecheckAlert, s conversion.Scope) error {
+	return autoConvert_update_PrecheckAlert_To_v1alpha1_PrecheckAlert(in, out, s)
+}
+
 func autoConvert_v1alpha1_ResourceRef_To_update_ResourceRef(in *ResourceRef, out *update.ResourceRef, s conversion.Scope) error {
 	*out = *(*update.ResourceRef)(unsafe.Pointer(in))
 	return nil
@@ -1305,6 +1485,214 @@ func autoConvert_update_ResourceRef_To_v1alpha1_ResourceRef(in *update.ResourceR
 // Convert_update_ResourceRef_To_v1alpha1_ResourceRef is an autogenerated conversion function.
 func Convert_update_ResourceRef_To_v1alpha1_ResourceRef(in *update.ResourceRef, out *ResourceRef, s conversion.Scope) error {
 	return autoConvert_update_ResourceRef_To_v1alpha1_ResourceRef(in, out, s)
+}
+
+func autoConvert_v1alpha1_UpdateCandidate_To_update_UpdateCandidate(in *UpdateCandidate, out *update.UpdateCandidate, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_UpdateCandidateSpec_To_update_UpdateCandidateSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_v1alpha1_UpdateCandidateStatus_To_update_UpdateCandidateStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_UpdateCandidate_To_update_UpdateCandidate is an autogenerated conversion function.
+func Convert_v1alpha1_UpdateCandidate_To_update_UpdateCandidate(in *UpdateCandidate, out *update.UpdateCandidate, s conversion.Scope) error {
+	return autoConvert_v1alpha1_UpdateCandidate_To_update_UpdateCandidate(in, out, s)
+}
+
+func autoConvert_update_UpdateCandidate_To_v1alpha1_UpdateCandidate(in *update.UpdateCandidate, out *UpdateCandidate, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_update_UpdateCandidateSpec_To_v1alpha1_UpdateCandidateSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_update_UpdateCandidateStatus_To_v1alpha1_UpdateCandidateStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_update_UpdateCandidate_To_v1alpha1_UpdateCandidate is an autogenerated conversion function.
+func Convert_update_UpdateCandidate_To_v1alpha1_UpdateCandidate(in *update.UpdateCandidate, out *UpdateCandidate, s conversion.Scope) error {
+	return autoConvert_update_UpdateCandidate_To_v1alpha1_UpdateCandidate(in, out, s)
+}
+
+func autoConvert_v1alpha1_UpdateCandidateList_To_update_UpdateCandidateList(in *UpdateCandidateList, out *update.UpdateCandidateList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]update.UpdateCandidate)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_UpdateCandidateList_To_update_UpdateCandidateList is an autogenerated conversion function.
+func Convert_v1alpha1_UpdateCandidateList_To_update_UpdateCandidateList(in *UpdateCandidateList, out *update.UpdateCandidateList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_UpdateCandidateList_To_update_UpdateCandidateList(in, out, s)
+}
+
+func autoConvert_update_UpdateCandidateList_To_v1alpha1_UpdateCandidateList(in *update.UpdateCandidateList, out *UpdateCandidateList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]UpdateCandidate)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_update_UpdateCandidateList_To_v1alpha1_UpdateCandidateList is an autogenerated conversion function.
+func Convert_update_UpdateCandidateList_To_v1alpha1_UpdateCandidateList(in *update.UpdateCandidateList, out *UpdateCandidateList, s conversion.Scope) error {
+	return autoConvert_update_UpdateCandidateList_To_v1alpha1_UpdateCandidateList(in, out, s)
+}
+
+func autoConvert_v1alpha1_UpdateCandidateSpec_To_update_UpdateCandidateSpec(in *UpdateCandidateSpec, out *update.UpdateCandidateSpec, s conversion.Scope) error {
+	*out = *(*update.UpdateCandidateSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_UpdateCandidateSpec_To_update_UpdateCandidateSpec is an autogenerated conversion function.
+func Convert_v1alpha1_UpdateCandidateSpec_To_update_UpdateCandidateSpec(in *UpdateCandidateSpec, out *update.UpdateCandidateSpec, s conversion.Scope) error {
+	return autoConvert_v1alpha1_UpdateCandidateSpec_To_update_UpdateCandidateSpec(in, out, s)
+}
+
+func autoConvert_update_UpdateCandidateSpec_To_v1alpha1_UpdateCandidateSpec(in *update.UpdateCandidateSpec, out *UpdateCandidateSpec, s conversion.Scope) error {
+	*out = *(*UpdateCandidateSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_update_UpdateCandidateSpec_To_v1alpha1_UpdateCandidateSpec is an autogenerated conversion function.
+func Convert_update_UpdateCandidateSpec_To_v1alpha1_UpdateCandidateSpec(in *update.UpdateCandidateSpec, out *UpdateCandidateSpec, s conversion.Scope) error {
+	return autoConvert_update_UpdateCandidateSpec_To_v1alpha1_UpdateCandidateSpec(in, out, s)
+}
+
+func autoConvert_v1alpha1_UpdateCandidateStatus_To_update_UpdateCandidateStatus(in *UpdateCandidateStatus, out *update.UpdateCandidateStatus, s conversion.Scope) error {
+	*out = *(*update.UpdateCandidateStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_UpdateCandidateStatus_To_update_UpdateCandidateStatus is an autogenerated conversion function.
+func Convert_v1alpha1_UpdateCandidateStatus_To_update_UpdateCandidateStatus(in *UpdateCandidateStatus, out *update.UpdateCandidateStatus, s conversion.Scope) error {
+	return autoConvert_v1alpha1_UpdateCandidateStatus_To_update_UpdateCandidateStatus(in, out, s)
+}
+
+func autoConvert_update_UpdateCandidateStatus_To_v1alpha1_UpdateCandidateStatus(in *update.UpdateCandidateStatus, out *UpdateCandidateStatus, s conversion.Scope) error {
+	*out = *(*UpdateCandidateStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_update_UpdateCandidateStatus_To_v1alpha1_UpdateCandidateStatus is an autogenerated conversion function.
+func Convert_update_UpdateCandidateStatus_To_v1alpha1_UpdateCandidateStatus(in *update.UpdateCandidateStatus, out *UpdateCandidateStatus, s conversion.Scope) error {
+	return autoConvert_update_UpdateCandidateStatus_To_v1alpha1_UpdateCandidateStatus(in, out, s)
+}
+
+func autoConvert_v1alpha1_UpdateReadiness_To_update_UpdateReadiness(in *UpdateReadiness, out *update.UpdateReadiness, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_UpdateReadinessSpec_To_update_UpdateReadinessSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_v1alpha1_UpdateReadinessStatus_To_update_UpdateReadinessStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_UpdateReadiness_To_update_UpdateReadiness is an autogenerated conversion function.
+func Convert_v1alpha1_UpdateReadiness_To_update_UpdateReadiness(in *UpdateReadiness, out *update.UpdateReadiness, s conversion.Scope) error {
+	return autoConvert_v1alpha1_UpdateReadiness_To_update_UpdateReadiness(in, out, s)
+}
+
+func autoConvert_update_UpdateReadiness_To_v1alpha1_UpdateReadiness(in *update.UpdateReadiness, out *UpdateReadiness, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_update_UpdateReadinessSpec_To_v1alpha1_UpdateReadinessSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_update_UpdateReadinessStatus_To_v1alpha1_UpdateReadinessStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_update_UpdateReadiness_To_v1alpha1_UpdateReadiness is an autogenerated conversion function.
+func Convert_update_UpdateReadiness_To_v1alpha1_UpdateReadiness(in *update.UpdateReadiness, out *UpdateReadiness, s conversion.Scope) error {
+	return autoConvert_update_UpdateReadiness_To_v1alpha1_UpdateReadiness(in, out, s)
+}
+
+func autoConvert_v1alpha1_UpdateReadinessList_To_update_UpdateReadinessList(in *UpdateReadinessList, out *update.UpdateReadinessList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]update.UpdateReadiness)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_UpdateReadinessList_To_update_UpdateReadinessList is an autogenerated conversion function.
+func Convert_v1alpha1_UpdateReadinessList_To_update_UpdateReadinessList(in *UpdateReadinessList, out *update.UpdateReadinessList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_UpdateReadinessList_To_update_UpdateReadinessList(in, out, s)
+}
+
+func autoConvert_update_UpdateReadinessList_To_v1alpha1_UpdateReadinessList(in *update.UpdateReadinessList, out *UpdateReadinessList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]UpdateReadiness)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_update_UpdateReadinessList_To_v1alpha1_UpdateReadinessList is an autogenerated conversion function.
+func Convert_update_UpdateReadinessList_To_v1alpha1_UpdateReadinessList(in *update.UpdateReadinessList, out *UpdateReadinessList, s conversion.Scope) error {
+	return autoConvert_update_UpdateReadinessList_To_v1alpha1_UpdateReadinessList(in, out, s)
+}
+
+func autoConvert_v1alpha1_UpdateReadinessSpec_To_update_UpdateReadinessSpec(in *UpdateReadinessSpec, out *update.UpdateReadinessSpec, s conversion.Scope) error {
+	*out = *(*update.UpdateReadinessSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_UpdateReadinessSpec_To_update_UpdateReadinessSpec is an autogenerated conversion function.
+func Convert_v1alpha1_UpdateReadinessSpec_To_update_UpdateReadinessSpec(in *UpdateReadinessSpec, out *update.UpdateReadinessSpec, s conversion.Scope) error {
+	return autoConvert_v1alpha1_UpdateReadinessSpec_To_update_UpdateReadinessSpec(in, out, s)
+}
+
+func autoConvert_update_UpdateReadinessSpec_To_v1alpha1_UpdateReadinessSpec(in *update.UpdateReadinessSpec, out *UpdateReadinessSpec, s conversion.Scope) error {
+	*out = *(*UpdateReadinessSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_update_UpdateReadinessSpec_To_v1alpha1_UpdateReadinessSpec is an autogenerated conversion function.
+func Convert_update_UpdateReadinessSpec_To_v1alpha1_UpdateReadinessSpec(in *update.UpdateReadinessSpec, out *UpdateReadinessSpec, s conversion.Scope) error {
+	return autoConvert_update_UpdateReadinessSpec_To_v1alpha1_UpdateReadinessSpec(in, out, s)
+}
+
+func autoConvert_v1alpha1_UpdateReadinessStatus_To_update_UpdateReadinessStatus(in *UpdateReadinessStatus, out *update.UpdateReadinessStatus, s conversion.Scope) error {
+	*out = *(*update.UpdateReadinessStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_UpdateReadinessStatus_To_update_UpdateReadinessStatus is an autogenerated conversion function.
+func Convert_v1alpha1_UpdateReadinessStatus_To_update_UpdateReadinessStatus(in *UpdateReadinessStatus, out *update.UpdateReadinessStatus, s conversion.Scope) error {
+	return autoConvert_v1alpha1_UpdateReadinessStatus_To_update_UpdateReadinessStatus(in, out, s)
+}
+
+func autoConvert_update_UpdateReadinessStatus_To_v1alpha1_UpdateReadinessStatus(in *update.UpdateReadinessStatus, out *UpdateReadinessStatus, s conversion.Scope) error {
+	*out = *(*UpdateReadinessStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_update_UpdateReadinessStatus_To_v1alpha1_UpdateReadinessStatus is an autogenerated conversion function.
+func Convert_update_UpdateReadinessStatus_To_v1alpha1_UpdateReadinessStatus(in *update.UpdateReadinessStatus, out *UpdateReadinessStatus, s conversion.Scope) error {
+	return autoConvert_update_UpdateReadinessStatus_To_v1alpha1_UpdateReadinessStatus(in, out, s)
+}
+
+func autoConvert_v1alpha1_UpdateRisk_To_update_UpdateRisk(in *UpdateRisk, out *update.UpdateRisk, s conversion.Scope) error {
+	*out = *(*update.UpdateRisk)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_UpdateRisk_To_update_UpdateRisk is an autogenerated conversion function.
+func Convert_v1alpha1_UpdateRisk_To_update_UpdateRisk(in *UpdateRisk, out *update.UpdateRisk, s conversion.Scope) error {
+	return autoConvert_v1alpha1_UpdateRisk_To_update_UpdateRisk(in, out, s)
+}
+
+func autoConvert_update_UpdateRisk_To_v1alpha1_UpdateRisk(in *update.UpdateRisk, out *UpdateRisk, s conversion.Scope) error {
+	*out = *(*UpdateRisk)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_update_UpdateRisk_To_v1alpha1_UpdateRisk is an autogenerated conversion function.
+func Convert_update_UpdateRisk_To_v1alpha1_UpdateRisk(in *update.UpdateRisk, out *UpdateRisk, s conversion.Scope) error {
+	return autoConvert_update_UpdateRisk_To_v1alpha1_UpdateRisk(in, out, s)
 }
 
 func autoConvert_v1alpha1_UpdateStatus_To_update_UpdateStatus(in *UpdateStatus, out *update.UpdateStatus, s conversion.Scope) error {

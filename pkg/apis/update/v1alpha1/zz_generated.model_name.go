@@ -45,6 +45,11 @@ func (in ClusterOperatorStatusInsight) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ClusterVersionCondition) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.ClusterVersionCondition"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterVersionProgressInsight) OpenAPIModelName() string {
 	return "io.openshift.update.v1alpha1.ClusterVersionProgressInsight"
 }
@@ -200,8 +205,63 @@ func (in PoolResourceRef) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in Precheck) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.Precheck"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in PrecheckAlert) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.PrecheckAlert"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceRef) OpenAPIModelName() string {
 	return "io.openshift.update.v1alpha1.ResourceRef"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in UpdateCandidate) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.UpdateCandidate"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in UpdateCandidateList) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.UpdateCandidateList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in UpdateCandidateSpec) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.UpdateCandidateSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in UpdateCandidateStatus) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.UpdateCandidateStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in UpdateReadiness) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.UpdateReadiness"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in UpdateReadinessList) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.UpdateReadinessList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in UpdateReadinessSpec) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.UpdateReadinessSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in UpdateReadinessStatus) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.UpdateReadinessStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in UpdateRisk) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.UpdateRisk"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

@@ -66,6 +66,10 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Update().V1alpha1().MachineConfigPoolProgressInsights().Informer()}, nil
 	case updatev1alpha1.SchemeGroupVersion.WithResource("nodeprogressinsights"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Update().V1alpha1().NodeProgressInsights().Informer()}, nil
+	case updatev1alpha1.SchemeGroupVersion.WithResource("updatecandidates"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Update().V1alpha1().UpdateCandidates().Informer()}, nil
+	case updatev1alpha1.SchemeGroupVersion.WithResource("updatereadinesses"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Update().V1alpha1().UpdateReadinesses().Informer()}, nil
 	case updatev1alpha1.SchemeGroupVersion.WithResource("updatestatuses"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Update().V1alpha1().UpdateStatuses().Informer()}, nil
 

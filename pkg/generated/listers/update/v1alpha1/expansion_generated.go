@@ -36,6 +36,14 @@ type MachineConfigPoolProgressInsightListerExpansion interface{}
 // NodeProgressInsightLister.
 type NodeProgressInsightListerExpansion interface{}
 
+// UpdateCandidateListerExpansion allows custom methods to be added to
+// UpdateCandidateLister.
+type UpdateCandidateListerExpansion interface{}
+
+// UpdateReadinessListerExpansion allows custom methods to be added to
+// UpdateReadinessLister.
+type UpdateReadinessListerExpansion interface{}
+
 // UpdateStatusListerExpansion allows custom methods to be added to
 // UpdateStatusLister.
 type UpdateStatusListerExpansion interface{}

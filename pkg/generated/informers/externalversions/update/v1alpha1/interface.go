@@ -32,6 +32,10 @@ type Interface interface {
 	MachineConfigPoolProgressInsights() TypedMachineConfigPoolProgressInsightInformer
 	// NodeProgressInsights returns a NodeProgressInsightInformer.
 	NodeProgressInsights() TypedNodeProgressInsightInformer
+	// UpdateCandidates returns a UpdateCandidateInformer.
+	UpdateCandidates() TypedUpdateCandidateInformer
+	// UpdateReadinesses returns a UpdateReadinessInformer.
+	UpdateReadinesses() TypedUpdateReadinessInformer
 	// UpdateStatuses returns a UpdateStatusInformer.
 	UpdateStatuses() TypedUpdateStatusInformer
 }
@@ -70,6 +74,16 @@ func (v *version) MachineConfigPoolProgressInsights() TypedMachineConfigPoolProg
 // NodeProgressInsights returns a TypedNodeProgressInsightInformer.
 func (v *version) NodeProgressInsights() TypedNodeProgressInsightInformer {
 	return &nodeProgressInsightInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
+}
+
+// UpdateCandidates returns a TypedUpdateCandidateInformer.
+func (v *version) UpdateCandidates() TypedUpdateCandidateInformer {
+	return &updateCandidateInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
+}
+
+// UpdateReadinesses returns a TypedUpdateReadinessInformer.
+func (v *version) UpdateReadinesses() TypedUpdateReadinessInformer {
+	return &updateReadinessInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }
 
 // UpdateStatuses returns a TypedUpdateStatusInformer.

@@ -26,4 +26,8 @@ type MachineConfigPoolProgressInsightExpansion interface{}
 
 type NodeProgressInsightExpansion interface{}
 
+type UpdateCandidateExpansion interface{}
+
+type UpdateReadinessExpansion interface{}
+
 type UpdateStatusExpansion interface{}

@@ -31,6 +31,8 @@ type UpdateV1alpha1Interface interface {
 	HealthInsightsGetter
 	MachineConfigPoolProgressInsightsGetter
 	NodeProgressInsightsGetter
+	UpdateCandidatesGetter
+	UpdateReadinessesGetter
 	UpdateStatusesGetter
 }
 
@@ -57,6 +59,14 @@ func (c *UpdateV1alpha1Client) MachineConfigPoolProgressInsights() MachineConfig
 
 func (c *UpdateV1alpha1Client) NodeProgressInsights() NodeProgressInsightInterface {
 	return newNodeProgressInsights(c)
+}
+
+func (c *UpdateV1alpha1Client) UpdateCandidates() UpdateCandidateInterface {
+	return newUpdateCandidates(c)
+}
+
+func (c *UpdateV1alpha1Client) UpdateReadinesses() UpdateReadinessInterface {
+	return newUpdateReadinesses(c)
 }
 
 func (c *UpdateV1alpha1Client) UpdateStatuses() UpdateStatusInterface {

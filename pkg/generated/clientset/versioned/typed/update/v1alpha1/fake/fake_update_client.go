@@ -46,6 +46,14 @@ func (c *FakeUpdateV1alpha1) NodeProgressInsights() v1alpha1.NodeProgressInsight
 	return newFakeNodeProgressInsights(c)
 }
 
+func (c *FakeUpdateV1alpha1) UpdateCandidates() v1alpha1.UpdateCandidateInterface {
+	return newFakeUpdateCandidates(c)
+}
+
+func (c *FakeUpdateV1alpha1) UpdateReadinesses() v1alpha1.UpdateReadinessInterface {
+	return newFakeUpdateReadinesses(c)
+}
+
 func (c *FakeUpdateV1alpha1) UpdateStatuses() v1alpha1.UpdateStatusInterface {
 	return newFakeUpdateStatuses(c)
 }

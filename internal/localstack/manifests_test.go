@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/update-status/apiserver/pkg/registry/insightobjects"
+	"github.com/update-status/apiserver/pkg/registry/readiness"
 	"github.com/update-status/apiserver/pkg/view"
 )
 
@@ -191,7 +192,7 @@ func checkReaderRules(t *testing.T, role *unstructured.Unstructured) {
 	for _, r := range rule["resources"].([]any) {
 		got[r.(string)] = true
 	}
-	want := []string{"updatestatuses"}
+	want := []string{"updatestatuses", readiness.ReadinessResource, readiness.CandidateResource}
 	for k := view.InsightKind(0); k < view.NumInsightKinds; k++ {
 		want = append(want, insightobjects.NamesOf(k).Resource)
 	}

@@ -28,6 +28,7 @@ import (
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/insights/encoding"
@@ -354,7 +355,7 @@ const maxInvalidMessage = 1024
 // placed where its scope does not allow, a node insight naming another pool)
 // is caught here, and so is an object that bypassed the schema.
 func invalidAssertion(o *informersv1alpha1.UpdateInformer, informer string) string {
-	probe := &v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: validation.ObjectName}}
+	probe := &v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: resources.UpdateStatusName}}
 	if cp := o.Spec.ControlPlane; cp != nil && len(cp.Insights) > 0 {
 		probe.Status.ControlPlane = &v1alpha1.ControlPlane{
 			Informers: []v1alpha1.ControlPlaneInformer{{Name: informer, Insights: cp.Insights}}}

@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/insights/encoding"
@@ -187,7 +188,7 @@ func cluster() *Sources {
 func object(st v1alpha1.UpdateStatusStatus) *v1alpha1.UpdateStatus {
 	return &v1alpha1.UpdateStatus{
 		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "UpdateStatus"},
-		ObjectMeta: metav1.ObjectMeta{Name: validation.ObjectName},
+		ObjectMeta: metav1.ObjectMeta{Name: resources.UpdateStatusName},
 		Status:     st,
 	}
 }

@@ -269,7 +269,7 @@ var healthTable = table{
 			started,
 			h.Impact.Summary,
 			cells.OrUnknown(string(h.Scope.Type)),
-			resources(h.Scope.Resources),
+			resourceRefs(h.Scope.Resources),
 			h.Remediation.Reference,
 		}, true
 	},
@@ -289,9 +289,9 @@ func conditionReason(c *metav1.Condition) string {
 	return c.Reason
 }
 
-// resources names the resources as resource.group/name (namespace/name
+// resourceRefs names the resources as resource.group/name (namespace/name
 // inside a namespace), comma-separated.
-func resources(refs []update.ResourceRef) string {
+func resourceRefs(refs []update.ResourceRef) string {
 	parts := make([]string, len(refs))
 	for i, r := range refs {
 		kind := r.Resource

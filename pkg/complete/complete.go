@@ -30,8 +30,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // Objects are every per-insight object of each kind, as listed from one
@@ -50,7 +50,7 @@ func isNotice(uid string, h *v1alpha1.HealthStatusInsight) bool {
 	if h == nil {
 		return false
 	}
-	switch encoding.KindOf(uid) {
+	switch conventions.KindOf(uid) {
 	case v1alpha1.HealthInsightsOmitted, v1alpha1.HealthPoolsOmitted:
 		return true
 	}
@@ -315,7 +315,7 @@ func sortInsights[T any](ins []T, key func(*T) (v1alpha1.InsightType, string)) {
 	sort.SliceStable(ins, func(i, j int) bool {
 		ta, ua := key(&ins[i])
 		tb, ub := key(&ins[j])
-		if oa, ob := encoding.TypeOrder(ta), encoding.TypeOrder(tb); oa != ob {
+		if oa, ob := conventions.TypeOrder(ta), conventions.TypeOrder(tb); oa != ob {
 			return oa < ob
 		}
 		return ua < ub

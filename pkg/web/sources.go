@@ -25,10 +25,10 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/informers/externalversions"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // The resources the page reads.
@@ -167,7 +167,7 @@ func (h *Handler) eventHandler(resource string) cache.ResourceEventHandler {
 		// The update's progress is the server's assessment: of an
 		// external informer's objects, only Health insights are shown.
 		if o, ok := obj.(metav1.Object); ok {
-			if _, health := obj.(*v1alpha1.HealthInsight); !health && encoding.IsExternalInformer(o.GetLabels()[v1alpha1.LabelInformer]) {
+			if _, health := obj.(*v1alpha1.HealthInsight); !health && conventions.IsExternalInformer(o.GetLabels()[v1alpha1.LabelInformer]) {
 				return
 			}
 		}

@@ -26,8 +26,8 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 	"github.com/update-status/apiserver/pkg/registry/internal/cells"
 )
 
@@ -145,9 +145,9 @@ var clusterOperatorTable = table{
 		var message string
 		switch {
 		case healthy != nil && healthy.Status != metav1.ConditionTrue:
-			_, message = encoding.DecodeReasonMessage(healthy.Message)
+			_, message = conventions.DecodeReasonMessage(healthy.Message)
 		case upd != nil && upd.Status == metav1.ConditionTrue:
-			_, message = encoding.DecodeReasonMessage(upd.Message)
+			_, message = conventions.DecodeReasonMessage(upd.Message)
 		}
 		return []interface{}{
 			o.Name,
@@ -222,7 +222,7 @@ var nodeTable = table{
 			return nil, false
 		}
 		n := &o.Status.NodeStatusInsight
-		st := encoding.NodeStateOf(n.Name, n.Conditions, n.EstimatedToComplete)
+		st := conventions.NodeStateOf(n.Name, n.Conditions, n.EstimatedToComplete)
 		message := st.Message
 		if message == "" {
 			message = n.Message
@@ -259,7 +259,7 @@ var healthTable = table{
 		}
 		h := &o.Status.HealthStatusInsight
 		started := cells.Unknown
-		if !encoding.IsUnknownTime(h.StartedAt.Time) {
+		if !conventions.IsUnknownTime(h.StartedAt.Time) {
 			started = cells.Age(h.StartedAt.Time, now)
 		}
 		return []interface{}{

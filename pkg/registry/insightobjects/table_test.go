@@ -26,8 +26,8 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/resources"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 	"github.com/update-status/apiserver/pkg/registry/internal/registrytest"
 )
 
@@ -57,11 +57,11 @@ func TestTables(t *testing.T) {
 	co := &update.ClusterOperatorProgressInsight{ObjectMeta: objMeta("etcd"), Status: update.ClusterOperatorProgressInsightStatus{
 		InsightUID: "co-uid",
 		ClusterOperatorStatusInsight: update.ClusterOperatorStatusInsight{Name: "etcd", Conditions: []metav1.Condition{
-			cond("Updating", metav1.ConditionTrue, "Progressing", encoding.EncodeReasonMessage("NodeInstaller", "installing revision 7")),
+			cond("Updating", metav1.ConditionTrue, "Progressing", conventions.EncodeReasonMessage("NodeInstaller", "installing revision 7")),
 			cond("Healthy", metav1.ConditionTrue, "AsExpected", ""),
 		}}}}
 	sick := co.DeepCopy()
-	sick.Status.Conditions[1] = cond("Healthy", metav1.ConditionFalse, "Degraded", encoding.EncodeReasonMessage("Quorum", "lost quorum"))
+	sick.Status.Conditions[1] = cond("Healthy", metav1.ConditionFalse, "Degraded", conventions.EncodeReasonMessage("Quorum", "lost quorum"))
 	pool := &update.MachineConfigPoolProgressInsight{ObjectMeta: objMeta("worker"), Status: update.MachineConfigPoolProgressInsightStatus{
 		InsightUID: "mcp-uid",
 		MachineConfigPoolStatusInsight: update.MachineConfigPoolStatusInsight{Name: "worker", Scope: "WorkerPool", Assessment: "Progressing", Completion: 33,
@@ -88,7 +88,7 @@ func TestTables(t *testing.T) {
 			Remediation: update.InsightRemediation{Reference: "https://example.com/runbook"}},
 	}}
 	unknownStart := health.DeepCopy()
-	unknownStart.Status.StartedAt = metav1.NewTime(encoding.UnknownTime)
+	unknownStart.Status.StartedAt = metav1.NewTime(conventions.UnknownTime)
 
 	tests := []struct {
 		name string

@@ -16,7 +16,7 @@
 // `oc adm upgrade status` from an UpdateStatus object and a clock reading.
 //
 // It reads nothing but the object: every line is derived from the insights,
-// following the conventions of package encoding. That the fixtures of oc
+// following the conventions of package conventions. That the fixtures of oc
 // come out byte for byte identical is the proof that the API carries
 // everything the report needs.
 package report

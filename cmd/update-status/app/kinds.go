@@ -25,8 +25,8 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update/install"
 	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/complete"
 	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/untruncate"
 	"github.com/update-status/apiserver/pkg/view"
 )
 
@@ -93,14 +93,14 @@ func insightList(k resources.InsightKind, objs []runtime.Object) (runtime.Object
 // the per-insight objects of the same computation, as a served report
 // completes it from the per-insight resources.
 func completeOffline(obj *v1alpha1.UpdateStatus, res *insights.Result) (*v1alpha1.UpdateStatus, error) {
-	if !complete.Truncated(&obj.Status) {
+	if !untruncate.Truncated(&obj.Status) {
 		return obj, nil
 	}
 	byKind, err := insightObjects(res, obj.ObjectMeta)
 	if err != nil {
 		return nil, err
 	}
-	var objs complete.Objects
+	var objs untruncate.Objects
 	for _, list := range byKind {
 		for _, o := range list {
 			switch o := o.(type) {
@@ -118,6 +118,6 @@ func completeOffline(obj *v1alpha1.UpdateStatus, res *insights.Result) (*v1alpha
 		}
 	}
 	out := *obj
-	out.Status = *complete.Status(&obj.Status, &objs)
+	out.Status = *untruncate.Status(&obj.Status, &objs)
 	return &out, nil
 }

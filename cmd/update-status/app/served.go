@@ -32,10 +32,10 @@ import (
 
 	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/complete"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	updatev1alpha1 "github.com/update-status/apiserver/pkg/generated/clientset/versioned/typed/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/report"
+	"github.com/update-status/apiserver/pkg/untruncate"
 )
 
 // newClient builds the generated clientset from a kubeconfig file.
@@ -188,7 +188,7 @@ func (s *served) drain(ctx context.Context, w watch.Interface, rv string) (strin
 // resources (404) leaves obj as it is, silently; any other failure leaves it
 // too, with a warning: obj still says what it left out.
 func (s *served) completed(ctx context.Context, obj *v1alpha1.UpdateStatus) *v1alpha1.UpdateStatus {
-	if !complete.Truncated(&obj.Status) {
+	if !untruncate.Truncated(&obj.Status) {
 		return obj
 	}
 	objs, err := listInsights(ctx, s.client.UpdateV1alpha1(), obj.ResourceVersion)
@@ -199,18 +199,18 @@ func (s *served) completed(ctx context.Context, obj *v1alpha1.UpdateStatus) *v1a
 		return obj
 	}
 	out := *obj
-	out.Status = *complete.Status(&obj.Status, objs)
+	out.Status = *untruncate.Status(&obj.Status, objs)
 	return &out
 }
 
 // listInsights lists every object of the five per-insight kinds at a
 // revision not older than rv.
-func listInsights(ctx context.Context, c updatev1alpha1.UpdateV1alpha1Interface, rv string) (*complete.Objects, error) {
+func listInsights(ctx context.Context, c updatev1alpha1.UpdateV1alpha1Interface, rv string) (*untruncate.Objects, error) {
 	opts := metav1.ListOptions{ResourceVersion: rv}
 	if rv != "" {
 		opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
 	}
-	var objs complete.Objects
+	var objs untruncate.Objects
 	nodes, err := c.NodeProgressInsights().List(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("listing nodeprogressinsights: %w", err)

@@ -31,12 +31,12 @@ import (
 	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/complete"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned/fake"
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/report"
 	"github.com/update-status/apiserver/pkg/sourcefiles"
+	"github.com/update-status/apiserver/pkg/untruncate"
 )
 
 // truncatedCluster returns the UpdateStatus of a cluster whose pool "worker"
@@ -193,7 +193,7 @@ func TestCompleteOffline(t *testing.T) {
 	now := sourcefiles.MockNow(src)
 	res := insights.Compute(src, now)
 	obj := &v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}, Status: res.Status}
-	if !complete.Truncated(&obj.Status) {
+	if !untruncate.Truncated(&obj.Status) {
 		t.Fatal("the engine did not truncate the pool")
 	}
 	done, err := completeOffline(obj, &res)

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package complete puts back into an UpdateStatus the insights it left out to
+// Package untruncate puts back into an UpdateStatus the insights it left out to
 // stay within the API's limits (128 per control-plane informer, 1,024 per
 // worker pool informer, 32 worker pools), taking them from the per-insight
 // objects served beside it (ClusterVersionProgressInsight,
@@ -23,7 +23,7 @@
 //
 // The result is for reading only: it exceeds the API's limits, and a pool
 // that UpdateStatus left out has no conditions in it.
-package complete
+package untruncate
 
 import (
 	"sort"

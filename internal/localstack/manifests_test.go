@@ -25,9 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/update-status/apiserver/pkg/registry/insightobjects"
-	"github.com/update-status/apiserver/pkg/registry/readiness"
-	"github.com/update-status/apiserver/pkg/view"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 )
 
 func TestReadManifests(t *testing.T) {
@@ -192,9 +190,9 @@ func checkReaderRules(t *testing.T, role *unstructured.Unstructured) {
 	for _, r := range rule["resources"].([]any) {
 		got[r.(string)] = true
 	}
-	want := []string{"updatestatuses", readiness.ReadinessResource, readiness.CandidateResource}
-	for k := view.InsightKind(0); k < view.NumInsightKinds; k++ {
-		want = append(want, insightobjects.NamesOf(k).Resource)
+	want := []string{"updatestatuses", resources.UpdateReadiness.Resource, resources.UpdateCandidate.Resource}
+	for k := resources.InsightKind(0); k < resources.NumInsightKinds; k++ {
+		want = append(want, k.Resource())
 	}
 	for _, r := range want {
 		if !got[r] {

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package viewtest has test doubles for the view: a source whose snapshot the
+// Package viewtest has test doubles for the view: a snapshotter whose snapshot the
 // test sets, a computer that returns the Results the test scripts, and a
 // generator of synthetic statuses of any size for benchmarks.
 package viewtest
@@ -23,29 +23,28 @@ import (
 	"time"
 
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/sources"
 	"github.com/update-status/apiserver/pkg/view"
 )
 
-// Source is a view.Source whose snapshot the test sets. Its zero value
+// Snapshotter is a view.Snapshotter whose snapshot the test sets. Its zero value
 // returns an empty, synced snapshot.
-type Source struct {
+type Snapshotter struct {
 	mu        sync.Mutex
-	snap      sources.Snapshot
+	snap      view.Snapshot
 	listeners []func()
 	calls     int
 }
 
-var _ view.Source = &Source{}
+var _ view.Snapshotter = &Snapshotter{}
 
-// NewSource returns a Source with an empty, synced snapshot at input
+// NewSnapshotter returns a Snapshotter with an empty, synced snapshot at input
 // resourceVersion maxRV.
-func NewSource(maxRV uint64) *Source {
-	return &Source{snap: sources.Snapshot{Inputs: &insights.Sources{}, MaxResourceVersion: maxRV, InitialSyncDone: true}}
+func NewSnapshotter(maxRV uint64) *Snapshotter {
+	return &Snapshotter{snap: view.Snapshot{Inputs: &insights.Sources{}, MaxResourceVersion: maxRV, InitialSyncDone: true}}
 }
 
-// Snapshot implements view.Source.
-func (s *Source) Snapshot() sources.Snapshot {
+// Snapshot implements view.Snapshotter.
+func (s *Snapshotter) Snapshot() view.Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls++
@@ -54,7 +53,7 @@ func (s *Source) Snapshot() sources.Snapshot {
 
 // Set replaces the snapshot and notifies the listeners, as a source event
 // would.
-func (s *Source) Set(snap sources.Snapshot) {
+func (s *Snapshotter) Set(snap view.Snapshot) {
 	s.mu.Lock()
 	s.snap = snap
 	listeners := s.listeners
@@ -65,7 +64,7 @@ func (s *Source) Set(snap sources.Snapshot) {
 }
 
 // Update changes the snapshot with f and notifies the listeners.
-func (s *Source) Update(f func(*sources.Snapshot)) {
+func (s *Snapshotter) Update(f func(*view.Snapshot)) {
 	s.mu.Lock()
 	f(&s.snap)
 	listeners := s.listeners
@@ -78,28 +77,28 @@ func (s *Source) Update(f func(*sources.Snapshot)) {
 // UpdateSilently changes the snapshot with f without notifying the
 // listeners, as an input that triggers no computation does (a renewed
 // Lease).
-func (s *Source) UpdateSilently(f func(*sources.Snapshot)) {
+func (s *Snapshotter) UpdateSilently(f func(*view.Snapshot)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f(&s.snap)
 }
 
 // Calls returns how many snapshots were taken.
-func (s *Source) Calls() int {
+func (s *Snapshotter) Calls() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.calls
 }
 
 // AddListener registers f, like sources.Set.AddListener.
-func (s *Source) AddListener(f func()) {
+func (s *Snapshotter) AddListener(f func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.listeners = append(s.listeners, f)
 }
 
 // SyncCheck reports the snapshot's InitialSyncDone, like sources.Set.
-func (s *Source) SyncCheck() error {
+func (s *Snapshotter) SyncCheck() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.snap.InitialSyncDone {
@@ -109,7 +108,7 @@ func (s *Source) SyncCheck() error {
 }
 
 // Run does nothing; the test drives the source.
-func (s *Source) Run(ctx context.Context) { <-ctx.Done() }
+func (s *Snapshotter) Run(ctx context.Context) { <-ctx.Done() }
 
 type notSynced struct{}
 

@@ -37,6 +37,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/monitoring"
@@ -51,7 +52,7 @@ import (
 // Sources is what the server needs from its sources; *sources.Set
 // implements it.
 type Sources interface {
-	view.Source
+	view.Snapshotter
 	// AddListener registers a function called on every source change.
 	AddListener(func())
 	// Run runs the informers until ctx is done.
@@ -169,16 +170,16 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	store, err := updatestatus.NewStore()
+	store, err := updatestatus.NewStore(Scheme)
 	if err != nil {
 		return nil, err
 	}
-	insightStores, err := insightobjects.NewStores()
+	insightStores, err := insightobjects.NewStores(Scheme)
 	if err != nil {
 		return nil, err
 	}
 	v, err := view.New(view.Config{
-		Source:    extra.Sources,
+		Snapshots: extra.Sources,
 		Computer:  extra.Computer,
 		Clock:     extra.Clock,
 		FoldDelay: extra.FoldDelay,
@@ -222,9 +223,9 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	resources := map[string]rest.Storage{
-		updatestatus.Resource:             main,
-		updatestatus.Resource + "/status": status,
+	storage := map[string]rest.Storage{
+		resources.UpdateStatus.Resource:             main,
+		resources.UpdateStatus.Resource + "/status": status,
 	}
 	readiness := []healthz.HealthChecker{
 		check("update-status-sources-synced", extra.Sources.SyncCheck),
@@ -234,15 +235,15 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	resources[readinessregistry.ReadinessResource] = readinessREST
-	resources[readinessregistry.CandidateResource] = candidateREST
+	storage[resources.UpdateReadiness.Resource] = readinessREST
+	storage[resources.UpdateCandidate.Resource] = candidateREST
 	for k, r := range insightRESTs {
-		name := insightobjects.NamesOf(view.InsightKind(k)).Resource
-		resources[name] = r
+		name := resources.InsightKind(k).Resource()
+		storage[name] = r
 		readiness = append(readiness, check("update-status-computed-"+name, r.ReadinessCheck))
 	}
 	group := genericapiserver.NewDefaultAPIGroupInfo(update.GroupName, Scheme, metav1.ParameterCodec, Codecs)
-	group.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = resources
+	group.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = storage
 	if err := generic.InstallAPIGroup(&group); err != nil {
 		return nil, fmt.Errorf("installing the %s API group: %w", update.GroupName, err)
 	}

@@ -23,10 +23,8 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/request"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/registry/insightobjects"
-	"github.com/update-status/apiserver/pkg/registry/updatestatus"
-	"github.com/update-status/apiserver/pkg/view"
 )
 
 // writeVerbs are the verbs UpdateStatus refuses.
@@ -41,9 +39,9 @@ var writeVerbs = map[string]bool{
 // readOnlyResources are the resources of update.openshift.io whose writes
 // withReadOnly refuses: all of them.
 var readOnlyResources = func() map[string]bool {
-	r := map[string]bool{updatestatus.Resource: true}
-	for k := view.InsightKind(0); k < view.NumInsightKinds; k++ {
-		r[insightobjects.NamesOf(k).Resource] = true
+	r := map[string]bool{resources.UpdateStatus.Resource: true}
+	for k := resources.InsightKind(0); k < resources.NumInsightKinds; k++ {
+		r[resources.InsightKind(k).Resource()] = true
 	}
 	return r
 }()

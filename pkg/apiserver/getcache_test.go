@@ -24,8 +24,8 @@ import (
 
 	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apiserver"
-	"github.com/update-status/apiserver/pkg/registry/updatestatus"
 )
 
 // getEncodings are the requests whose answers the encoding cache keeps
@@ -44,7 +44,7 @@ func TestEveryGetIsCounted(t *testing.T) {
 	var audit testio.SyncBuffer
 	s := newTestServer(t, serverOptions{audit: &audit})
 	s.waitReady(t)
-	series := map[string]string{"group": update.GroupName, "resource": updatestatus.Resource, "subresource": "", "verb": "GET"}
+	series := map[string]string{"group": update.GroupName, "resource": resources.UpdateStatus.Resource, "subresource": "", "verb": "GET"}
 	count := func() (requests, durations float64, audited int) {
 		return metricSum(t, s, "apiserver_request_total", series),
 			metricSum(t, s, "apiserver_request_duration_seconds", series),
@@ -137,7 +137,7 @@ func auditedGets(t *testing.T, log *testio.SyncBuffer) int {
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			t.Fatalf("audit line %.100q: %v", sc.Text(), err)
 		}
-		if ev.Stage == "ResponseComplete" && ev.Verb == "get" && ev.ObjectRef.Resource == updatestatus.Resource &&
+		if ev.Stage == "ResponseComplete" && ev.Verb == "get" && ev.ObjectRef.Resource == resources.UpdateStatus.Resource &&
 			ev.ObjectRef.Subresource == "" && ev.ResponseStatus.Code == http.StatusOK && ev.ResponseObject.Kind == "UpdateStatus" {
 			n++
 		}

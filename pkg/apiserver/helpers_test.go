@@ -38,11 +38,10 @@ import (
 	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apiserver"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/registry/updatestatus"
-	"github.com/update-status/apiserver/pkg/sources"
 	"github.com/update-status/apiserver/pkg/view"
 )
 
@@ -70,13 +69,13 @@ type serverOptions struct {
 }
 
 // newTestServer builds and starts a server. Without sources it uses a
-// viewtest.Source that is synced at input resourceVersion 100; without a
+// viewtest.Snapshotter that is synced at input resourceVersion 100; without a
 // computer one that returns a small synthetic status.
 func newTestServer(tb testing.TB, o serverOptions) *testServer {
 	tb.Helper()
 	featuregatetesting.SetFeatureGateDuringTest(tb, utilfeature.DefaultFeatureGate, genericfeatures.WatchList, true)
 	if o.sources == nil {
-		o.sources = viewtest.NewSource(100)
+		o.sources = viewtest.NewSnapshotter(100)
 	}
 	if o.computer == nil {
 		status := viewtest.Synthetic(3, 1)
@@ -93,7 +92,7 @@ func newTestServer(tb testing.TB, o serverOptions) *testServer {
 			OmitStages: []auditinternal.Stage{auditinternal.StageRequestReceived},
 			Rules: []auditinternal.PolicyRule{{
 				Level:     auditinternal.LevelRequestResponse,
-				Resources: []auditinternal.GroupResources{{Group: update.GroupName, Resources: []string{updatestatus.Resource}}},
+				Resources: []auditinternal.GroupResources{{Group: update.GroupName, Resources: []string{resources.UpdateStatus.Resource}}},
 			}},
 		})
 	}
@@ -134,8 +133,8 @@ func newSyntheticServer(tb testing.TB, workers int) *testServer {
 func newClusterServer(tb testing.TB, o synth.Options) (*testServer, []byte) {
 	tb.Helper()
 	src, _ := synth.Cluster(o)
-	source := viewtest.NewSource(1000)
-	source.Set(sources.Snapshot{Inputs: src, MaxResourceVersion: 1000, InitialSyncDone: true})
+	source := viewtest.NewSnapshotter(1000)
+	source.Set(view.Snapshot{Inputs: src, MaxResourceVersion: 1000, InitialSyncDone: true})
 	s := newTestServer(tb, serverOptions{sources: source, computer: insights.NewEngine()})
 	s.waitReady(tb)
 	var list []byte

@@ -88,7 +88,7 @@ func TestProtobufGetAndList(t *testing.T) {
 }
 
 func TestProtobufWatch(t *testing.T) {
-	src, comp := viewtest.NewSource(100), &versionedComputer{target: "4.17.5"}
+	src, comp := viewtest.NewSnapshotter(100), &versionedComputer{target: "4.17.5"}
 	s := newTestServer(t, serverOptions{sources: src, computer: comp})
 	s.waitReady(t)
 	hs := httptest.NewServer(s.handler)

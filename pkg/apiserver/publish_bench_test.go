@@ -35,7 +35,6 @@ import (
 	"github.com/update-status/apiserver/pkg/registry/insightobjects"
 	"github.com/update-status/apiserver/pkg/registry/updatestatus"
 	"github.com/update-status/apiserver/pkg/registry/virtualstore"
-	"github.com/update-status/apiserver/pkg/sources"
 	"github.com/update-status/apiserver/pkg/view"
 )
 
@@ -50,11 +49,11 @@ func BenchmarkNodeChangeToWatchCache(b *testing.B) {
 	src, now := synth.Cluster(synth.Options{Nodes: 5000, ExtraPools: 1, Seed: 7})
 	clk := clocktesting.NewFakeClock(now)
 	codec := apiserver.Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion)
-	usStore, err := updatestatus.NewStore()
+	usStore, err := updatestatus.NewStore(apiserver.Scheme)
 	if err != nil {
 		b.Fatal(err)
 	}
-	stores, err := insightobjects.NewStores()
+	stores, err := insightobjects.NewStores(apiserver.Scheme)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -73,12 +72,12 @@ func BenchmarkNodeChangeToWatchCache(b *testing.B) {
 		}
 	})
 
-	source := viewtest.NewSource(1000)
+	source := viewtest.NewSnapshotter(1000)
 	maxRV := uint64(1000)
-	source.Set(sources.Snapshot{Inputs: src, MaxResourceVersion: maxRV, InitialSyncDone: true})
+	source.Set(view.Snapshot{Inputs: src, MaxResourceVersion: maxRV, InitialSyncDone: true})
 	var last uint64
 	published := make(chan struct{}, 1)
-	v, err := view.New(view.Config{Source: source, Computer: insights.NewEngine(), Clock: clk, Publish: func(r *view.Revision) {
+	v, err := view.New(view.Config{Snapshots: source, Computer: insights.NewEngine(), Clock: clk, Publish: func(r *view.Revision) {
 		if err := usStore.Publish(r.ResourceVersion, []runtime.Object{r.Object}, r.Synced); err != nil {
 			b.Error(err)
 		}
@@ -124,7 +123,7 @@ func BenchmarkNodeChangeToWatchCache(b *testing.B) {
 		maxRV++
 		src.Nodes[nodes[i%len(nodes)]] = changed[i]
 		next := *src
-		source.Set(sources.Snapshot{Inputs: &next, MaxResourceVersion: maxRV, InitialSyncDone: true})
+		source.Set(view.Snapshot{Inputs: &next, MaxResourceVersion: maxRV, InitialSyncDone: true})
 		// A few changes leave the node's insight as it was and publish
 		// nothing.
 		select {

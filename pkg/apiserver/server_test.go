@@ -29,12 +29,12 @@ import (
 	"github.com/update-status/apiserver/internal/synth"
 	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/sources"
+	"github.com/update-status/apiserver/pkg/view"
 )
 
 func TestResourceRequestsWaitForSync(t *testing.T) {
-	src := viewtest.NewSource(100)
-	src.Set(sources.Snapshot{Unsynced: []string{"nodes"}})
+	src := viewtest.NewSnapshotter(100)
+	src.Set(view.Snapshot{Unsynced: []string{"nodes"}})
 	s := newTestServer(t, serverOptions{sources: src})
 
 	// Resource requests: 429 with Retry-After, until the caches sync.
@@ -85,7 +85,7 @@ func TestResourceRequestsWaitForSync(t *testing.T) {
 		t.Errorf("livez before sync: %d %s", live.Code, live.Body)
 	}
 
-	src.Set(sources.Snapshot{InitialSyncDone: true, MaxResourceVersion: 100})
+	src.Set(view.Snapshot{InitialSyncDone: true, MaxResourceVersion: 100})
 	s.waitReady(t)
 	rec = s.do(t, http.MethodGet, "/readyz?verbose", "", nil)
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "[+]update-status-sources-synced ok") {

@@ -56,7 +56,7 @@ const watchRequests = `apiserver_longrunning_requests{component="apiserver",grou
 // stopped; the reader must see every change meanwhile.
 func TestStalledWatcherIsClosedOthersKeepReceiving(t *testing.T) {
 	const stall = 300 * time.Millisecond
-	src, comp := viewtest.NewSource(100), &versionedComputer{target: "4.17.0"}
+	src, comp := viewtest.NewSnapshotter(100), &versionedComputer{target: "4.17.0"}
 	s := newTestServer(t, serverOptions{sources: src, computer: comp, stall: stall})
 	s.waitReady(t)
 	hs := httptest.NewUnstartedServer(s.handler)

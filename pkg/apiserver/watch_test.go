@@ -40,7 +40,6 @@ import (
 	versioned "github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	informers "github.com/update-status/apiserver/pkg/generated/informers/externalversions"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/sources"
 	"github.com/update-status/apiserver/pkg/view"
 )
 
@@ -67,9 +66,9 @@ func (c *versionedComputer) Compute(*insights.Sources, time.Time) insights.Resul
 
 // change makes the view publish a new revision with the given target at a
 // newer input resourceVersion.
-func change(src *viewtest.Source, comp *versionedComputer, target string, inputRV uint64) {
+func change(src *viewtest.Snapshotter, comp *versionedComputer, target string, inputRV uint64) {
 	comp.set(target)
-	src.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = inputRV })
+	src.Update(func(s *view.Snapshot) { s.MaxResourceVersion = inputRV })
 }
 
 // wireEvent is a watch event as it travels; Object is decoded from Raw for
@@ -141,7 +140,7 @@ func next(t *testing.T, ch <-chan wireEvent) wireEvent {
 }
 
 func TestWatchOverHTTP(t *testing.T) {
-	src, comp := viewtest.NewSource(100), &versionedComputer{target: "4.17.5"}
+	src, comp := viewtest.NewSnapshotter(100), &versionedComputer{target: "4.17.5"}
 	s := newTestServer(t, serverOptions{sources: src, computer: comp})
 	s.waitReady(t)
 	hs := httptest.NewServer(s.handler)
@@ -193,7 +192,7 @@ func TestInformerFollowsChanges(t *testing.T) {
 		watchList := tc.watchList
 		t.Run(fmt.Sprintf("WatchListClient=%v,%s", watchList, tc.contentType), func(t *testing.T) {
 			clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, watchList)
-			src, comp := viewtest.NewSource(100), &versionedComputer{target: "4.17.5"}
+			src, comp := viewtest.NewSnapshotter(100), &versionedComputer{target: "4.17.5"}
 			s := newTestServer(t, serverOptions{sources: src, computer: comp})
 			s.waitReady(t)
 			var reqMu sync.Mutex
@@ -303,7 +302,7 @@ func TestWatchSeesTimeOnlyChangesAndFoldedBursts(t *testing.T) {
 		cv.Assessment = "Degraded" // too slow: a verdict that only time changes
 		return insights.Result{Status: status}
 	})
-	src := viewtest.NewSource(100)
+	src := viewtest.NewSnapshotter(100)
 	s := newTestServer(t, serverOptions{sources: src, computer: comp, clock: clk, foldDelay: 200 * time.Millisecond})
 	s.waitReady(t)
 	hs := httptest.NewServer(s.handler)
@@ -334,7 +333,7 @@ func TestWatchSeesTimeOnlyChangesAndFoldedBursts(t *testing.T) {
 		mu.Lock()
 		inputs = i
 		mu.Unlock()
-		src.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = uint64(100 + i) })
+		src.Update(func(s *view.Snapshot) { s.MaxResourceVersion = uint64(100 + i) })
 	}
 	testio.Eventually(t, "the fold timer", func() bool { return clk.Waiters() > waiters })
 	clk.Step(200 * time.Millisecond)
@@ -357,7 +356,7 @@ func TestWatchSeesTimeOnlyChangesAndFoldedBursts(t *testing.T) {
 	mu.Lock()
 	inputs = 99
 	mu.Unlock()
-	src.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = 199 })
+	src.Update(func(s *view.Snapshot) { s.MaxResourceVersion = 199 })
 	testio.Eventually(t, "the fold timer", func() bool { return clk.Waiters() > waiters })
 	clk.Step(200 * time.Millisecond)
 	if ev := next(t, events); ev.Type != "MODIFIED" || target(&ev.Object) != "4.17.99" {

@@ -33,12 +33,12 @@ import (
 // one, in JSON and protobuf, for each of two watchers.
 func TestSharedWatchEncodingsAsPlain(t *testing.T) {
 	type server struct {
-		src  *viewtest.Source
+		src  *viewtest.Snapshotter
 		comp *versionedComputer
 		url  string
 	}
 	start := func(plain bool) server {
-		src, comp := viewtest.NewSource(100), &versionedComputer{target: "4.17.5"}
+		src, comp := viewtest.NewSnapshotter(100), &versionedComputer{target: "4.17.5"}
 		s := newTestServer(t, serverOptions{sources: src, computer: comp})
 		if plain {
 			apiserver.WithoutEncodingCache(s.srv)

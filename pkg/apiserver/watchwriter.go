@@ -27,7 +27,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
-	"github.com/update-status/apiserver/pkg/registry/updatestatus"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 )
 
 // DefaultWatchStallTimeout is the default of ExtraConfig.WatchStallTimeout.
@@ -77,7 +77,7 @@ func withWatchWriter(handler http.Handler, timeout time.Duration, clk clock.With
 			return
 		}
 		sw := &watchWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: timeout, clock: clk,
-			batching: info.Resource != updatestatus.Resource}
+			batching: info.Resource != resources.UpdateStatus.Resource}
 		sw.start()
 		handler.ServeHTTP(responsewriter.WrapForHTTP1Or2(sw), req)
 		// What the handler wrote after its last flush still goes out, as

@@ -19,8 +19,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // alertsAffectingUpdates are shown even when they fired before the update
@@ -32,7 +32,7 @@ var alertsAffectingUpdates = map[string]bool{
 
 // alertHealth applies docs/insights.md#alerts. An alert is not a Kubernetes
 // object: it is referenced as alerts.config.openshift.io in the alert's
-// namespace, named by encoding.EncodeAlertName. Alerts concern the whole
+// namespace, named by conventions.EncodeAlertName. Alerts concern the whole
 // cluster (oc's scope "Cluster"), which the API cannot say; they are filed
 // under the control plane with scope ControlPlane, in informer "alerts".
 func alertHealth(alerts []Alert, updateStartedAt time.Time) []*healthItem {
@@ -85,15 +85,15 @@ func alertHealth(alerts []Alert, updateStartedAt time.Time) []*healthItem {
 		reference := a.Annotations["runbook_url"]
 		switch {
 		case reference == "":
-			reference = encoding.NoRunbookReference
-		case len(reference) > maxReference || !encoding.IsURL(reference):
-			reference = encoding.TextReference(reference)
+			reference = conventions.NoRunbookReference
+		case len(reference) > maxReference || !conventions.IsURL(reference):
+			reference = conventions.TextReference(reference)
 			if len(reference) > maxReference {
-				reference = encoding.TextReference(encoding.Truncate(a.Annotations["runbook_url"], maxReference/3))
+				reference = conventions.TextReference(conventions.Truncate(a.Annotations["runbook_url"], maxReference/3))
 			}
 		}
-		ref := v1alpha1.ResourceRef{Group: groupConfig, Resource: "alerts", Name: encoding.EncodeAlertName(name)}
-		if ns := a.Labels["namespace"]; encoding.IsDNSLabel(ns) {
+		ref := v1alpha1.ResourceRef{Group: groupConfig, Resource: "alerts", Name: conventions.EncodeAlertName(name)}
+		if ns := a.Labels["namespace"]; conventions.IsDNSLabel(ns) {
 			ref.Namespace = ns
 		}
 		h := newHealth(v1alpha1.HealthAlert, "", &ref, v1alpha1.ControlPlaneScope, a.ActiveAt, level,
@@ -120,10 +120,10 @@ func alertUID(name string, a *Alert) string {
 		parts = append(parts, "a\x00"+k+"\x00"+v)
 	}
 	sort.Strings(parts)
-	hash := encoding.Hash16(parts...)
+	hash := conventions.Hash16(parts...)
 	prefix := string(v1alpha1.HealthAlert)
-	if k := encoding.EncodeAlertName(name); !strings.HasPrefix(k, "0x") && !strings.HasPrefix(k, "1x") {
-		if uid := prefix + "-" + k + "-" + hash[:8]; len(uid) <= encoding.MaxUIDLength {
+	if k := conventions.EncodeAlertName(name); !strings.HasPrefix(k, "0x") && !strings.HasPrefix(k, "1x") {
+		if uid := prefix + "-" + k + "-" + hash[:8]; len(uid) <= conventions.MaxUIDLength {
 			return uid
 		}
 	}

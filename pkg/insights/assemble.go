@@ -26,8 +26,8 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // assembly collects one evaluation's pieces and places them into the
@@ -102,7 +102,7 @@ func (it *item) workerPool() v1alpha1.WorkerPoolInsight {
 // healthLess orders health insights for truncation: higher level,
 // then newer, then uid.
 func healthLess(a, b *v1alpha1.HealthStatusInsight) bool {
-	la, lb := encoding.LevelRank(a.Impact.Level), encoding.LevelRank(b.Impact.Level)
+	la, lb := conventions.LevelRank(a.Impact.Level), conventions.LevelRank(b.Impact.Level)
 	if la != lb {
 		return la > lb
 	}
@@ -154,7 +154,7 @@ func (a *assembly) fit(items []item, limit int, where string, scope v1alpha1.Sco
 
 func sortItems(items []item) {
 	slices.SortStableFunc(items, func(x, y item) int {
-		if c := cmp.Compare(encoding.TypeOrder(x.typ), encoding.TypeOrder(y.typ)); c != 0 {
+		if c := cmp.Compare(conventions.TypeOrder(x.typ), conventions.TypeOrder(y.typ)); c != 0 {
 			return c
 		}
 		return strings.Compare(x.uid, y.uid)
@@ -170,7 +170,7 @@ func omittedHealth(where string, omitted, limit int, scope v1alpha1.ScopeType) *
 			"insights, then node insights ordered by state (degraded, unavailable, updating, draining or rebooting, "+
 			"paused, pending, completed) and name; the pool summaries still count every node.",
 		refAPIIntro)
-	h.uid = encoding.UID(string(v1alpha1.HealthInsightsOmitted), "", "", "", strings.ReplaceAll(where, "/", "-"))
+	h.uid = conventions.UID(string(v1alpha1.HealthInsightsOmitted), "", "", "", strings.ReplaceAll(where, "/", "-"))
 	return h
 }
 
@@ -179,7 +179,7 @@ func (a *assembly) build(cv *configv1.ClusterVersion) Result {
 	var st v1alpha1.UpdateStatusStatus
 	cp := &v1alpha1.ControlPlane{Conditions: []metav1.Condition{a.cv.updating}}
 	cp.Conditions[0].Type = string(v1alpha1.ControlPlaneUpdating)
-	if cv != nil && encoding.IsDNSSubdomain(cv.Name) {
+	if cv != nil && conventions.IsDNSSubdomain(cv.Name) {
 		r := cvRef(cv.Name)
 		cp.Resource = &r
 	}
@@ -192,7 +192,7 @@ func (a *assembly) build(cv *configv1.ClusterVersion) Result {
 		switch {
 		case p.info.master:
 			master = p
-		case encoding.IsDNSSubdomain(p.info.name):
+		case conventions.IsDNSSubdomain(p.info.name):
 			workers = append(workers, p)
 		}
 	}
@@ -460,14 +460,20 @@ func (a *assembly) truncatePool(p *poolResult, health []item) ([]item, *[nodeRan
 	return health, &quota
 }
 
-func cvUID(name string) string  { return encoding.UID("cv", groupConfig, "clusterversions", "", name) }
-func coUID(name string) string  { return encoding.UID("co", groupConfig, "clusteroperators", "", name) }
-func mcpUID(name string) string { return encoding.UID("mcp", groupMCO, "machineconfigpools", "", name) }
+func cvUID(name string) string {
+	return conventions.UID("cv", groupConfig, "clusterversions", "", name)
+}
+func coUID(name string) string {
+	return conventions.UID("co", groupConfig, "clusteroperators", "", name)
+}
+func mcpUID(name string) string {
+	return conventions.UID("mcp", groupMCO, "machineconfigpools", "", name)
+}
 
 // isOperatorNameValid reports whether a ClusterOperator insight can carry the
 // name (docs/api-decisions.md#insight-engine, inputs oc rejects).
 func isOperatorNameValid(name string) bool {
-	return encoding.IsOperatorName(name) && encoding.IsDNSSubdomain(name)
+	return conventions.IsOperatorName(name) && conventions.IsDNSSubdomain(name)
 }
 
 // unrepresentableOperator reports a platform operator the API cannot
@@ -478,7 +484,7 @@ func unrepresentableOperator(f *coFacts) *healthItem {
 		v1alpha1.InfoImpactLevel, v1alpha1.UnknownImpactType,
 		"A cluster operator has a name the API cannot carry, it is left out",
 		fmt.Sprintf("ClusterOperator %q is counted, but no insight describes it: insight names must match ^[a-z0-9-]+$ and have at most 64 characters.",
-			encoding.Short(name, 300)), refAPIIntro)
+			conventions.Short(name, 300)), refAPIIntro)
 	if h != nil {
 		h.acquired = f.changed
 	}
@@ -495,7 +501,7 @@ func unrepresentablePool(p *poolInfo) *healthItem {
 		v1alpha1.InfoImpactLevel, v1alpha1.UnknownImpactType,
 		"A machine config pool has a name the API cannot carry, it is left out",
 		fmt.Sprintf("MachineConfigPool %q has no pool insight: insight names must match ^[a-z0-9-]+$ and have at most 64 characters.",
-			encoding.Short(p.name, 300)), refAPIIntro)
+			conventions.Short(p.name, 300)), refAPIIntro)
 	if h != nil {
 		h.acquired = p.changed
 		h.pool = p.name

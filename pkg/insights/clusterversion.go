@@ -23,8 +23,8 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // semverRE is P-NODEVERSION for a non-empty value
@@ -128,7 +128,7 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 			firstSet(p.LastTransitionTime.Time, f.changed))
 	default:
 		r.updating = condition(typ, metav1.ConditionUnknown, string(v1alpha1.ClusterVersionCannotDetermineUpdating),
-			encoding.EncodeReasonMessage(p.Reason, p.Message), firstSet(p.LastTransitionTime.Time, f.changed))
+			conventions.EncodeReasonMessage(p.Reason, p.Message), firstSet(p.LastTransitionTime.Time, f.changed))
 	}
 
 	r.health = append(r.health, failingHealth(f, &ref)...)
@@ -155,7 +155,7 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 	h := cv.Status.History
 	completed := ops.updated == ops.total
 	versions, ok := historyVersions(f)
-	if !ok || !encoding.IsDNSSubdomain(cv.Name) {
+	if !ok || !conventions.IsDNSSubdomain(cv.Name) {
 		if hi := newHealth(v1alpha1.HealthCVBadHistory, cv.Name, &ref, v1alpha1.ControlPlaneScope, f.changed,
 			v1alpha1.WarningImpactLevel, v1alpha1.UnknownImpactType,
 			fmt.Sprintf("Cluster Version %s has an update history this server cannot represent", cv.Name),
@@ -263,9 +263,9 @@ func historySummary(h []configv1.UpdateHistory) string {
 	case 0:
 		return "the history is empty"
 	case 1:
-		return fmt.Sprintf("current %q", encoding.Short(h[0].Version, 80))
+		return fmt.Sprintf("current %q", conventions.Short(h[0].Version, 80))
 	default:
-		return fmt.Sprintf("current %q, previous %q", encoding.Short(h[0].Version, 80), encoding.Short(h[1].Version, 80))
+		return fmt.Sprintf("current %q, previous %q", conventions.Short(h[0].Version, 80), conventions.Short(h[1].Version, 80))
 	}
 }
 

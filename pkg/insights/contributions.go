@@ -28,9 +28,10 @@ import (
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // MaxClockSkew is how far in the future an UpdateInformer's renewTime may be
@@ -286,7 +287,7 @@ func prepareContribution(o *informersv1alpha1.UpdateInformer) *contributionEntry
 		}
 		c.controlPlane = slices.Clone(cp.Insights)
 		slices.SortStableFunc(c.controlPlane, func(x, y v1alpha1.ControlPlaneInsight) int {
-			return cmp.Or(cmp.Compare(encoding.TypeOrder(x.Insight.Type), encoding.TypeOrder(y.Insight.Type)), cmp.Compare(x.UID, y.UID))
+			return cmp.Or(cmp.Compare(conventions.TypeOrder(x.Insight.Type), conventions.TypeOrder(y.Insight.Type)), cmp.Compare(x.UID, y.UID))
 		})
 		for i := range c.controlPlane {
 			in := &c.controlPlane[i]
@@ -317,7 +318,7 @@ func prepareContribution(o *informersv1alpha1.UpdateInformer) *contributionEntry
 		}
 		list := slices.Clone(p.Insights)
 		slices.SortStableFunc(list, func(x, y v1alpha1.WorkerPoolInsight) int {
-			return cmp.Or(cmp.Compare(encoding.TypeOrder(x.Insight.Type), encoding.TypeOrder(y.Insight.Type)), cmp.Compare(x.UID, y.UID))
+			return cmp.Or(cmp.Compare(conventions.TypeOrder(x.Insight.Type), conventions.TypeOrder(y.Insight.Type)), cmp.Compare(x.UID, y.UID))
 		})
 		c.pools[p.Name] = list
 		for j := range list {
@@ -354,7 +355,7 @@ const maxInvalidMessage = 1024
 // placed where its scope does not allow, a node insight naming another pool)
 // is caught here, and so is an object that bypassed the schema.
 func invalidAssertion(o *informersv1alpha1.UpdateInformer, informer string) string {
-	probe := &v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: validation.ObjectName}}
+	probe := &v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: resources.UpdateStatusName}}
 	if cp := o.Spec.ControlPlane; cp != nil && len(cp.Insights) > 0 {
 		probe.Status.ControlPlane = &v1alpha1.ControlPlane{
 			Informers: []v1alpha1.ControlPlaneInformer{{Name: informer, Insights: cp.Insights}}}
@@ -379,7 +380,7 @@ func invalidAssertion(o *informersv1alpha1.UpdateInformer, informer string) stri
 		} else {
 			continue
 		}
-		return encoding.Truncate(where+": "+err.ErrorBody(), maxInvalidMessage)
+		return conventions.Truncate(where+": "+err.ErrorBody(), maxInvalidMessage)
 	}
 	return ""
 }
@@ -470,8 +471,8 @@ func informerRef(o *informersv1alpha1.UpdateInformer) *v1alpha1.ResourceRef {
 // two objects share.
 func contributionHealth(kind v1alpha1.HealthKind, o *informersv1alpha1.UpdateInformer, started time.Time, summary, description string) *healthItem {
 	ref := informerRef(o)
-	uid := string(kind) + "-" + encoding.Hash16(ref.Group, ref.Resource, ref.Namespace, ref.Name)
-	if !encoding.IsDNSLabel(ref.Namespace) {
+	uid := string(kind) + "-" + conventions.Hash16(ref.Group, ref.Resource, ref.Namespace, ref.Name)
+	if !conventions.IsDNSLabel(ref.Namespace) {
 		ref = nil // no reference to an object the API cannot hold
 	}
 	h := newHealth(kind, "", ref, v1alpha1.ControlPlaneScope, started, v1alpha1.WarningImpactLevel, v1alpha1.NoneImpactType,

@@ -27,8 +27,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // contribHealth is a valid Health insight of an external informer; scope
@@ -380,7 +380,7 @@ func TestContributionRefusals(t *testing.T) {
 			h := hs[0].Insight.HealthInsight
 			want := []v1alpha1.ResourceRef{{Group: informersv1alpha1.GroupName, Resource: informersv1alpha1.ResourceUpdateInformers,
 				Namespace: o.Namespace, Name: o.Name}}
-			if encoding.KindOf(hs[0].UID) != v1alpha1.HealthInformerRefused || !reflect.DeepEqual(h.Scope.Resources, want) ||
+			if conventions.KindOf(hs[0].UID) != v1alpha1.HealthInformerRefused || !reflect.DeepEqual(h.Scope.Resources, want) ||
 				!strings.Contains(h.Impact.Summary, tc.reason) || !strings.Contains(h.Impact.Description, o.Namespace+"/"+o.Name) {
 				t.Errorf("server health insight %s does not name the object and the reason", mustJSON(t, hs[0]))
 			}
@@ -571,7 +571,7 @@ func TestContributionLease(t *testing.T) {
 				t.Error("the built-in informers changed")
 			}
 			hs := serverHealth(res)
-			if len(hs) != 1 || encoding.KindOf(hs[0].UID) != v1alpha1.HealthInformerExpired {
+			if len(hs) != 1 || conventions.KindOf(hs[0].UID) != v1alpha1.HealthInformerExpired {
 				t.Fatalf("server health %s, want one %s", mustJSON(t, hs), v1alpha1.HealthInformerExpired)
 			}
 			h := hs[0]

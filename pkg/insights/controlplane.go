@@ -24,8 +24,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 const (
@@ -162,7 +162,7 @@ func coInsight(f *coFacts) *v1alpha1.ClusterOperatorStatusInsight {
 	progressingMsg := ""
 	if p := f.progressing; p != nil {
 		progressingAt = firstSet(p.LastTransitionTime.Time, changed)
-		progressingMsg = encoding.EncodeReasonMessage(p.Reason, p.Message)
+		progressingMsg = conventions.EncodeReasonMessage(p.Reason, p.Message)
 	}
 	typ := string(v1alpha1.ClusterOperatorStatusInsightUpdating)
 	switch {
@@ -191,7 +191,7 @@ func coInsight(f *coFacts) *v1alpha1.ClusterOperatorStatusInsight {
 			firstSet(a.LastTransitionTime.Time, changed))
 	case a.Status != configv1.ConditionTrue:
 		healthy = condition(htyp, metav1.ConditionUnknown, string(v1alpha1.ClusterOperatorHealthyReasonCannotDetermine),
-			encoding.EncodeReasonMessage(a.Reason, a.Message), firstSet(a.LastTransitionTime.Time, changed))
+			conventions.EncodeReasonMessage(a.Reason, a.Message), firstSet(a.LastTransitionTime.Time, changed))
 	case d != nil && d.Status == configv1.ConditionTrue:
 		healthy = condition(htyp, metav1.ConditionFalse, string(v1alpha1.ClusterOperatorHealthyReasonDegraded), d.Message,
 			firstSet(d.LastTransitionTime.Time, changed))
@@ -361,7 +361,7 @@ func (p projection) signature(now time.Time, completedAt *time.Time) controlPlan
 	if completedAt != nil {
 		ref = *completedAt
 	}
-	return controlPlaneSignature{estimate: e, negative: encoding.Remaining(p.started, e.total, ref) < 0}
+	return controlPlaneSignature{estimate: e, negative: conventions.Remaining(p.started, e.total, ref) < 0}
 }
 
 // nextChange finds the first instant after now at which the signature

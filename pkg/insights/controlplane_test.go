@@ -24,8 +24,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 func TestOperatorUpdatingCondition(t *testing.T) {
@@ -273,7 +273,7 @@ func TestEstimateVectors(t *testing.T) {
 	} {
 		p := projection{started: t0, baseline: tc.baseline, lastProgress: t0.Add(tc.toLastProgress), x: tc.x}
 		at := t0.Add(tc.updatingFor)
-		if got := encoding.Remaining(t0, p.at(at).total, at); got != tc.want {
+		if got := conventions.Remaining(t0, p.at(at).total, at); got != tc.want {
 			t.Errorf("baseline %v, progress %v, updating for %v, x %v: estimate %v, want %v",
 				tc.baseline, tc.toLastProgress, tc.updatingFor, tc.x, got, tc.want)
 		}
@@ -342,7 +342,7 @@ func TestControlPlaneAssessment(t *testing.T) {
 				}
 				return
 			}
-			e, ok := encoding.InsightRemaining(cv, at)
+			e, ok := conventions.InsightRemaining(cv, at)
 			if !ok || cv.EstimatedDurationNanoseconds == nil {
 				t.Fatalf("no estimate: eca %v, duration %v", cv.EstimatedCompletedAt, cv.EstimatedDurationNanoseconds)
 			}

@@ -27,8 +27,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // bigCluster is cluster() with n extra worker nodes in assorted states.
@@ -88,7 +88,7 @@ func TestOrderingAndUIDs(t *testing.T) {
 	order := map[v1alpha1.InsightType]int{"ClusterVersion": 0, "ClusterOperator": 1, "MachineConfigPool": 2, "Node": 3, "Health": 4}
 	check := func(where string, types []v1alpha1.InsightType, uids []string) {
 		for i := range uids {
-			if !encoding.IsDNSLabel(uids[i]) {
+			if !conventions.IsDNSLabel(uids[i]) {
 				t.Errorf("%s: uid %q is not valid", where, uids[i])
 			}
 			if i > 0 && (order[types[i-1]] > order[types[i]] || order[types[i-1]] == order[types[i]] && uids[i-1] >= uids[i]) {
@@ -123,7 +123,7 @@ func TestOrderingAndUIDs(t *testing.T) {
 	}
 	for _, f := range all(&res.Status) {
 		if f.node != nil && f.node.Name == long.Name {
-			if want := "node-" + encoding.Hash16("", "nodes", "", long.Name); f.uid != want {
+			if want := "node-" + conventions.Hash16("", "nodes", "", long.Name); f.uid != want {
 				t.Errorf("long node uid %q, want %q", f.uid, want)
 			}
 		}
@@ -351,7 +351,7 @@ func TestTruncation(t *testing.T) {
 		if n := in.Insight.NodeStatusInsight; n != nil && cond(n.Conditions, "Degraded").Status == metav1.ConditionTrue {
 			degradedNodes++
 		}
-		if encoding.KindOf(in.UID) == v1alpha1.HealthInsightsOmitted {
+		if conventions.KindOf(in.UID) == v1alpha1.HealthInsightsOmitted {
 			notice = in.Insight.HealthInsight
 		}
 	}
@@ -600,10 +600,10 @@ func TestAlerts(t *testing.T) {
 		{name: "fired before the update is skipped", alert: alert("KubePodNotReady", "warning", "firing", before, nil)},
 		{name: "known to affect updates, before", alert: alert("PodDisruptionBudgetAtLimit", "critical", "firing", before, map[string]string{"message": "m"}),
 			wantLevel: v1alpha1.CriticalInfoLevel, wantDesc: "Alert known to affect updates has been firing since before the update started. The alert description is: m",
-			wantRef: encoding.NoRunbookReference, wantSumm: "Alert is firing: PodDisruptionBudgetAtLimit", wantStart: before, wantObject: "pod-disruption-budget-at-limit"},
+			wantRef: conventions.NoRunbookReference, wantSumm: "Alert is firing: PodDisruptionBudgetAtLimit", wantStart: before, wantObject: "pod-disruption-budget-at-limit"},
 		{name: "known to affect updates, during", alert: alert("PodDisruptionBudgetLimit", "warning", "firing", during, map[string]string{"description": "d", "message": "m"}),
 			wantLevel: v1alpha1.WarningImpactLevel, wantDesc: "Alert known to affect updates started firing during the update. The alert description is: d | m",
-			wantRef: encoding.NoRunbookReference, wantSumm: "Alert is firing: PodDisruptionBudgetLimit", wantStart: t0.Add(10*time.Minute + time.Second),
+			wantRef: conventions.NoRunbookReference, wantSumm: "Alert is firing: PodDisruptionBudgetLimit", wantStart: t0.Add(10*time.Minute + time.Second),
 			wantObject: "pod-disruption-budget-limit"},
 		{name: "pending is skipped", alert: alert("KubePodNotReady", "warning", "pending", during, nil)},
 		{name: "info is skipped", alert: alert("KubePodNotReady", "info", "firing", during, nil)},
@@ -611,8 +611,8 @@ func TestAlerts(t *testing.T) {
 		{name: "no name is skipped", alert: alert("", "warning", "firing", during, nil)},
 		{name: "no description; a runbook that is not a URL; a lower-case name", alert: alert("up_down", "warning", "firing", during, map[string]string{"runbook_url": "see wiki"}),
 			wantLevel: v1alpha1.WarningImpactLevel, wantDesc: "Alert started firing during the update. The alert has no description.",
-			wantRef: encoding.TextReference("see wiki"), wantSumm: "Alert is firing: up_down", wantStart: t0.Add(10*time.Minute + time.Second),
-			wantObject: encoding.EncodeAlertName("up_down")},
+			wantRef: conventions.TextReference("see wiki"), wantSumm: "Alert is firing: up_down", wantStart: t0.Add(10*time.Minute + time.Second),
+			wantObject: conventions.EncodeAlertName("up_down")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := cluster()
@@ -635,7 +635,7 @@ func TestAlerts(t *testing.T) {
 				t.Errorf("got %s %q %q %q %v", h.Impact.Level, h.Impact.Summary, h.Impact.Description, h.Remediation.Reference, h.StartedAt)
 			}
 			if r := h.Scope.Resources; len(r) != 1 || r[0].Name != tc.wantObject || r[0].Resource != "alerts" || r[0].Namespace != "openshift-monitoring" ||
-				encoding.DecodeAlertName(r[0].Name) != tc.alert.Labels["alertname"] {
+				conventions.DecodeAlertName(r[0].Name) != tc.alert.Labels["alertname"] {
 				t.Errorf("resources %+v", r)
 			}
 			if hs[0].where != "controlPlane/alerts" || h.Scope.Type != v1alpha1.ControlPlaneScope {

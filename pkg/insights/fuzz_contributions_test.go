@@ -26,6 +26,7 @@ import (
 
 	"github.com/update-status/apiserver/internal/synth"
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/insights"
@@ -194,7 +195,7 @@ func FuzzContributions(f *testing.F) {
 		}
 
 		res := insights.Compute(&with, now)
-		obj := &v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: validation.ObjectName}, Status: res.Status}
+		obj := &v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: resources.UpdateStatusName}, Status: res.Status}
 		if errs := validation.ValidateUpdateStatus(obj); len(errs) > 0 {
 			t.Fatalf("invalid object: %v", errs.ToAggregate())
 		}

@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/update-status/apiserver/internal/synth"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/insights"
@@ -289,7 +290,7 @@ func FuzzCompute(f *testing.F) {
 		m.apply()
 		now = now.Add(time.Duration(offsetSeconds%(1<<32)) * time.Second)
 		res := insights.Compute(src, now)
-		obj := &v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: validation.ObjectName}, Status: res.Status}
+		obj := &v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: resources.UpdateStatusName}, Status: res.Status}
 		if errs := validation.ValidateUpdateStatus(obj); len(errs) > 0 {
 			t.Fatalf("invalid object: %v", errs.ToAggregate())
 		}

@@ -17,8 +17,8 @@ package insights
 import (
 	"time"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // Limits of the API (docs/api.md) that the engine must respect.
@@ -111,19 +111,19 @@ func newHealth(kind v1alpha1.HealthKind, subject string, ref *v1alpha1.ResourceR
 		Impact: v1alpha1.InsightImpact{
 			Level:       level,
 			Type:        impact,
-			Summary:     encoding.Truncate(summary, maxSummary),
-			Description: encoding.Truncate(description, maxDescription),
+			Summary:     conventions.Truncate(summary, maxSummary),
+			Description: conventions.Truncate(description, maxDescription),
 		},
 		Remediation: v1alpha1.InsightRemediation{Reference: reference},
 	}
 	uid := string(kind)
 	if ref != nil {
-		if encoding.IsDNSSubdomain(ref.Name) {
+		if conventions.IsDNSSubdomain(ref.Name) {
 			h.Scope.Resources = []v1alpha1.ResourceRef{*ref}
 		}
-		uid = encoding.UID(string(kind), ref.Group, ref.Resource, ref.Namespace, ref.Name)
+		uid = conventions.UID(string(kind), ref.Group, ref.Resource, ref.Namespace, ref.Name)
 	} else if subject != "" {
-		uid = encoding.UID(string(kind), "", "", "", subject)
+		uid = conventions.UID(string(kind), "", "", "", subject)
 	}
 	return &healthItem{uid: uid, insight: h, acquired: started}
 }

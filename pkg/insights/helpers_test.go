@@ -26,9 +26,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // t0 is when the test update started; tests observe the cluster at now.
@@ -187,7 +188,7 @@ func cluster() *Sources {
 func object(st v1alpha1.UpdateStatusStatus) *v1alpha1.UpdateStatus {
 	return &v1alpha1.UpdateStatus{
 		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "UpdateStatus"},
-		ObjectMeta: metav1.ObjectMeta{Name: validation.ObjectName},
+		ObjectMeta: metav1.ObjectMeta{Name: resources.UpdateStatusName},
 		Status:     st,
 	}
 }
@@ -286,7 +287,7 @@ func healthOf(res Result, kind v1alpha1.HealthKind) []found {
 	var out []found
 	seen := map[string]bool{}
 	for _, f := range all(&res.Status) {
-		if f.h == nil || seen[f.uid] || (kind != "" && encoding.KindOf(f.uid) != kind) {
+		if f.h == nil || seen[f.uid] || (kind != "" && conventions.KindOf(f.uid) != kind) {
 			continue
 		}
 		seen[f.uid] = true

@@ -22,8 +22,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // Reasons a node is unavailable (the MCO's own notion,
@@ -141,7 +141,7 @@ func evaluateNode(n *Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
 	ann := n.Annotations
 	f := &nodeFacts{name: n.Name, changed: n.Changed}
 	f.acquiredAt = wire(f.changed)
-	f.uid = encoding.UID("node", "", "nodes", "", n.Name)
+	f.uid = conventions.UID("node", "", "nodes", "", n.Name)
 
 	current := ann[CurrentConfigAnnotation]
 	desired, desiredSet := ann[DesiredConfigAnnotation]
@@ -233,11 +233,11 @@ func evaluateNode(n *Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
 		scope = v1alpha1.ControlPlaneScope
 	}
 	ref := nodeRef(n.Name)
-	if !encoding.IsDNSSubdomain(n.Name) {
+	if !conventions.IsDNSSubdomain(n.Name) {
 		f.unrepresentable = newHealth(v1alpha1.HealthUnrepresentable, n.Name, nil, scope, time.Time{},
 			v1alpha1.InfoImpactLevel, v1alpha1.UnknownImpactType,
 			"A node has a name the API cannot carry, it is left out",
-			fmt.Sprintf("Node %q is not a valid resource name, so no insight describes it.", encoding.Short(n.Name, 300)),
+			fmt.Sprintf("Node %q is not a valid resource name, so no insight describes it.", conventions.Short(n.Name, 300)),
 			refAPIIntro)
 		if f.unrepresentable != nil {
 			f.unrepresentable.acquired = f.changed
@@ -269,7 +269,7 @@ func evaluateNode(n *Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
 		Resource:     ref,
 		PoolResource: v1alpha1.PoolResourceRef{ResourceRef: mcpRef(pool.name)},
 		Scope:        scope,
-		Message:      encoding.Short(message, maxNodeMessage),
+		Message:      conventions.Short(message, maxNodeMessage),
 	}
 	if ok, known := in.versionOK[currentVersion]; (known && ok) || (!known && isVersion(currentVersion)) {
 		ni.Version = currentVersion

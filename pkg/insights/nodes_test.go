@@ -23,8 +23,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // nodeWant is what a test expects of worker-0's insight.
@@ -180,7 +180,7 @@ func TestNodeRules(t *testing.T) {
 			}
 			for _, f := range healthOf(res, "") {
 				if len(f.h.Scope.Resources) > 0 && (f.h.Scope.Resources[0].Name == "worker-0" || f.h.Scope.Resources[0].Name == "worker") {
-					got.health = append(got.health, encoding.KindOf(f.uid))
+					got.health = append(got.health, conventions.KindOf(f.uid))
 				}
 			}
 			if mustJSON(t, got) != mustJSON(t, tc.want) {
@@ -244,8 +244,8 @@ func TestLongDaemonReason(t *testing.T) {
 		t.Errorf("Degraded message has %d bytes, want the full %d", len(got), len(reason))
 	}
 	h := healthOf(res, v1alpha1.HealthNodeDegraded)[0].h
-	if len(h.Impact.Description) > 4096 || !encoding.IsTruncated(h.Impact.Description) ||
-		!strings.HasPrefix(reason, encoding.TruncatedPrefix(h.Impact.Description)) {
+	if len(h.Impact.Description) > 4096 || !conventions.IsTruncated(h.Impact.Description) ||
+		!strings.HasPrefix(reason, conventions.TruncatedPrefix(h.Impact.Description)) {
 		t.Errorf("description (%d bytes) is not a marked prefix of the reason", len(h.Impact.Description))
 	}
 }
@@ -390,7 +390,7 @@ func TestPausedControlPlanePool(t *testing.T) {
 	if len(hs) != 1 || hs[0].where != "controlPlane/nodes" || hs[0].h.Scope.Type != v1alpha1.ControlPlaneScope {
 		t.Fatalf("got %+v", hs)
 	}
-	if !encoding.IsUnknownTime(hs[0].h.StartedAt.Time) {
+	if !conventions.IsUnknownTime(hs[0].h.StartedAt.Time) {
 		t.Errorf("startedAt %v, want the unknown instant", hs[0].h.StartedAt)
 	}
 }

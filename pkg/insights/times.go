@@ -20,7 +20,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/update-status/apiserver/pkg/insights/encoding"
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 )
 
 // The API serializes instants with whole seconds, so every instant the
@@ -28,10 +28,10 @@ import (
 // own JSON round trip, and recomputation from the same sources is
 // byte-identical.
 
-// wire returns t at second precision, or encoding.UnknownTime when t is zero.
+// wire returns t at second precision, or conventions.UnknownTime when t is zero.
 func wire(t time.Time) metav1.Time {
-	if t.IsZero() || encoding.IsUnknownTime(t) {
-		return metav1.Time{Time: encoding.UnknownTime}
+	if t.IsZero() || conventions.IsUnknownTime(t) {
+		return metav1.Time{Time: conventions.UnknownTime}
 	}
 	return metav1.Time{Time: t.UTC().Truncate(time.Second)}
 }
@@ -39,8 +39,8 @@ func wire(t time.Time) metav1.Time {
 // wireCeil is wire rounding up to the next whole second, for instants with a
 // fraction (alert activeAt): a "since" computed from it never overstates.
 func wireCeil(t time.Time) metav1.Time {
-	if t.IsZero() || encoding.IsUnknownTime(t) {
-		return metav1.Time{Time: encoding.UnknownTime}
+	if t.IsZero() || conventions.IsUnknownTime(t) {
+		return metav1.Time{Time: conventions.UnknownTime}
 	}
 	s := t.UTC().Truncate(time.Second)
 	if s.Before(t) {
@@ -113,7 +113,7 @@ func condition(typ string, status metav1.ConditionStatus, reason, message string
 		Type:               typ,
 		Status:             status,
 		Reason:             reason,
-		Message:            encoding.Truncate(message, maxConditionMessage),
+		Message:            conventions.Truncate(message, maxConditionMessage),
 		LastTransitionTime: wire(at),
 	}
 }

@@ -27,8 +27,8 @@ import (
 	"k8s.io/component-base/metrics"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // Names of the update metrics; the rules and docs/monitoring.md use them.
@@ -183,7 +183,7 @@ func Collect(obj *update.UpdateStatus, emit func(metrics.Metric)) {
 			informers[informer] = ic
 		}
 		ic.insights++
-		external := encoding.IsExternalInformer(informer)
+		external := conventions.IsExternalInformer(informer)
 		switch {
 		case h != nil:
 			health[v1alpha1.InsightImpactLevel(h.Impact.Level)]++

@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/update-status/apiserver/internal/fixtures"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/insights"
@@ -44,7 +45,7 @@ func computeScenario(t *testing.T, dir, name string) (*v1alpha1.UpdateStatus, in
 	res := insights.Compute(src, now)
 	obj := &v1alpha1.UpdateStatus{
 		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "UpdateStatus"},
-		ObjectMeta: metav1.ObjectMeta{Name: validation.ObjectName},
+		ObjectMeta: metav1.ObjectMeta{Name: resources.UpdateStatusName},
 		Status:     res.Status,
 	}
 	if errs := validation.ValidateUpdateStatus(obj); len(errs) > 0 {

@@ -25,8 +25,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // healthRow is one Health insight as the report shows it.
@@ -76,11 +76,11 @@ func (r *renderer) collectionKey(e healthEntry) collectionKey {
 	if rs := e.insight.Scope.Resources; len(rs) > 0 {
 		subject = rs[0].Name
 	}
-	switch encoding.KindOf(e.uid) {
+	switch conventions.KindOf(e.uid) {
 	case v1alpha1.HealthNodeUnavailable, v1alpha1.HealthNodeDegraded:
 		pool := r.v.nodePool[subject]
 		k.rank, k.pool, k.poolName, k.name = 0, r.v.poolRank[pool], pool, subject
-		if encoding.KindOf(e.uid) == v1alpha1.HealthNodeDegraded {
+		if conventions.KindOf(e.uid) == v1alpha1.HealthNodeDegraded {
 			k.sub = 1
 		}
 	case v1alpha1.HealthPoolPaused:
@@ -123,23 +123,23 @@ func (r *renderer) sortedHealth() []healthEntry {
 	}
 	sort.SliceStable(entries, func(i, j int) bool { return keys[entries[i].uid].less(keys[entries[j].uid]) })
 	started := func(e healthEntry) time.Time {
-		if t := e.insight.StartedAt.Time; !encoding.IsUnknownTime(t) {
+		if t := e.insight.StartedAt.Time; !conventions.IsUnknownTime(t) {
 			return t
 		}
 		return time.Time{}
 	}
 	sort.SliceStable(entries, func(i, j int) bool { return started(entries[i]).After(started(entries[j])) })
 	sort.SliceStable(entries, func(i, j int) bool {
-		return encoding.LevelRank(entries[i].insight.Impact.Level) > encoding.LevelRank(entries[j].insight.Impact.Level)
+		return conventions.LevelRank(entries[i].insight.Impact.Level) > conventions.LevelRank(entries[j].insight.Impact.Level)
 	})
 	return entries
 }
 
 func (r *renderer) since(t metav1.Time) string {
-	if encoding.IsUnknownTime(t.Time) {
+	if conventions.IsUnknownTime(t.Time) {
 		return "-"
 	}
-	return encoding.ShortDuration(r.now.Sub(t.Time).Truncate(time.Second))
+	return conventions.ShortDuration(r.now.Sub(t.Time).Truncate(time.Second))
 }
 
 // health writes the "Update Health" section.
@@ -154,7 +154,7 @@ func (r *renderer) health() {
 			started = c.LastTransitionTime.Time
 		}
 		r.table([]healthRow{{
-			since:   encoding.ShortDuration(r.now.Sub(started).Round(time.Second)),
+			since:   conventions.ShortDuration(r.now.Sub(started).Round(time.Second)),
 			level:   string(v1alpha1.InfoImpactLevel),
 			impact:  string(v1alpha1.NoneImpactType),
 			message: "Update is proceeding well",
@@ -170,7 +170,7 @@ func (r *renderer) health() {
 			impact:      string(h.Impact.Type),
 			message:     h.Impact.Summary,
 			description: r.fullDescription(e),
-			reference:   encoding.ReferenceText(h.Remediation.Reference),
+			reference:   conventions.ReferenceText(h.Remediation.Reference),
 			resources:   h.Scope.Resources,
 			informer:    e.external,
 		}
@@ -220,7 +220,7 @@ func (r *renderer) detailed(rows []healthRow) {
 				}
 				name := res.Name
 				if res.Resource == "alerts" {
-					name = encoding.DecodeAlertName(name)
+					name = conventions.DecodeAlertName(name)
 				}
 				if res.Namespace != "" {
 					name = res.Namespace + "/" + name
@@ -245,17 +245,17 @@ func (r *renderer) detailed(rows []healthRow) {
 }
 
 // fullDescription returns an insight's description; when the engine had to
-// shorten it (encoding.TruncationMarker), the full text is taken from the
+// shorten it (conventions.TruncationMarker), the full text is taken from the
 // status insight condition that carries it, if the object has one.
 func (r *renderer) fullDescription(e healthEntry) string {
 	d := e.insight.Impact.Description
-	if !encoding.IsTruncated(d) || len(e.insight.Scope.Resources) == 0 || e.external != "" {
+	if !conventions.IsTruncated(d) || len(e.insight.Scope.Resources) == 0 || e.external != "" {
 		return d
 	}
-	prefix := encoding.TruncatedPrefix(d)
+	prefix := conventions.TruncatedPrefix(d)
 	subject := e.insight.Scope.Resources[0].Name
 	var full string
-	switch encoding.KindOf(e.uid) {
+	switch conventions.KindOf(e.uid) {
 	case v1alpha1.HealthCOUnavailable, v1alpha1.HealthCODegraded:
 		for _, co := range r.v.operators {
 			if co.Name == subject {
@@ -278,7 +278,7 @@ func (r *renderer) fullDescription(e healthEntry) string {
 			}
 		}
 	}
-	if full != "" && !encoding.IsTruncated(full) && strings.HasPrefix(full, prefix) {
+	if full != "" && !conventions.IsTruncated(full) && strings.HasPrefix(full, prefix) {
 		return full
 	}
 	return d

@@ -20,8 +20,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // nodeRow is one row of a node table, derived from a Node insight.
@@ -29,14 +29,14 @@ type nodeRow struct {
 	name, version string
 	// rawVersion is the node's version, empty when unknown.
 	rawVersion string
-	encoding.NodeState
+	conventions.NodeState
 	// blocked says an external informer's Health insight holds the node's
 	// drain; the message then names the budgets.
 	blocked bool
 }
 
 func newNodeRow(n *v1alpha1.NodeStatusInsight, blockedBy []string) nodeRow {
-	row := nodeRow{name: n.Name, version: n.Version, rawVersion: n.Version, NodeState: encoding.NodeStateOf(n.Name, n.Conditions, n.EstimatedToComplete)}
+	row := nodeRow{name: n.Name, version: n.Version, rawVersion: n.Version, NodeState: conventions.NodeStateOf(n.Name, n.Conditions, n.EstimatedToComplete)}
 	if row.version == "" {
 		row.version = "?"
 	}
@@ -63,7 +63,7 @@ func (r *renderer) nodes(p *poolView, controlPlane bool) {
 	allUpdated := true
 	for i, n := range p.nodes {
 		rows[i] = newNodeRow(n, r.v.blockedBy[n.Name])
-		allUpdated = allUpdated && rows[i].Phase == encoding.NodePhaseUpdated
+		allUpdated = allUpdated && rows[i].Phase == conventions.NodePhaseUpdated
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := &rows[i], &rows[j]
@@ -100,13 +100,13 @@ func (r *renderer) nodes(p *poolView, controlPlane bool) {
 			if !row.Unavailable {
 				available++
 			}
-			if row.Phase == encoding.NodePhaseDraining {
+			if row.Phase == conventions.NodePhaseDraining {
 				draining++
 			}
-			if row.Phase == encoding.NodePhasePaused {
+			if row.Phase == conventions.NodePhasePaused {
 				excluded++
 			}
-			if row.Assessment == encoding.NodeAssessmentProgressing {
+			if row.Assessment == conventions.NodeAssessmentProgressing {
 				progressing++
 			}
 			continue

@@ -28,9 +28,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 	"github.com/update-status/apiserver/pkg/sourcefiles"
 )
 
@@ -257,8 +257,8 @@ func TestEstimateAtTheRoundingBoundary(t *testing.T) {
 					if m == nil {
 						t.Fatalf("at %v: no estimate in\n%s", now, b.String())
 					}
-					if m[1] != encoding.ShortDuration(want) {
-						t.Errorf("updating for %v: Est. Time Remaining %s, oc's arithmetic gives %s", updatingFor, m[1], encoding.ShortDuration(want))
+					if m[1] != conventions.ShortDuration(want) {
+						t.Errorf("updating for %v: Est. Time Remaining %s, oc's arithmetic gives %s", updatingFor, m[1], conventions.ShortDuration(want))
 					}
 				}
 			}

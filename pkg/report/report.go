@@ -16,7 +16,7 @@
 // `oc adm upgrade status` from an UpdateStatus object and a clock reading.
 //
 // It reads nothing but the object: every line is derived from the insights,
-// following the conventions of package encoding. That the fixtures of oc
+// following the conventions of package conventions. That the fixtures of oc
 // come out byte for byte identical is the proof that the API carries
 // everything the report needs.
 package report
@@ -32,8 +32,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // Details selects the optional sections of the report.
@@ -171,17 +171,17 @@ func (r *renderer) controlPlane() {
 	if cv != nil && cv.Assessment == v1alpha1.ControlPlaneAssessmentCompleted {
 		ref := r.reference()
 		r.printf("= Control Plane =\nUpdate to %s successfully completed at %s (duration: %s)\n",
-			cv.Versions.Target.Version, ref.UTC().Format(time.RFC3339), encoding.ShortDuration(roundedDuration(ref.Sub(cv.StartedAt.Time))))
+			cv.Versions.Target.Version, ref.UTC().Format(time.RFC3339), conventions.ShortDuration(roundedDuration(ref.Sub(cv.StartedAt.Time))))
 		return
 	}
 	assessment, target := "Unknown", "unknown (from unknown)"
 	var duration, estimate time.Duration
 	multiArch := false
 	if cv != nil {
-		target = encoding.VersionText(&cv.Versions)
-		multiArch = encoding.HasMetadata(cv.Versions.Target.Metadata, v1alpha1.ArchitectureMetadata)
+		target = conventions.VersionText(&cv.Versions)
+		multiArch = conventions.HasMetadata(cv.Versions.Target.Metadata, v1alpha1.ArchitectureMetadata)
 		duration = r.reference().Sub(cv.StartedAt.Time)
-		estimate, _ = encoding.InsightRemaining(cv, r.reference())
+		estimate, _ = conventions.InsightRemaining(cv, r.reference())
 		if cv.Assessment != v1alpha1.ControlPlaneAssessmentUnknown {
 			switch {
 			case estimate < -10*time.Minute:
@@ -209,18 +209,18 @@ func (r *renderer) controlPlane() {
 		completion = int32(math.RoundToEven(float64(ops.updated) / float64(ops.total) * 100))
 	}
 	r.printf("Completion:      %d%% (%d operators updated, %d updating, %d waiting)\n", completion, ops.updated, len(ops.updating), ops.waiting)
-	r.printf("Duration:        %s", encoding.ShortDuration(roundedDuration(duration)))
+	r.printf("Duration:        %s", conventions.ShortDuration(roundedDuration(duration)))
 	if estimate != 0 {
 		var text string
 		switch {
 		case multiArch:
 			text = "N/A for Multi-Architecture Migration"
 		case estimate < -10*time.Minute:
-			text = "N/A; estimate duration was " + encoding.ShortDuration((duration + estimate).Truncate(time.Minute))
+			text = "N/A; estimate duration was " + conventions.ShortDuration((duration + estimate).Truncate(time.Minute))
 		case estimate < 10*time.Minute:
 			text = "<10m"
 		default:
-			text = encoding.ShortDuration(estimate)
+			text = conventions.ShortDuration(estimate)
 		}
 		r.printf(" (Est. Time Remaining: %s)", text)
 	}
@@ -239,11 +239,11 @@ func (r *renderer) controlPlane() {
 		_, _ = io.WriteString(tw, "\nNAME\tSINCE\tREASON\tMESSAGE\n")
 		for _, co := range ops.updating {
 			u := findCondition(co.Conditions, string(v1alpha1.ClusterOperatorStatusInsightUpdating))
-			reason, message := encoding.DecodeReasonMessage(u.Message)
+			reason, message := conventions.DecodeReasonMessage(u.Message)
 			if reason == "" {
 				reason = "-"
 			}
-			_, _ = io.WriteString(tw, co.Name+"\t"+encoding.ShortDuration(r.now.Sub(u.LastTransitionTime.Time))+"\t"+ellipsis(reason, 20)+"\t")
+			_, _ = io.WriteString(tw, co.Name+"\t"+conventions.ShortDuration(r.now.Sub(u.LastTransitionTime.Time))+"\t"+ellipsis(reason, 20)+"\t")
 			for i, line := range strings.Split(message, "\n") {
 				if i > 0 {
 					_, _ = io.WriteString(tw, "\t\t\t")

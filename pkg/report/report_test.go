@@ -26,9 +26,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/update-status/apiserver/internal/fixtures"
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 	"github.com/update-status/apiserver/pkg/sourcefiles"
 )
 
@@ -228,19 +228,19 @@ func TestLongDescriptionComesFromTheStatusInsight(t *testing.T) {
 	var desc string
 	for _, inf := range res.Status.ControlPlane.Informers {
 		for _, in := range inf.Insights {
-			if encoding.KindOf(in.UID) == v1alpha1.HealthCODegraded {
+			if conventions.KindOf(in.UID) == v1alpha1.HealthCODegraded {
 				desc = in.Insight.HealthInsight.Impact.Description
 			}
 		}
 	}
-	if len(desc) > 4096 || !encoding.IsTruncated(desc) {
+	if len(desc) > 4096 || !conventions.IsTruncated(desc) {
 		t.Fatalf("the description (%d bytes) should be cut at the API's limit", len(desc))
 	}
 	var b bytes.Buffer
 	if err := Render(&b, &v1alpha1.UpdateStatus{Status: res.Status}, now, DetailsHealth); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(b.String(), encoding.TruncationMarker) {
+	if strings.Contains(b.String(), conventions.TruncationMarker) {
 		t.Error("the report printed the shortened description")
 	}
 }

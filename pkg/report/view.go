@@ -20,8 +20,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // view is an UpdateStatus regrouped the way the report reads it. It holds
@@ -45,7 +45,7 @@ type view struct {
 	nodePool map[string]string
 	// blockedBy maps a node name to the PodDisruptionBudgets
 	// ("namespace/name", sorted) that external informers' Health insights
-	// say hold its drain (encoding.DrainBlockOf); empty without them.
+	// say hold its drain (conventions.DrainBlockOf); empty without them.
 	blockedBy map[string][]string
 }
 
@@ -115,7 +115,7 @@ func newView(st *v1alpha1.UpdateStatusStatus, order []string) *view {
 	addHealth := func(informer, uid string, h *v1alpha1.HealthStatusInsight) {
 		e := healthEntry{uid: uid, insight: h}
 		key := uid
-		if encoding.IsExternalInformer(informer) {
+		if conventions.IsExternalInformer(informer) {
 			e.external, key = informer, informer+"/"+uid
 		}
 		if h == nil || seen[key] {
@@ -123,7 +123,7 @@ func newView(st *v1alpha1.UpdateStatusStatus, order []string) *view {
 		}
 		seen[key] = true
 		v.health = append(v.health, e)
-		if b, ok := encoding.DrainBlockOf(informer, h); ok {
+		if b, ok := conventions.DrainBlockOf(informer, h); ok {
 			for _, node := range b.Nodes {
 				v.blockedBy[node] = append(v.blockedBy[node], b.Budgets...)
 			}
@@ -160,7 +160,7 @@ func newView(st *v1alpha1.UpdateStatusStatus, order []string) *view {
 			// The progress of the update is the server's assessment: an
 			// external informer adds health, it does not replace the
 			// cluster version, operator, pool or node rows.
-			external := encoding.IsExternalInformer(inf.Name)
+			external := conventions.IsExternalInformer(inf.Name)
 			for i := range inf.Insights {
 				in := &inf.Insights[i].Insight
 				switch {
@@ -184,7 +184,7 @@ func newView(st *v1alpha1.UpdateStatusStatus, order []string) *view {
 	for _, wp := range st.WorkerPools {
 		pool(wp.Name)
 		for _, inf := range wp.Informers {
-			external := encoding.IsExternalInformer(inf.Name)
+			external := conventions.IsExternalInformer(inf.Name)
 			for i := range inf.Insights {
 				in := &inf.Insights[i].Insight
 				switch {

@@ -31,7 +31,6 @@ import (
 	versionpkg "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/internal/ocp"
 	"github.com/update-status/apiserver/pkg/insights"
@@ -487,14 +486,24 @@ func (s *Simulator) Run(ctx context.Context) error {
 	}
 }
 
-// RunVirtual is Run on a fake clock: instead of waiting it moves fc to the
+// VirtualClock is a clock whose time only moves when it is set: virtual
+// time for RunVirtual. k8s.io/utils/clock/testing.FakeClock is one.
+type VirtualClock interface {
+	clock.WithTicker
+	// SetTime moves the clock to t, firing the timers due by then.
+	SetTime(t time.Time)
+	// Step moves the clock forward by d.
+	Step(d time.Duration)
+}
+
+// RunVirtual is Run in virtual time: instead of waiting it moves fc to the
 // next transition (at least MinStepInterval later when that is positive).
 // fc must be the simulator's clock. It returns nil when the update completes,
 // ErrStalled when nothing is scheduled and ErrStepLimit after maxSteps steps
 // (no limit when maxSteps <= 0).
-func (s *Simulator) RunVirtual(ctx context.Context, fc *clocktesting.FakeClock, maxSteps int) error {
+func (s *Simulator) RunVirtual(ctx context.Context, fc VirtualClock, maxSteps int) error {
 	if fc == nil || s.clock != clock.WithTicker(fc) {
-		return errors.New("simulator: RunVirtual needs the simulator's own fake clock")
+		return errors.New("simulator: RunVirtual needs the simulator's own virtual clock")
 	}
 	if s.Phase() == PhaseNone {
 		if err := s.Create(ctx); err != nil {

@@ -38,9 +38,9 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/internal/fixtures"
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 	"github.com/update-status/apiserver/pkg/sourcefiles"
 )
 
@@ -576,11 +576,11 @@ func TestAlertRulesThroughTheLiveSource(t *testing.T) {
 		"Alert is firing: PDB at limit": {v1alpha1.CriticalInfoLevel,
 			"Alert known to affect updates has been firing since before the update started. The alert description is: d", "https://runbooks/pdb.md"},
 		"Alert is firing: PodDisruptionBudgetLimit": {v1alpha1.WarningImpactLevel,
-			"Alert known to affect updates started firing during the update. The alert description is: m", encoding.NoRunbookReference},
+			"Alert known to affect updates started firing during the update. The alert description is: m", conventions.NoRunbookReference},
 		"Alert is firing: pod not ready": {v1alpha1.WarningImpactLevel,
-			"Alert started firing during the update. The alert description is: d | m", encoding.NoRunbookReference},
+			"Alert started firing during the update. The alert description is: d | m", conventions.NoRunbookReference},
 		"Alert is firing: KubeNodeNotReady": {v1alpha1.CriticalInfoLevel,
-			"Alert started firing during the update. The alert has no description.", encoding.NoRunbookReference},
+			"Alert started firing during the update. The alert has no description.", conventions.NoRunbookReference},
 	}
 	if len(found) != len(want) {
 		t.Errorf("got %d alert insights, want %d: %+v", len(found), len(want), found)

@@ -62,6 +62,7 @@ import (
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	contributioninformers "github.com/update-status/apiserver/pkg/generated/informers/externalversions/informers/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/view"
 )
 
 // DefaultDiscoveryInterval is how often the APIs that are not served are
@@ -373,8 +374,8 @@ func (s *Set) servedResources(gv schema.GroupVersion) (map[string]bool, error) {
 
 // Snapshot returns the engine's inputs as the caches hold them now, and the
 // state of the caches.
-func (s *Set) Snapshot() Snapshot {
-	var snap Snapshot
+func (s *Set) Snapshot() view.Snapshot {
+	var snap view.Snapshot
 	var b insights.SourcesBuilder
 	maxRV := s.deletedMaxRV.Load()
 	for _, src := range s.sources {

@@ -42,8 +42,8 @@ func BenchmarkRecompute(b *testing.B) {
 			i := 0
 			var published int
 			v, err := view.New(view.Config{
-				Source: viewtest.NewSource(100),
-				Clock:  clocktesting.NewFakeClock(time.Date(2025, 3, 12, 10, 0, 0, 0, time.UTC)),
+				Snapshots: viewtest.NewSnapshotter(100),
+				Clock:     clocktesting.NewFakeClock(time.Date(2025, 3, 12, 10, 0, 0, 0, time.UTC)),
 				Computer: view.ComputerFunc(func(*insights.Sources, time.Time) insights.Result {
 					if tc.changed {
 						i++

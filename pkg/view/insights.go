@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/google/uuid"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,61 +29,10 @@ import (
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
 )
-
-// InsightKind is one of the five per-insight kinds
-// (docs/api-decisions.md#per-insight-resources).
-type InsightKind int
-
-// The per-insight kinds, in the order of Revision.Insights.
-const (
-	ClusterVersionInsights InsightKind = iota
-	ClusterOperatorInsights
-	MachineConfigPoolInsights
-	NodeInsights
-	HealthInsights
-	// NumInsightKinds is the number of per-insight kinds.
-	NumInsightKinds
-)
-
-// Kind returns the API kind.
-func (k InsightKind) Kind() string {
-	switch k {
-	case ClusterVersionInsights:
-		return "ClusterVersionProgressInsight"
-	case ClusterOperatorInsights:
-		return "ClusterOperatorProgressInsight"
-	case MachineConfigPoolInsights:
-		return "MachineConfigPoolProgressInsight"
-	case NodeInsights:
-		return "NodeProgressInsight"
-	case HealthInsights:
-		return "HealthInsight"
-	}
-	return ""
-}
-
-// Resource returns the kind's plural resource name, e.g. nodeprogressinsights.
-func (k InsightKind) Resource() string { return strings.ToLower(k.Kind()) + "s" }
-
-// ShortName returns the kind's kubectl short name, e.g. npi.
-func (k InsightKind) ShortName() string {
-	switch k {
-	case ClusterVersionInsights:
-		return "cvpi"
-	case ClusterOperatorInsights:
-		return "copi"
-	case MachineConfigPoolInsights:
-		return "mcppi"
-	case NodeInsights:
-		return "npi"
-	case HealthInsights:
-		return "hi"
-	}
-	return ""
-}
 
 // Changes is what one revision changed among the objects of one kind.
 type Changes struct {
@@ -99,22 +47,22 @@ type Changes struct {
 // name for the built-in informers' insights (a Health insight's uid), and
 // "<uid>.<informer>" for an external informer's, so that no contribution
 // takes the name of another's object or of a built-in one.
-func kindOf(in *insights.Insight) (InsightKind, string) {
-	var k InsightKind
+func kindOf(in *insights.Insight) (resources.InsightKind, string) {
+	var k resources.InsightKind
 	var name string
 	switch {
 	case in.ClusterVersion != nil:
-		k, name = ClusterVersionInsights, in.ClusterVersion.Resource.Name
+		k, name = resources.ClusterVersionInsights, in.ClusterVersion.Resource.Name
 	case in.ClusterOperator != nil:
-		k, name = ClusterOperatorInsights, in.ClusterOperator.Name
+		k, name = resources.ClusterOperatorInsights, in.ClusterOperator.Name
 	case in.MachineConfigPool != nil:
-		k, name = MachineConfigPoolInsights, in.MachineConfigPool.Name
+		k, name = resources.MachineConfigPoolInsights, in.MachineConfigPool.Name
 	case in.Node != nil:
-		k, name = NodeInsights, in.Node.Name
+		k, name = resources.NodeInsights, in.Node.Name
 	case in.Health != nil:
-		k, name = HealthInsights, in.UID
+		k, name = resources.HealthInsights, in.UID
 	default:
-		return NumInsightKinds, ""
+		return resources.NumInsightKinds, ""
 	}
 	if in.External {
 		name = in.UID + "." + in.Informer
@@ -153,7 +101,7 @@ type labelKey struct{ scope, pool, informer, level string }
 // insightMeta returns the metadata of the object named name of kind k, which
 // every replica derives alike from the UpdateStatus metadata base (see
 // objectMeta): a name-based UUID and the same creationTimestamp.
-func insightMeta(base *metav1.ObjectMeta, k InsightKind, name string, labels map[string]string) metav1.ObjectMeta {
+func insightMeta(base *metav1.ObjectMeta, k resources.InsightKind, name string, labels map[string]string) metav1.ObjectMeta {
 	m := metav1.ObjectMeta{Name: name, Labels: labels, CreationTimestamp: base.CreationTimestamp}
 	if base.UID != "" {
 		m.UID = types.UID(uuid.NewSHA1(uuidOf(base.UID), []byte(k.Kind()+"/"+name)).String())
@@ -172,27 +120,27 @@ func uuidOf(uid types.UID) uuid.UUID {
 // newInsightObject builds the object of in with the generated conversions,
 // which share the insight's fields below the top-level struct instead of
 // copying them.
-func newInsightObject(k InsightKind, meta metav1.ObjectMeta, in *insights.Insight) (runtime.Object, error) {
+func newInsightObject(k resources.InsightKind, meta metav1.ObjectMeta, in *insights.Insight) (runtime.Object, error) {
 	uid, at := in.UID, in.AcquiredAt
 	var err error
 	switch k {
-	case ClusterVersionInsights:
+	case resources.ClusterVersionInsights:
 		o := &update.ClusterVersionProgressInsight{ObjectMeta: meta, Status: update.ClusterVersionProgressInsightStatus{InsightUID: uid, AcquiredAt: at}}
 		err = v1alpha1.Convert_v1alpha1_ClusterVersionStatusInsight_To_update_ClusterVersionStatusInsight(in.ClusterVersion, &o.Status.ClusterVersionStatusInsight, nil)
 		return o, err
-	case ClusterOperatorInsights:
+	case resources.ClusterOperatorInsights:
 		o := &update.ClusterOperatorProgressInsight{ObjectMeta: meta, Status: update.ClusterOperatorProgressInsightStatus{InsightUID: uid, AcquiredAt: at}}
 		err = v1alpha1.Convert_v1alpha1_ClusterOperatorStatusInsight_To_update_ClusterOperatorStatusInsight(in.ClusterOperator, &o.Status.ClusterOperatorStatusInsight, nil)
 		return o, err
-	case MachineConfigPoolInsights:
+	case resources.MachineConfigPoolInsights:
 		o := &update.MachineConfigPoolProgressInsight{ObjectMeta: meta, Status: update.MachineConfigPoolProgressInsightStatus{InsightUID: uid, AcquiredAt: at}}
 		err = v1alpha1.Convert_v1alpha1_MachineConfigPoolStatusInsight_To_update_MachineConfigPoolStatusInsight(in.MachineConfigPool, &o.Status.MachineConfigPoolStatusInsight, nil)
 		return o, err
-	case NodeInsights:
+	case resources.NodeInsights:
 		o := &update.NodeProgressInsight{ObjectMeta: meta, Status: update.NodeProgressInsightStatus{InsightUID: uid, AcquiredAt: at}}
 		err = v1alpha1.Convert_v1alpha1_NodeStatusInsight_To_update_NodeStatusInsight(in.Node, &o.Status.NodeStatusInsight, nil)
 		return o, err
-	case HealthInsights:
+	case resources.HealthInsights:
 		o := &update.HealthInsight{ObjectMeta: meta, Status: update.HealthInsightStatus{InsightUID: uid, AcquiredAt: at}}
 		err = v1alpha1.Convert_v1alpha1_HealthStatusInsight_To_update_HealthStatusInsight(in.Health, &o.Status.HealthStatusInsight, nil)
 		return o, err
@@ -204,14 +152,14 @@ func newInsightObject(k InsightKind, meta metav1.ObjectMeta, in *insights.Insigh
 // sorted by name, without resourceVersions: what a revision would serve,
 // built from scratch (update-status compute prints them offline). meta is
 // the metadata of the UpdateStatus of the same computation.
-func Objects(res *insights.Result, meta metav1.ObjectMeta) ([NumInsightKinds][]runtime.Object, error) {
-	var out [NumInsightKinds][]runtime.Object
+func Objects(res *insights.Result, meta metav1.ObjectMeta) ([resources.NumInsightKinds][]runtime.Object, error) {
+	var out [resources.NumInsightKinds][]runtime.Object
 	seen := make(map[objectKey]bool, len(res.Insights))
 	labels := map[labelKey]map[string]string{}
 	for _, in := range res.Insights {
 		k, name := kindOf(in)
 		key := objectKey{k, name}
-		if k == NumInsightKinds || name == "" || seen[key] {
+		if k == resources.NumInsightKinds || name == "" || seen[key] {
 			continue
 		}
 		seen[key] = true
@@ -232,13 +180,13 @@ func nameOf(obj runtime.Object) string {
 }
 
 type objectKey struct {
-	kind InsightKind
+	kind resources.InsightKind
 	name string
 }
 
 // objectEntry is the view's memory of one served insight object.
 type objectEntry struct {
-	kind InsightKind
+	kind resources.InsightKind
 	// in is the engine's insight the object was built from, never
 	// modified.
 	in  *insights.Insight
@@ -286,7 +234,7 @@ func (s *insightSet) known(in insights.Insight) (uint64, bool) {
 // pendingChange is an object to publish once the revision's
 // resourceVersion is known.
 type pendingChange struct {
-	kind InsightKind
+	kind resources.InsightKind
 	ent  *objectEntry
 	// gone names a deleted object.
 	gone string
@@ -326,7 +274,7 @@ func (s *insightSet) update(list []*insights.Insight, meta *metav1.ObjectMeta, m
 			}
 		}
 		k, name := kindOf(in)
-		if k == NumInsightKinds || name == "" {
+		if k == resources.NumInsightKinds || name == "" {
 			entries = append(entries, nil)
 			continue
 		}
@@ -386,8 +334,8 @@ func (s *insightSet) update(list []*insights.Insight, meta *metav1.ObjectMeta, m
 
 // commit gives the changed objects the resourceVersion rv and returns the
 // changes by kind.
-func (s *insightSet) commit(changes []pendingChange, rv uint64) [NumInsightKinds]Changes {
-	var out [NumInsightKinds]Changes
+func (s *insightSet) commit(changes []pendingChange, rv uint64) [resources.NumInsightKinds]Changes {
+	var out [resources.NumInsightKinds]Changes
 	rvs := strconv.FormatUint(rv, 10)
 	for _, c := range changes {
 		if c.ent == nil {
@@ -458,7 +406,7 @@ func levelOf(in *insights.Insight) v1alpha1.InsightImpactLevel {
 
 // objectSum fingerprints an insight object as clients see it, apart from
 // its resourceVersion: kind, metadata and status.
-func objectSum(k InsightKind, obj runtime.Object) (uint64, error) {
+func objectSum(k resources.InsightKind, obj runtime.Object) (uint64, error) {
 	m := obj.(metav1.Object)
 	h := sha256.New()
 	writeField(h, k.Kind())

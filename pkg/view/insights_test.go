@@ -28,17 +28,17 @@ import (
 	"github.com/update-status/apiserver/internal/synth"
 	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/sources"
 	"github.com/update-status/apiserver/pkg/view"
 )
 
 // served accumulates the published changes of the per-insight objects, as a
 // store would: the objects every revision serves.
 type served struct {
-	objects [view.NumInsightKinds]map[string]runtime.Object
+	objects [resources.NumInsightKinds]map[string]runtime.Object
 	rv      uint64
 }
 
@@ -58,13 +58,13 @@ func (s *served) apply(t *testing.T, rev *view.Revision) {
 				t.Fatal(err)
 			}
 			if m.GetResourceVersion() != formatRV(rev.ResourceVersion) {
-				t.Errorf("%s %s changed in revision %d carries resourceVersion %s", view.InsightKind(k).Kind(), m.GetName(), rev.ResourceVersion, m.GetResourceVersion())
+				t.Errorf("%s %s changed in revision %d carries resourceVersion %s", resources.InsightKind(k).Kind(), m.GetName(), rev.ResourceVersion, m.GetResourceVersion())
 			}
 			s.objects[k][m.GetName()] = obj
 		}
 		for _, name := range rev.Insights[k].Deleted {
 			if _, ok := s.objects[k][name]; !ok {
-				t.Errorf("%s %s deleted but never published", view.InsightKind(k).Kind(), name)
+				t.Errorf("%s %s deleted but never published", resources.InsightKind(k).Kind(), name)
 			}
 			delete(s.objects[k], name)
 		}
@@ -76,7 +76,7 @@ func formatRV(rv uint64) string { return strconv.FormatUint(rv, 10) }
 // engineView is a view over a synthetic cluster computed by the real engine.
 type engineView struct {
 	view   *view.View
-	source *viewtest.Source
+	source *viewtest.Snapshotter
 	src    *insights.Sources
 	rec    *recorder
 	maxRV  uint64
@@ -84,9 +84,9 @@ type engineView struct {
 
 func newEngineView(t testing.TB, nodes int) *engineView {
 	src, now := synth.Cluster(synth.Options{Nodes: nodes, ExtraPools: 1, Seed: 7})
-	ev := &engineView{source: viewtest.NewSource(1000), src: src, rec: &recorder{}, maxRV: 1000}
-	ev.source.Set(sources.Snapshot{Inputs: src, MaxResourceVersion: ev.maxRV, InitialSyncDone: true})
-	v, err := view.New(view.Config{Source: ev.source, Computer: insights.NewEngine(), Clock: clocktesting.NewFakeClock(now), Publish: ev.rec.publish})
+	ev := &engineView{source: viewtest.NewSnapshotter(1000), src: src, rec: &recorder{}, maxRV: 1000}
+	ev.source.Set(view.Snapshot{Inputs: src, MaxResourceVersion: ev.maxRV, InitialSyncDone: true})
+	v, err := view.New(view.Config{Snapshots: ev.source, Computer: insights.NewEngine(), Clock: clocktesting.NewFakeClock(now), Publish: ev.rec.publish})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func (ev *engineView) setNode(i int, n *insights.Node) {
 	src := *ev.src
 	src.Nodes = nodes
 	ev.src = &src
-	ev.source.Set(sources.Snapshot{Inputs: ev.src, MaxResourceVersion: ev.maxRV, InitialSyncDone: true})
+	ev.source.Set(view.Snapshot{Inputs: ev.src, MaxResourceVersion: ev.maxRV, InitialSyncDone: true})
 }
 
 // recompute computes once and returns the revision it published, nil when
@@ -140,20 +140,20 @@ func TestInsightObjectsFollowTheCluster(t *testing.T) {
 		t.Fatal("no first revision")
 	}
 	s.apply(t, first)
-	if got, want := len(s.objects[view.NodeInsights]), len(ev.src.Nodes); got != want {
+	if got, want := len(s.objects[resources.NodeInsights]), len(ev.src.Nodes); got != want {
 		t.Fatalf("first revision has %d node objects, want %d", got, want)
 	}
-	if got := len(s.objects[view.ClusterVersionInsights]); got != 1 {
+	if got := len(s.objects[resources.ClusterVersionInsights]); got != 1 {
 		t.Errorf("first revision has %d ClusterVersion objects, want 1", got)
 	}
-	if got, want := len(s.objects[view.MachineConfigPoolInsights]), len(ev.src.MachineConfigPools); got != want {
+	if got, want := len(s.objects[resources.MachineConfigPoolInsights]), len(ev.src.MachineConfigPools); got != want {
 		t.Errorf("first revision has %d pool objects, want %d", got, want)
 	}
-	if len(s.objects[view.ClusterOperatorInsights]) == 0 {
+	if len(s.objects[resources.ClusterOperatorInsights]) == 0 {
 		t.Error("first revision has no operator objects")
 	}
 	before := map[string]runtime.Object{}
-	for name, obj := range s.objects[view.NodeInsights] {
+	for name, obj := range s.objects[resources.NodeInsights] {
 		before[name] = obj
 	}
 
@@ -163,7 +163,7 @@ func TestInsightObjectsFollowTheCluster(t *testing.T) {
 		ev.setNode(10, n)
 		if rev := ev.recompute(t); rev != nil {
 			s.apply(t, rev)
-			if c := rev.Insights[view.NodeInsights]; len(c.Changed)+len(c.Deleted) != 0 {
+			if c := rev.Insights[resources.NodeInsights]; len(c.Changed)+len(c.Deleted) != 0 {
 				t.Errorf("node changes %v, deleted %v; want none", names(c.Changed), c.Deleted)
 			}
 		}
@@ -177,15 +177,15 @@ func TestInsightObjectsFollowTheCluster(t *testing.T) {
 			t.Fatal("no revision after a node changed state")
 		}
 		s.apply(t, rev)
-		if got := names(rev.Insights[view.NodeInsights].Changed); !reflect.DeepEqual(got, []string{changed.Name}) {
+		if got := names(rev.Insights[resources.NodeInsights].Changed); !reflect.DeepEqual(got, []string{changed.Name}) {
 			t.Fatalf("changed node objects %v, want [%s]", got, changed.Name)
 		}
-		for name, obj := range s.objects[view.NodeInsights] {
+		for name, obj := range s.objects[resources.NodeInsights] {
 			if name != changed.Name && obj != before[name] {
 				t.Errorf("node object %s was republished though its node did not change", name)
 			}
 		}
-		if s.objects[view.NodeInsights][changed.Name] == before[changed.Name] {
+		if s.objects[resources.NodeInsights][changed.Name] == before[changed.Name] {
 			t.Error("the changed node's object is the old one")
 		}
 	})
@@ -198,7 +198,7 @@ func TestInsightObjectsFollowTheCluster(t *testing.T) {
 			t.Fatal("no revision after a node left")
 		}
 		s.apply(t, rev)
-		if got := rev.Insights[view.NodeInsights].Deleted; !reflect.DeepEqual(got, []string{gone}) {
+		if got := rev.Insights[resources.NodeInsights].Deleted; !reflect.DeepEqual(got, []string{gone}) {
 			t.Fatalf("deleted node objects %v, want [%s]", got, gone)
 		}
 	})
@@ -214,24 +214,24 @@ func TestInsightObjectsFollowTheCluster(t *testing.T) {
 func checkConsistent(t *testing.T, us *update.UpdateStatus, s *served) {
 	t.Helper()
 	check := func(u update.ControlPlaneInsightUnion, uid string) {
-		var k view.InsightKind
+		var k resources.InsightKind
 		var name string
 		var got any
 		switch u.Type {
 		case update.InsightType(v1alpha1.ClusterVersionStatusInsightType):
-			k, name = view.ClusterVersionInsights, u.ClusterVersionStatusInsight.Resource.Name
+			k, name = resources.ClusterVersionInsights, u.ClusterVersionStatusInsight.Resource.Name
 		case update.InsightType(v1alpha1.ClusterOperatorStatusInsightType):
-			k, name = view.ClusterOperatorInsights, u.ClusterOperatorStatusInsight.Name
+			k, name = resources.ClusterOperatorInsights, u.ClusterOperatorStatusInsight.Name
 		case update.InsightType(v1alpha1.MachineConfigPoolStatusInsightType):
-			k, name = view.MachineConfigPoolInsights, u.MachineConfigPoolStatusInsight.Name
+			k, name = resources.MachineConfigPoolInsights, u.MachineConfigPoolStatusInsight.Name
 		case update.InsightType(v1alpha1.NodeStatusInsightType):
-			k, name = view.NodeInsights, u.NodeStatusInsight.Name
+			k, name = resources.NodeInsights, u.NodeStatusInsight.Name
 		case update.InsightType(v1alpha1.HealthInsightType):
-			k, name = view.HealthInsights, uid
+			k, name = resources.HealthInsights, uid
 		}
 		obj, ok := s.objects[k][name]
 		if !ok {
-			if k == view.HealthInsights {
+			if k == resources.HealthInsights {
 				return // the notice of a truncated list exists only inside UpdateStatus
 			}
 			t.Errorf("%s %s is in UpdateStatus but not served", k.Kind(), name)
@@ -287,7 +287,7 @@ func TestInsightObjectsHaveNoCap(t *testing.T) {
 	}
 	var s served
 	s.apply(t, rev)
-	if got, want := len(s.objects[view.NodeInsights]), len(ev.src.Nodes); got != want {
+	if got, want := len(s.objects[resources.NodeInsights]), len(ev.src.Nodes); got != want {
 		t.Errorf("%d node objects, want one per node (%d)", got, want)
 	}
 	inUpdateStatus := 0
@@ -310,7 +310,7 @@ func TestInsightObjectsHaveNoCap(t *testing.T) {
 	for k := range s.objects {
 		for name, obj := range s.objects[k] {
 			if errs := validation.Validate(obj); len(errs) > 0 {
-				t.Errorf("%s %s is invalid: %v", view.InsightKind(k).Kind(), name, errs.ToAggregate())
+				t.Errorf("%s %s is invalid: %v", resources.InsightKind(k).Kind(), name, errs.ToAggregate())
 			}
 		}
 	}
@@ -343,7 +343,7 @@ func TestRevisionsDoNotDependOnHistory(t *testing.T) {
 	b := newEngineView(t, 300)
 	b.src = a.src
 	b.maxRV = a.maxRV
-	b.source.Set(sources.Snapshot{Inputs: b.src, MaxResourceVersion: b.maxRV, InitialSyncDone: true})
+	b.source.Set(view.Snapshot{Inputs: b.src, MaxResourceVersion: b.maxRV, InitialSyncDone: true})
 	if b.recompute(t) == nil {
 		t.Fatal("no revision from scratch")
 	}

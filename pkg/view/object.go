@@ -24,13 +24,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/sources"
 )
-
-// ObjectName is the name of the only UpdateStatus that exists.
-const ObjectName = "cluster"
 
 // uidNamespace is the namespace of the name-based (version 5) UUIDs this
 // server derives from the ClusterVersion's uid.
@@ -41,7 +38,7 @@ var uidNamespace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://update.opensh
 // ClusterVersion's uid and its creationTimestamp. The resourceVersion is set
 // later.
 func objectMeta(cv *configv1.ClusterVersion) metav1.ObjectMeta {
-	meta := metav1.ObjectMeta{Name: ObjectName}
+	meta := metav1.ObjectMeta{Name: resources.UpdateStatusName}
 	if cv != nil && cv.UID != "" {
 		meta.UID = types.UID(uuid.NewSHA1(uidNamespace, []byte(cv.UID)).String())
 		meta.CreationTimestamp = cv.CreationTimestamp
@@ -68,7 +65,7 @@ var epoch = metav1.Unix(0, 0)
 // single replica observed: its lastTransitionTime is since, the object's
 // creationTimestamp (the epoch when unknown), not the moment one replica saw
 // the status change.
-func availableCondition(snap sources.Snapshot, computeErr error, truncations []insights.Truncation, since metav1.Time) metav1.Condition {
+func availableCondition(snap Snapshot, computeErr error, truncations []insights.Truncation, since metav1.Time) metav1.Condition {
 	cond := metav1.Condition{Type: v1alpha1.UpdateStatusAvailable, LastTransitionTime: since}
 	if since.IsZero() {
 		cond.LastTransitionTime = epoch

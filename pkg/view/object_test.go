@@ -24,16 +24,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/sources"
 )
 
 func TestAvailableCondition(t *testing.T) {
 	created := metav1.NewTime(time.Date(2024, 3, 12, 10, 0, 0, 0, time.UTC))
 	tests := []struct {
 		name        string
-		snap        sources.Snapshot
+		snap        Snapshot
 		computeErr  error
 		truncations []insights.Truncation
 		since       metav1.Time
@@ -58,14 +58,14 @@ func TestAvailableCondition(t *testing.T) {
 		},
 		{
 			name:       "caches not synced names them",
-			snap:       sources.Snapshot{Unsynced: []string{"nodes", "clusteroperators.config.openshift.io"}},
+			snap:       Snapshot{Unsynced: []string{"nodes", "clusteroperators.config.openshift.io"}},
 			wantStatus: metav1.ConditionFalse, wantReason: v1alpha1.AvailableReasonCachesNotSynced,
 			wantInMsg: []string{"nodes", "clusteroperators.config.openshift.io"},
 			wantLTT:   epoch,
 		},
 		{
 			name:       "source unavailable names it",
-			snap:       sources.Snapshot{Unavailable: []string{"machineconfigpools.machineconfiguration.openshift.io"}},
+			snap:       Snapshot{Unavailable: []string{"machineconfigpools.machineconfiguration.openshift.io"}},
 			since:      created,
 			wantStatus: metav1.ConditionFalse, wantReason: v1alpha1.AvailableReasonSourceUnavailable,
 			wantInMsg: []string{"machineconfigpools.machineconfiguration.openshift.io"},
@@ -73,14 +73,14 @@ func TestAvailableCondition(t *testing.T) {
 		},
 		{
 			name:       "unsynced wins over unavailable and mentions both",
-			snap:       sources.Snapshot{Unsynced: []string{"nodes"}, Unavailable: []string{"machineconfigs.machineconfiguration.openshift.io"}},
+			snap:       Snapshot{Unsynced: []string{"nodes"}, Unavailable: []string{"machineconfigs.machineconfiguration.openshift.io"}},
 			wantStatus: metav1.ConditionFalse, wantReason: v1alpha1.AvailableReasonCachesNotSynced,
 			wantInMsg: []string{"nodes", "machineconfigs.machineconfiguration.openshift.io"},
 			wantLTT:   epoch,
 		},
 		{
 			name:       "alerts unavailable: status and reason unchanged, the message says why",
-			snap:       sources.Snapshot{AlertsUnavailable: "Alerts are unavailable: GET https://thanos/api/v1/alerts: 403 Forbidden."},
+			snap:       Snapshot{AlertsUnavailable: "Alerts are unavailable: GET https://thanos/api/v1/alerts: 403 Forbidden."},
 			since:      created,
 			wantStatus: metav1.ConditionTrue, wantReason: v1alpha1.AvailableReasonAsExpected,
 			wantMsg: "All source caches are synced and the last computation succeeded. Alerts are unavailable: GET https://thanos/api/v1/alerts: 403 Forbidden.",
@@ -88,7 +88,7 @@ func TestAvailableCondition(t *testing.T) {
 		},
 		{
 			name:       "alerts not configured",
-			snap:       sources.Snapshot{AlertsUnavailable: sources.AlertsOffMessage},
+			snap:       Snapshot{AlertsUnavailable: "Alerts are not read: no --alerts-url was given."},
 			since:      created,
 			wantStatus: metav1.ConditionTrue, wantReason: v1alpha1.AvailableReasonAsExpected,
 			wantMsg: "All source caches are synced and the last computation succeeded. Alerts are not read: no --alerts-url was given.",
@@ -96,7 +96,7 @@ func TestAvailableCondition(t *testing.T) {
 		},
 		{
 			name:        "alerts unavailable along an unserved source and truncations",
-			snap:        sources.Snapshot{Unavailable: []string{"machineconfigpools.machineconfiguration.openshift.io"}, AlertsUnavailable: "Alerts are unavailable: x."},
+			snap:        Snapshot{Unavailable: []string{"machineconfigpools.machineconfiguration.openshift.io"}, AlertsUnavailable: "Alerts are unavailable: x."},
 			truncations: []insights.Truncation{{Where: "workerPools", Omitted: 3}},
 			wantStatus:  metav1.ConditionFalse, wantReason: v1alpha1.AvailableReasonSourceUnavailable,
 			wantMsg: "Source APIs not served: machineconfigpools.machineconfiguration.openshift.io. The insights that depend on them are omitted. Alerts are unavailable: x. Insights left out to stay within the API's limits: workerPools (3).",
@@ -104,7 +104,7 @@ func TestAvailableCondition(t *testing.T) {
 		},
 		{
 			name:       "engine failure",
-			snap:       sources.Snapshot{Unsynced: []string{"nodes"}},
+			snap:       Snapshot{Unsynced: []string{"nodes"}},
 			computeErr: errors.New("boom"),
 			wantStatus: metav1.ConditionUnknown, wantReason: v1alpha1.AvailableReasonCannotDetermine,
 			wantInMsg: []string{"boom"},
@@ -150,7 +150,7 @@ func TestObjectMeta(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := objectMeta(tt.cv)
-			if m.Name != ObjectName {
+			if m.Name != resources.UpdateStatusName {
 				t.Errorf("name = %q", m.Name)
 			}
 			if (m.UID != "") != tt.wantUID {

@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
 )
@@ -52,7 +53,7 @@ type Revision struct {
 	// Insights are the changes of the per-insight objects, by kind, since
 	// the previous revision; the first synced revision lists every object
 	// as changed.
-	Insights [NumInsightKinds]Changes
+	Insights [resources.NumInsightKinds]Changes
 	// Synced says the revision was computed after the initial sync of the
 	// sources, so it may be served.
 	Synced bool
@@ -60,8 +61,8 @@ type Revision struct {
 
 // Config configures a View.
 type Config struct {
-	// Source provides the snapshots. Required.
-	Source Source
+	// Snapshots provides the snapshots of the source caches. Required.
+	Snapshots Snapshotter
 	// Computer computes the status. Required; *insights.Engine in production.
 	Computer Computer
 	// Clock is the time source. Required.
@@ -122,8 +123,8 @@ type View struct {
 // New validates cfg and returns a View.
 func New(cfg Config) (*View, error) {
 	var errs []error
-	if cfg.Source == nil {
-		errs = append(errs, errors.New("view: Source is required"))
+	if cfg.Snapshots == nil {
+		errs = append(errs, errors.New("view: Snapshots is required"))
 	}
 	if cfg.Computer == nil {
 		errs = append(errs, errors.New("view: Computer is required"))
@@ -263,7 +264,7 @@ func (v *View) recompute(trigger string) {
 	v.computingSince.Store(start.UnixNano())
 	defer v.computingSince.Store(0)
 
-	snap := v.cfg.Source.Snapshot()
+	snap := v.cfg.Snapshots.Snapshot()
 	if snap.Inputs == nil {
 		snap.Inputs = &insights.Sources{}
 	}

@@ -31,7 +31,6 @@ import (
 	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/sources"
 	"github.com/update-status/apiserver/pkg/view"
 )
 
@@ -72,7 +71,7 @@ func (r *recorder) count() int { return len(r.all()) }
 type harness struct {
 	view     *view.View
 	clock    *clocktesting.FakeClock
-	source   *viewtest.Source
+	source   *viewtest.Snapshotter
 	computer *viewtest.Computer
 	rec      *recorder
 }
@@ -89,12 +88,12 @@ func startWith(t *testing.T, cfg view.Config, compute func(*insights.Sources, ti
 	t.Helper()
 	h := &harness{
 		clock:    clocktesting.NewFakeClock(t0),
-		source:   viewtest.NewSource(100),
+		source:   viewtest.NewSnapshotter(100),
 		computer: &viewtest.Computer{Func: compute},
 		rec:      &recorder{},
 	}
 	v, err := view.New(view.Config{
-		Source: h.source, Computer: h.computer, Clock: h.clock,
+		Snapshots: h.source, Computer: h.computer, Clock: h.clock,
 		FoldDelay: cfg.FoldDelay, QuietGap: cfg.QuietGap, Publish: h.rec.publish,
 	})
 	if err != nil {
@@ -161,7 +160,7 @@ func TestChangesOnlyWhenContentChanges(t *testing.T) {
 	// Inputs move on but the content stays: a progress revision at input
 	// 200, with the first revision's object and no insight change, so the
 	// stores move their resourceVersion without a watch event.
-	h.source.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = 200 })
+	h.source.Update(func(s *view.Snapshot) { s.MaxResourceVersion = 200 })
 	if v := receive(t, computed, "the computation of input 200"); v != "4.17.5" {
 		t.Fatalf("the computation of input 200 read %s", v)
 	}
@@ -187,7 +186,7 @@ func TestChangesOnlyWhenContentChanges(t *testing.T) {
 	mu.Lock()
 	version = "4.17.6"
 	mu.Unlock()
-	h.source.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = 300 })
+	h.source.Update(func(s *view.Snapshot) { s.MaxResourceVersion = 300 })
 	receive(t, computed, "the computation of input 300")
 	testio.Eventually(t, "the revision of input 300", func() bool {
 		revs := h.rec.all()
@@ -227,11 +226,11 @@ func TestLookByTheClockPublishesNoProgress(t *testing.T) {
 	before := h.computer.Calls()
 	publishedAfter := make(chan int, 4) // computations when each revision came out
 	h.rec.onPublish(func(*view.Revision) { publishedAfter <- h.computer.Calls() - before })
-	h.source.UpdateSilently(func(s *sources.Snapshot) { s.MaxResourceVersion = 200 })
+	h.source.UpdateSilently(func(s *view.Snapshot) { s.MaxResourceVersion = 200 })
 	h.stepWhenWaiting(t, 1, time.Minute)
 	testio.Eventually(t, "the look by the clock", func() bool { return h.computer.Calls() > before })
 	// A source event at the same inputs afterwards is what publishes.
-	h.source.Update(func(*sources.Snapshot) {})
+	h.source.Update(func(*view.Snapshot) {})
 	if n := receive(t, publishedAfter, "the progress revision"); n != 2 {
 		t.Errorf("a revision came out after %d computations, want after the source event's (2): the look by the clock published", n)
 	}
@@ -269,7 +268,7 @@ func startVersioned(t *testing.T, cfg view.Config) (*harness, func(i int)) {
 		mu.Lock()
 		n = i
 		mu.Unlock()
-		h.source.Update(func(s *sources.Snapshot) { s.MaxResourceVersion = uint64(100 + i) })
+		h.source.Update(func(s *view.Snapshot) { s.MaxResourceVersion = uint64(100 + i) })
 	}
 }
 
@@ -478,14 +477,14 @@ func TestReplicasAgree(t *testing.T) {
 	inputs := &insights.Sources{ClusterVersion: &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: "version", UID: "u", CreationTimestamp: created}}}
 
 	a := start(t, 0, compute)
-	a.source.Update(func(s *sources.Snapshot) { s.Inputs = inputs })
+	a.source.Update(func(s *view.Snapshot) { s.Inputs = inputs })
 	testio.Eventually(t, "A's revision with inputs", func() bool { return a.rec.count() == 2 })
 	a.stepWhenWaiting(t, 1, 6*time.Minute) // past the first threshold
 	testio.Eventually(t, "A's time-only revision", func() bool { return a.rec.count() == 3 })
 
-	b := &harness{clock: clocktesting.NewFakeClock(t0.Add(6 * time.Minute)), source: viewtest.NewSource(100), rec: &recorder{}}
-	b.source.Update(func(s *sources.Snapshot) { s.Inputs = inputs })
-	vb, err := view.New(view.Config{Source: b.source, Computer: view.ComputerFunc(compute), Clock: b.clock, Publish: b.rec.publish})
+	b := &harness{clock: clocktesting.NewFakeClock(t0.Add(6 * time.Minute)), source: viewtest.NewSnapshotter(100), rec: &recorder{}}
+	b.source.Update(func(s *view.Snapshot) { s.Inputs = inputs })
+	vb, err := view.New(view.Config{Snapshots: b.source, Computer: view.ComputerFunc(compute), Clock: b.clock, Publish: b.rec.publish})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -531,9 +530,9 @@ func TestEnginePanicKeepsTheLastLayers(t *testing.T) {
 }
 
 func TestSyncProgress(t *testing.T) {
-	h := &harness{clock: clocktesting.NewFakeClock(t0), source: viewtest.NewSource(5), computer: &viewtest.Computer{}, rec: &recorder{}}
-	h.source.Set(sources.Snapshot{Unsynced: []string{"nodes"}, Unavailable: []string{"machineconfigpools.machineconfiguration.openshift.io"}})
-	v, err := view.New(view.Config{Source: h.source, Computer: h.computer, Clock: h.clock, Publish: h.rec.publish})
+	h := &harness{clock: clocktesting.NewFakeClock(t0), source: viewtest.NewSnapshotter(5), computer: &viewtest.Computer{}, rec: &recorder{}}
+	h.source.Set(view.Snapshot{Unsynced: []string{"nodes"}, Unavailable: []string{"machineconfigpools.machineconfiguration.openshift.io"}})
+	v, err := view.New(view.Config{Snapshots: h.source, Computer: h.computer, Clock: h.clock, Publish: h.rec.publish})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -546,7 +545,7 @@ func TestSyncProgress(t *testing.T) {
 	if first.Synced || first.Object.Status.Conditions[0].Reason != v1alpha1.AvailableReasonCachesNotSynced {
 		t.Fatalf("first revision: synced %v, condition %+v", first.Synced, first.Object.Status.Conditions[0])
 	}
-	h.source.Set(sources.Snapshot{Unavailable: []string{"machineconfigpools.machineconfiguration.openshift.io"}, InitialSyncDone: true, MaxResourceVersion: 5})
+	h.source.Set(view.Snapshot{Unavailable: []string{"machineconfigpools.machineconfiguration.openshift.io"}, InitialSyncDone: true, MaxResourceVersion: 5})
 	testio.Eventually(t, "synced revision", func() bool { return h.rec.count() == 2 })
 	second := h.rec.all()[1]
 	if !second.Synced || second.Object.Status.Conditions[0].Reason != v1alpha1.AvailableReasonSourceUnavailable {
@@ -557,7 +556,7 @@ func TestSyncProgress(t *testing.T) {
 func TestMetadataFromClusterVersion(t *testing.T) {
 	h := start(t, 0, nil)
 	created := metav1.NewTime(t0.Add(-24 * time.Hour))
-	h.source.Update(func(s *sources.Snapshot) {
+	h.source.Update(func(s *view.Snapshot) {
 		s.Inputs = &insights.Sources{ClusterVersion: &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: "version", UID: "cv-uid", CreationTimestamp: created}}}
 	})
 	testio.Eventually(t, "revision with metadata", func() bool { return h.rec.count() == 2 })
@@ -573,7 +572,7 @@ func TestCheckLive(t *testing.T) {
 	clk := clocktesting.NewFakeClock(t0)
 	computing := make(chan struct{}, 1)
 	v, err := view.New(view.Config{
-		Source: viewtest.NewSource(1), Clock: clk, StuckAfter: time.Minute,
+		Snapshots: viewtest.NewSnapshotter(1), Clock: clk, StuckAfter: time.Minute,
 		Computer: view.ComputerFunc(func(*insights.Sources, time.Time) insights.Result {
 			computing <- struct{}{}
 			<-release
@@ -608,20 +607,20 @@ func TestCheckLive(t *testing.T) {
 
 func TestNewValidates(t *testing.T) {
 	clk := clocktesting.NewFakeClock(t0)
-	src, comp := viewtest.NewSource(1), &viewtest.Computer{}
+	src, comp := viewtest.NewSnapshotter(1), &viewtest.Computer{}
 	tests := []struct {
 		name    string
 		cfg     view.Config
 		wantErr string
 	}{
-		{name: "valid", cfg: view.Config{Source: src, Computer: comp, Clock: clk, FoldDelay: view.MaxFoldDelay}},
-		{name: "no source", cfg: view.Config{Computer: comp, Clock: clk}, wantErr: "Source is required"},
-		{name: "no computer", cfg: view.Config{Source: src, Clock: clk}, wantErr: "Computer is required"},
-		{name: "no clock", cfg: view.Config{Source: src, Computer: comp}, wantErr: "Clock is required"},
-		{name: "fold delay too long", cfg: view.Config{Source: src, Computer: comp, Clock: clk, FoldDelay: time.Second}, wantErr: "FoldDelay"},
-		{name: "negative fold delay", cfg: view.Config{Source: src, Computer: comp, Clock: clk, FoldDelay: -1}, wantErr: "FoldDelay"},
-		{name: "quiet gap too long", cfg: view.Config{Source: src, Computer: comp, Clock: clk, QuietGap: time.Second}, wantErr: "QuietGap"},
-		{name: "negative quiet gap", cfg: view.Config{Source: src, Computer: comp, Clock: clk, QuietGap: -1}, wantErr: "QuietGap"},
+		{name: "valid", cfg: view.Config{Snapshots: src, Computer: comp, Clock: clk, FoldDelay: view.MaxFoldDelay}},
+		{name: "no snapshots", cfg: view.Config{Computer: comp, Clock: clk}, wantErr: "Snapshots is required"},
+		{name: "no computer", cfg: view.Config{Snapshots: src, Clock: clk}, wantErr: "Computer is required"},
+		{name: "no clock", cfg: view.Config{Snapshots: src, Computer: comp}, wantErr: "Clock is required"},
+		{name: "fold delay too long", cfg: view.Config{Snapshots: src, Computer: comp, Clock: clk, FoldDelay: time.Second}, wantErr: "FoldDelay"},
+		{name: "negative fold delay", cfg: view.Config{Snapshots: src, Computer: comp, Clock: clk, FoldDelay: -1}, wantErr: "FoldDelay"},
+		{name: "quiet gap too long", cfg: view.Config{Snapshots: src, Computer: comp, Clock: clk, QuietGap: time.Second}, wantErr: "QuietGap"},
+		{name: "negative quiet gap", cfg: view.Config{Snapshots: src, Computer: comp, Clock: clk, QuietGap: -1}, wantErr: "QuietGap"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,6 +39,7 @@ import (
 	"github.com/update-status/apiserver/internal/fixtures"
 	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update/install"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned/fake"
 	"github.com/update-status/apiserver/pkg/insights"
@@ -93,13 +94,13 @@ func computedWith(t *testing.T, edit func(src *insights.Sources, now time.Time))
 // per-insight resources when insights is true.
 func newFake(insights bool, objs ...runtime.Object) *fake.Clientset {
 	c := fake.NewSimpleClientset(objs...)
-	resources := []metav1.APIResource{{Name: "updatestatuses", Kind: "UpdateStatus"}}
+	served := []metav1.APIResource{{Name: resources.UpdateStatus.Resource, Kind: resources.UpdateStatus.Kind}}
 	if insights {
-		for k := view.InsightKind(0); k < view.NumInsightKinds; k++ {
-			resources = append(resources, metav1.APIResource{Name: k.Resource(), Kind: k.Kind()})
+		for k := resources.InsightKind(0); k < resources.NumInsightKinds; k++ {
+			served = append(served, metav1.APIResource{Name: k.Resource(), Kind: k.Kind()})
 		}
 	}
-	c.Resources = []*metav1.APIResourceList{{GroupVersion: v1alpha1.SchemeGroupVersion.String(), APIResources: resources}}
+	c.Resources = []*metav1.APIResourceList{{GroupVersion: v1alpha1.SchemeGroupVersion.String(), APIResources: served}}
 	return c
 }
 
@@ -510,7 +511,7 @@ func TestForbiddenShowsError(t *testing.T) {
 	_, srv := started(t, Options{Client: client})
 	st := openStream(t, srv, "")
 	var errs []APIError
-	for len(errs) < int(view.NumInsightKinds) {
+	for len(errs) < int(resources.NumInsightKinds) {
 		ev := st.next(t, "snapshot", "apierror")
 		errs = decode[Snapshot](t, ev).Errors
 	}

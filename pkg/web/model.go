@@ -25,8 +25,8 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // Node cell states, as the page colours and labels them. One node has
@@ -59,7 +59,7 @@ type Node struct {
 	Est        string `json:"e,omitempty"`
 	// BlockedBy are the PodDisruptionBudgets ("namespace/name", sorted)
 	// that external informers' Health insights say hold the node's drain
-	// (encoding.DrainBlockOf), and BlockingPods the pods those insights
+	// (conventions.DrainBlockOf), and BlockingPods the pods those insights
 	// name; both empty without such an insight.
 	BlockedBy    []string `json:"bb,omitempty"`
 	BlockingPods []string `json:"bp,omitempty"`
@@ -70,29 +70,29 @@ type Node struct {
 // NodeState is the cell state of a Node insight: the most urgent of its
 // assessment and phase as `oc adm upgrade status` derives them.
 func NodeState(n *v1alpha1.NodeStatusInsight) string {
-	return stateOf(encoding.NodeStateOf(n.Name, n.Conditions, n.EstimatedToComplete))
+	return stateOf(conventions.NodeStateOf(n.Name, n.Conditions, n.EstimatedToComplete))
 }
 
-func stateOf(st encoding.NodeState) string {
+func stateOf(st conventions.NodeState) string {
 	state := StateUnknown
 	switch st.Assessment {
-	case encoding.NodeAssessmentDegraded:
+	case conventions.NodeAssessmentDegraded:
 		state = StateDegraded
-	case encoding.NodeAssessmentUnavailable:
+	case conventions.NodeAssessmentUnavailable:
 		state = StateUnavailable
 	default:
 		switch st.Phase {
-		case encoding.NodePhaseDraining:
+		case conventions.NodePhaseDraining:
 			state = StateDraining
-		case encoding.NodePhaseUpdating:
+		case conventions.NodePhaseUpdating:
 			state = StateUpdating
-		case encoding.NodePhaseRebooting:
+		case conventions.NodePhaseRebooting:
 			state = StateRebooting
-		case encoding.NodePhasePaused:
+		case conventions.NodePhasePaused:
 			state = StatePaused
-		case encoding.NodePhasePending:
+		case conventions.NodePhasePending:
 			state = StateOutdated
-		case encoding.NodePhaseUpdated:
+		case conventions.NodePhaseUpdated:
 			state = StateUpdated
 		}
 	}
@@ -101,7 +101,7 @@ func stateOf(st encoding.NodeState) string {
 
 // nodeOf derives the cell of a Node insight.
 func nodeOf(n *v1alpha1.NodeStatusInsight) Node {
-	st := encoding.NodeStateOf(n.Name, n.Conditions, n.EstimatedToComplete)
+	st := conventions.NodeStateOf(n.Name, n.Conditions, n.EstimatedToComplete)
 	state := stateOf(st)
 	msg := n.Message
 	if st.Message != "" {
@@ -170,7 +170,7 @@ type Health struct {
 	Informer string `json:"informer,omitempty"`
 	// drain is what the insight says holds node drains, nil when it says
 	// nothing of it.
-	drain *encoding.DrainBlock
+	drain *conventions.DrainBlock
 }
 
 // APIError is a refusal or failure of the cluster API, shown on the page.
@@ -233,7 +233,7 @@ type model struct {
 	nodes     map[string]Node
 	health    map[string]Health
 	// drains are the health insights that hold node drains, by key.
-	drains map[string]*encoding.DrainBlock
+	drains map[string]*conventions.DrainBlock
 	errors map[string]APIError
 
 	dirtyNodes   map[string]struct{}
@@ -252,7 +252,7 @@ func newModel() *model {
 		pools:      map[string]*poolState{},
 		nodes:      map[string]Node{},
 		health:     map[string]Health{},
-		drains:     map[string]*encoding.DrainBlock{},
+		drains:     map[string]*conventions.DrainBlock{},
 		errors:     map[string]APIError{},
 		dirtyNodes: map[string]struct{}{},
 		dirtyPools: map[string]struct{}{},
@@ -440,7 +440,7 @@ func (m *model) setOperator(name string, co *v1alpha1.ClusterOperatorStatusInsig
 // server's own informers, "<uid>.<informer>" (the name of its object) for an
 // external informer, whose uids are its own choice.
 func healthKey(uid, informer string) string {
-	if encoding.IsExternalInformer(informer) {
+	if conventions.IsExternalInformer(informer) {
 		return uid + "." + informer
 	}
 	return uid
@@ -449,18 +449,18 @@ func healthKey(uid, informer string) string {
 func healthOf(uid, informer string, h *v1alpha1.HealthStatusInsight) Health {
 	out := Health{UID: uid, Level: string(h.Impact.Level), Type: string(h.Impact.Type), Summary: h.Impact.Summary,
 		Description: h.Impact.Description, Scope: string(h.Scope.Type)}
-	if encoding.IsExternalInformer(informer) {
+	if conventions.IsExternalInformer(informer) {
 		out.Informer = informer
 	}
-	if b, ok := encoding.DrainBlockOf(informer, h); ok {
+	if b, ok := conventions.DrainBlockOf(informer, h); ok {
 		out.drain = &b
 	}
-	if !h.StartedAt.IsZero() && !encoding.IsUnknownTime(h.StartedAt.Time) {
+	if !h.StartedAt.IsZero() && !conventions.IsUnknownTime(h.StartedAt.Time) {
 		t := h.StartedAt.UTC()
 		out.StartedAt = &t
 	}
 	ref := h.Remediation.Reference
-	out.Reference = encoding.ReferenceText(ref)
+	out.Reference = conventions.ReferenceText(ref)
 	out.Link = out.Reference == ref && (strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://"))
 	for _, r := range h.Scope.Resources {
 		s := r.Resource
@@ -565,7 +565,7 @@ func (m *model) setStatus(st *v1alpha1.UpdateStatusStatus) {
 		switch {
 		case h != nil:
 			health[healthKey(uid, informer)] = healthOf(uid, informer, h)
-		case encoding.IsExternalInformer(informer):
+		case conventions.IsExternalInformer(informer):
 		case cvi != nil:
 			if cv == nil {
 				cv = cvi
@@ -705,9 +705,9 @@ func (m *model) controlPlaneLocked(now time.Time) *ControlPlane {
 	cp.Assessment, cp.Display = string(cv.Assessment), string(cv.Assessment)
 	cp.Completion = cv.Completion
 	cp.Target, cp.Previous = cv.Versions.Target.Version, cv.Versions.Previous.Version
-	cp.Edge = encoding.VersionText(&cv.Versions)
+	cp.Edge = conventions.VersionText(&cv.Versions)
 	ts := func(t *metav1.Time) *time.Time {
-		if t == nil || t.IsZero() || encoding.IsUnknownTime(t.Time) {
+		if t == nil || t.IsZero() || conventions.IsUnknownTime(t.Time) {
 			return nil
 		}
 		u := t.UTC()
@@ -718,7 +718,7 @@ func (m *model) controlPlaneLocked(now time.Time) *ControlPlane {
 	cp.EstimatedCompletedAt = ts(cv.EstimatedCompletedAt)
 	if cv.Assessment != v1alpha1.ControlPlaneAssessmentUnknown && cv.Assessment != v1alpha1.ControlPlaneAssessmentCompleted &&
 		cv.EstimatedCompletedAt != nil && cv.CompletedAt == nil {
-		switch est, _ := encoding.InsightRemaining(cv, now); {
+		switch est, _ := conventions.InsightRemaining(cv, now); {
 		case est < -10*time.Minute:
 			cp.Display = "Stalled"
 		case est < 0:
@@ -748,7 +748,7 @@ func (m *model) healthLocked() []Health {
 		out = append(out, h)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		ri, rj := encoding.LevelRank(v1alpha1.InsightImpactLevel(out[i].Level)), encoding.LevelRank(v1alpha1.InsightImpactLevel(out[j].Level))
+		ri, rj := conventions.LevelRank(v1alpha1.InsightImpactLevel(out[i].Level)), conventions.LevelRank(v1alpha1.InsightImpactLevel(out[j].Level))
 		if ri != rj {
 			return ri > rj
 		}

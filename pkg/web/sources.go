@@ -25,11 +25,10 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/generated/informers/externalversions"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
-	"github.com/update-status/apiserver/pkg/view"
 )
 
 // The resources the page reads.
@@ -91,13 +90,13 @@ func (h *Handler) watchCluster(ctx context.Context) {
 	informers := factory.Update().V1alpha1()
 	watched := map[string]cache.SharedIndexInformer{}
 	if source == SourceInsights {
-		watched[view.NodeInsights.Resource()] = informers.NodeProgressInsights().Informer()
-		watched[view.MachineConfigPoolInsights.Resource()] = informers.MachineConfigPoolProgressInsights().Informer()
-		watched[view.ClusterVersionInsights.Resource()] = informers.ClusterVersionProgressInsights().Informer()
-		watched[view.ClusterOperatorInsights.Resource()] = informers.ClusterOperatorProgressInsights().Informer()
-		watched[view.HealthInsights.Resource()] = informers.HealthInsights().Informer()
+		watched[resources.NodeInsights.Resource()] = informers.NodeProgressInsights().Informer()
+		watched[resources.MachineConfigPoolInsights.Resource()] = informers.MachineConfigPoolProgressInsights().Informer()
+		watched[resources.ClusterVersionInsights.Resource()] = informers.ClusterVersionProgressInsights().Informer()
+		watched[resources.ClusterOperatorInsights.Resource()] = informers.ClusterOperatorProgressInsights().Informer()
+		watched[resources.HealthInsights.Resource()] = informers.HealthInsights().Informer()
 	} else {
-		watched["updatestatuses"] = informers.UpdateStatuses().Informer()
+		watched[resources.UpdateStatus.Resource] = informers.UpdateStatuses().Informer()
 	}
 	for resource, inf := range watched {
 		if err := inf.SetWatchErrorHandler(func(_ *cache.Reflector, err error) {
@@ -137,9 +136,9 @@ func (h *Handler) discover(ctx context.Context) (string, error) {
 	for _, r := range list.APIResources {
 		served[r.Name] = true
 	}
-	for k := view.InsightKind(0); k < view.NumInsightKinds; k++ {
+	for k := resources.InsightKind(0); k < resources.NumInsightKinds; k++ {
 		if !served[k.Resource()] {
-			if !served["updatestatuses"] {
+			if !served[resources.UpdateStatus.Resource] {
 				return "", fmt.Errorf("the server serves neither updatestatuses nor %s", k.Resource())
 			}
 			return SourceUpdateStatus, nil
@@ -147,8 +146,8 @@ func (h *Handler) discover(ctx context.Context) (string, error) {
 	}
 	// A role may grant updatestatuses and not the per-insight resources:
 	// the page then reads what the user may read.
-	if err := h.read(ctx, view.NodeInsights.Resource()); apierrors.IsForbidden(err) && served["updatestatuses"] {
-		if h.read(ctx, "updatestatuses") == nil {
+	if err := h.read(ctx, resources.NodeInsights.Resource()); apierrors.IsForbidden(err) && served[resources.UpdateStatus.Resource] {
+		if h.read(ctx, resources.UpdateStatus.Resource) == nil {
 			klog.InfoS("The per-insight resources are forbidden to this user; reading updatestatuses", "reason", err.Error())
 			return SourceUpdateStatus, nil
 		}
@@ -168,7 +167,7 @@ func (h *Handler) eventHandler(resource string) cache.ResourceEventHandler {
 		// The update's progress is the server's assessment: of an
 		// external informer's objects, only Health insights are shown.
 		if o, ok := obj.(metav1.Object); ok {
-			if _, health := obj.(*v1alpha1.HealthInsight); !health && encoding.IsExternalInformer(o.GetLabels()[v1alpha1.LabelInformer]) {
+			if _, health := obj.(*v1alpha1.HealthInsight); !health && conventions.IsExternalInformer(o.GetLabels()[v1alpha1.LabelInformer]) {
 				return
 			}
 		}
@@ -209,7 +208,7 @@ func (h *Handler) eventHandler(resource string) cache.ResourceEventHandler {
 				m.setHealth(uid, informer, &o.Status.HealthStatusInsight)
 			}
 		case *v1alpha1.UpdateStatus:
-			if o.Name != validation.ObjectName {
+			if o.Name != resources.UpdateStatusName {
 				return
 			}
 			if deleted {
@@ -254,17 +253,17 @@ func (h *Handler) read(ctx context.Context, resource string) error {
 	opts := metav1.ListOptions{Limit: 1}
 	var err error
 	switch resource {
-	case "updatestatuses":
+	case resources.UpdateStatus.Resource:
 		_, err = c.UpdateStatuses().List(ctx, opts)
-	case view.NodeInsights.Resource():
+	case resources.NodeInsights.Resource():
 		_, err = c.NodeProgressInsights().List(ctx, opts)
-	case view.MachineConfigPoolInsights.Resource():
+	case resources.MachineConfigPoolInsights.Resource():
 		_, err = c.MachineConfigPoolProgressInsights().List(ctx, opts)
-	case view.ClusterVersionInsights.Resource():
+	case resources.ClusterVersionInsights.Resource():
 		_, err = c.ClusterVersionProgressInsights().List(ctx, opts)
-	case view.ClusterOperatorInsights.Resource():
+	case resources.ClusterOperatorInsights.Resource():
 		_, err = c.ClusterOperatorProgressInsights().List(ctx, opts)
-	case view.HealthInsights.Resource():
+	case resources.HealthInsights.Resource():
 		_, err = c.HealthInsights().List(ctx, opts)
 	}
 	return err

@@ -34,9 +34,9 @@ import (
 
 	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/internal/testio"
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 	"github.com/update-status/apiserver/pkg/monitoring"
 	"github.com/update-status/apiserver/pkg/simulator"
 )
@@ -310,7 +310,7 @@ func expectedSeries(us *v1alpha1.UpdateStatus) map[string]float64 {
 			for _, in := range inf.Insights {
 				perInformer(inf.Name, in.Insight.HealthInsight)
 				switch {
-				case encoding.IsExternalInformer(inf.Name) && in.Insight.HealthInsight == nil:
+				case conventions.IsExternalInformer(inf.Name) && in.Insight.HealthInsight == nil:
 					// An external informer's progress insights are not the server's.
 				case in.Insight.ClusterVersionStatusInsight != nil:
 					cv := in.Insight.ClusterVersionStatusInsight
@@ -337,7 +337,7 @@ func expectedSeries(us *v1alpha1.UpdateStatus) map[string]float64 {
 			for _, in := range inf.Insights {
 				perInformer(inf.Name, in.Insight.HealthInsight)
 				switch {
-				case encoding.IsExternalInformer(inf.Name) && in.Insight.HealthInsight == nil:
+				case conventions.IsExternalInformer(inf.Name) && in.Insight.HealthInsight == nil:
 				case in.Insight.MachineConfigPoolStatusInsight != nil:
 					pool(in.Insight.MachineConfigPoolStatusInsight)
 				case in.Insight.HealthInsight != nil:

@@ -29,9 +29,9 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/update-status/apiserver/internal/testio"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned/fake"
-	"github.com/update-status/apiserver/pkg/view"
 	"github.com/update-status/apiserver/pkg/web"
 )
 
@@ -75,11 +75,11 @@ func TestWebPageTenThousandNodes(t *testing.T) {
 		}
 	}
 	client := fake.NewSimpleClientset(objs...)
-	var resources []metav1.APIResource
-	for k := view.InsightKind(0); k < view.NumInsightKinds; k++ {
-		resources = append(resources, metav1.APIResource{Name: k.Resource(), Kind: k.Kind()})
+	var served []metav1.APIResource
+	for k := resources.InsightKind(0); k < resources.NumInsightKinds; k++ {
+		served = append(served, metav1.APIResource{Name: k.Resource(), Kind: k.Kind()})
 	}
-	client.Resources = []*metav1.APIResourceList{{GroupVersion: v1alpha1.SchemeGroupVersion.String(), APIResources: resources}}
+	client.Resources = []*metav1.APIResourceList{{GroupVersion: v1alpha1.SchemeGroupVersion.String(), APIResources: served}}
 	// The events of the latest watch of NodeProgressInsights, which the
 	// writer below must not overfill.
 	var nodeEvents atomic.Value

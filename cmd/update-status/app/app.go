@@ -33,6 +33,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/yaml"
 
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
@@ -116,7 +117,7 @@ func (o *offlineOptions) compute(c clock.PassiveClock) (*computation, error) {
 	res := insights.Compute(src, now)
 	obj := &v1alpha1.UpdateStatus{
 		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "UpdateStatus"},
-		ObjectMeta: metav1.ObjectMeta{Name: validation.ObjectName},
+		ObjectMeta: metav1.ObjectMeta{Name: resources.UpdateStatusName},
 		Status:     res.Status,
 	}
 	if errs := validation.ValidateUpdateStatus(obj); len(errs) > 0 {

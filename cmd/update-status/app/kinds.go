@@ -23,9 +23,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/update-status/apiserver/pkg/apis/update/install"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/complete"
 	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/untruncate"
 	"github.com/update-status/apiserver/pkg/view"
 )
 
@@ -38,47 +39,28 @@ var scheme = func() *runtime.Scheme {
 }()
 
 // updateStatusKind stands for UpdateStatus among the per-insight kinds.
-const updateStatusKind = view.NumInsightKinds
+const updateStatusKind = resources.NumInsightKinds
 
-// shortName returns the kubectl short name of kind k.
-func shortName(k view.InsightKind) string {
-	if k == updateStatusKind {
-		return "us"
+// parseKind reads --kind: a kind, its resource (plural or singular) or its
+// short name, in any case.
+func parseKind(s string) (resources.InsightKind, error) {
+	n, ok := resources.Find(s)
+	if ok && n == resources.UpdateStatus {
+		return updateStatusKind, nil
 	}
-	return k.ShortName()
-}
-
-func kindName(k view.InsightKind) string {
-	if k == updateStatusKind {
-		return "UpdateStatus"
+	if k, insight := resources.InsightKindOf(n.Kind); ok && insight {
+		return k, nil
 	}
-	return k.Kind()
-}
-
-// parseKind reads --kind: a kind, its resource (plural) or its short name,
-// in any case.
-func parseKind(s string) (view.InsightKind, error) {
-	names := []string{kindName(updateStatusKind)}
-	for k := view.InsightKind(0); k <= updateStatusKind; k++ {
-		kind := strings.ToLower(kindName(k))
-		resource := "updatestatuses"
-		if k != updateStatusKind {
-			resource = k.Resource()
-		}
-		switch strings.ToLower(s) {
-		case kind, resource, shortName(k):
-			return k, nil
-		}
-		if k != updateStatusKind {
-			names = append(names, kindName(k))
-		}
+	kinds := []string{resources.UpdateStatus.Kind}
+	for k := resources.InsightKind(0); k < resources.NumInsightKinds; k++ {
+		kinds = append(kinds, k.Kind())
 	}
-	return 0, fmt.Errorf("invalid --kind %q: must be one of %s, or its resource or short name", s, strings.Join(names, ", "))
+	return 0, fmt.Errorf("invalid --kind %q: must be one of %s, or its resource or short name", s, strings.Join(kinds, ", "))
 }
 
 // insightObjects returns the v1alpha1 per-insight objects of one
 // computation, by kind; meta is the metadata of its UpdateStatus.
-func insightObjects(res *insights.Result, meta metav1.ObjectMeta) ([view.NumInsightKinds][]runtime.Object, error) {
+func insightObjects(res *insights.Result, meta metav1.ObjectMeta) ([resources.NumInsightKinds][]runtime.Object, error) {
 	objs, err := view.Objects(res, meta)
 	if err != nil {
 		return objs, err
@@ -87,7 +69,7 @@ func insightObjects(res *insights.Result, meta metav1.ObjectMeta) ([view.NumInsi
 		for i, obj := range objs[k] {
 			out, err := scheme.ConvertToVersion(obj, v1alpha1.SchemeGroupVersion)
 			if err != nil {
-				return objs, fmt.Errorf("converting a %s: %w", view.InsightKind(k).Kind(), err)
+				return objs, fmt.Errorf("converting a %s: %w", resources.InsightKind(k).Kind(), err)
 			}
 			objs[k][i] = out
 		}
@@ -96,7 +78,7 @@ func insightObjects(res *insights.Result, meta metav1.ObjectMeta) ([view.NumInsi
 }
 
 // insightList returns the v1alpha1 list of the objects of kind k.
-func insightList(k view.InsightKind, objs []runtime.Object) (runtime.Object, error) {
+func insightList(k resources.InsightKind, objs []runtime.Object) (runtime.Object, error) {
 	gvk := v1alpha1.SchemeGroupVersion.WithKind(k.Kind() + "List")
 	list, err := scheme.New(gvk)
 	if err != nil {
@@ -113,14 +95,14 @@ func insightList(k view.InsightKind, objs []runtime.Object) (runtime.Object, err
 // the per-insight objects of the same computation, as a served report
 // completes it from the per-insight resources.
 func completeOffline(obj *v1alpha1.UpdateStatus, res *insights.Result) (*v1alpha1.UpdateStatus, error) {
-	if !complete.Truncated(&obj.Status) {
+	if !untruncate.Truncated(&obj.Status) {
 		return obj, nil
 	}
 	byKind, err := insightObjects(res, obj.ObjectMeta)
 	if err != nil {
 		return nil, err
 	}
-	var objs complete.Objects
+	var objs untruncate.Objects
 	for _, list := range byKind {
 		for _, o := range list {
 			switch o := o.(type) {
@@ -138,6 +120,6 @@ func completeOffline(obj *v1alpha1.UpdateStatus, res *insights.Result) (*v1alpha
 		}
 	}
 	out := *obj
-	out.Status = *complete.Status(&obj.Status, &objs)
+	out.Status = *untruncate.Status(&obj.Status, &objs)
 	return &out, nil
 }

@@ -30,12 +30,12 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/apis/update/validation"
-	"github.com/update-status/apiserver/pkg/complete"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	updatev1alpha1 "github.com/update-status/apiserver/pkg/generated/clientset/versioned/typed/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/report"
+	"github.com/update-status/apiserver/pkg/untruncate"
 )
 
 // newClient builds the generated clientset from a kubeconfig file.
@@ -87,9 +87,9 @@ func (s *served) render(ctx context.Context, obj *v1alpha1.UpdateStatus) error {
 }
 
 func (s *served) get(ctx context.Context) (*v1alpha1.UpdateStatus, error) {
-	obj, err := s.client.UpdateV1alpha1().UpdateStatuses().Get(ctx, validation.ObjectName, metav1.GetOptions{})
+	obj, err := s.client.UpdateV1alpha1().UpdateStatuses().Get(ctx, resources.UpdateStatusName, metav1.GetOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("reading updatestatuses/%s: %w", validation.ObjectName, err)
+		return nil, fmt.Errorf("reading updatestatuses/%s: %w", resources.UpdateStatusName, err)
 	}
 	return obj, nil
 }
@@ -117,7 +117,7 @@ func (s *served) watch(ctx context.Context) error {
 	rv := obj.ResourceVersion
 	for ctx.Err() == nil {
 		w, err := s.client.UpdateV1alpha1().UpdateStatuses().Watch(ctx, metav1.ListOptions{
-			FieldSelector:   fields.OneTermEqualSelector("metadata.name", validation.ObjectName).String(),
+			FieldSelector:   fields.OneTermEqualSelector("metadata.name", resources.UpdateStatusName).String(),
 			ResourceVersion: rv,
 		})
 		if err != nil {
@@ -158,7 +158,7 @@ func (s *served) drain(ctx context.Context, w watch.Interface, rv string) (strin
 					return rv, err
 				}
 			case watch.Deleted:
-				_, _ = fmt.Fprintf(s.out, "\nupdatestatuses/%s was deleted\n", validation.ObjectName)
+				_, _ = fmt.Fprintf(s.out, "\nupdatestatuses/%s was deleted\n", resources.UpdateStatusName)
 			case watch.Error:
 				err := apierrors.FromObject(ev.Object)
 				if apierrors.IsGone(err) || apierrors.IsResourceExpired(err) {
@@ -188,7 +188,7 @@ func (s *served) drain(ctx context.Context, w watch.Interface, rv string) (strin
 // resources (404) leaves obj as it is, silently; any other failure leaves it
 // too, with a warning: obj still says what it left out.
 func (s *served) completed(ctx context.Context, obj *v1alpha1.UpdateStatus) *v1alpha1.UpdateStatus {
-	if !complete.Truncated(&obj.Status) {
+	if !untruncate.Truncated(&obj.Status) {
 		return obj
 	}
 	objs, err := listInsights(ctx, s.client.UpdateV1alpha1(), obj.ResourceVersion)
@@ -199,18 +199,18 @@ func (s *served) completed(ctx context.Context, obj *v1alpha1.UpdateStatus) *v1a
 		return obj
 	}
 	out := *obj
-	out.Status = *complete.Status(&obj.Status, objs)
+	out.Status = *untruncate.Status(&obj.Status, objs)
 	return &out
 }
 
 // listInsights lists every object of the five per-insight kinds at a
 // revision not older than rv.
-func listInsights(ctx context.Context, c updatev1alpha1.UpdateV1alpha1Interface, rv string) (*complete.Objects, error) {
+func listInsights(ctx context.Context, c updatev1alpha1.UpdateV1alpha1Interface, rv string) (*untruncate.Objects, error) {
 	opts := metav1.ListOptions{ResourceVersion: rv}
 	if rv != "" {
 		opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
 	}
-	var objs complete.Objects
+	var objs untruncate.Objects
 	nodes, err := c.NodeProgressInsights().List(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("listing nodeprogressinsights: %w", err)

@@ -29,14 +29,14 @@ import (
 
 	"github.com/update-status/apiserver/internal/fixtures"
 	"github.com/update-status/apiserver/internal/viewtest"
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/complete"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned/fake"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 	"github.com/update-status/apiserver/pkg/report"
 	"github.com/update-status/apiserver/pkg/sourcefiles"
+	"github.com/update-status/apiserver/pkg/untruncate"
 )
 
 // truncatedCluster returns the UpdateStatus of a cluster whose pool "worker"
@@ -86,7 +86,7 @@ func truncatedCluster(n int) (*v1alpha1.UpdateStatus, []runtime.Object, time.Tim
 		}
 	}
 	inf.Insights = append(inf.Insights, v1alpha1.WorkerPoolInsight{
-		UID: encoding.UID(string(v1alpha1.HealthInsightsOmitted), "", "", "", "workerPools-worker-nodes"), AcquiredAt: at,
+		UID: conventions.UID(string(v1alpha1.HealthInsightsOmitted), "", "", "", "workerPools-worker-nodes"), AcquiredAt: at,
 		Insight: v1alpha1.WorkerPoolInsightUnion{Type: v1alpha1.HealthInsightType, HealthInsight: &v1alpha1.HealthStatusInsight{
 			StartedAt: at, Scope: v1alpha1.InsightScope{Type: v1alpha1.WorkerPoolScope},
 			Impact: v1alpha1.InsightImpact{Level: v1alpha1.InfoImpactLevel, Type: v1alpha1.NoneImpactType,
@@ -193,7 +193,7 @@ func TestCompleteOffline(t *testing.T) {
 	now := sourcefiles.MockNow(src)
 	res := insights.Compute(src, now)
 	obj := &v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}, Status: res.Status}
-	if !complete.Truncated(&obj.Status) {
+	if !untruncate.Truncated(&obj.Status) {
 		t.Fatal("the engine did not truncate the pool")
 	}
 	done, err := completeOffline(obj, &res)

@@ -26,88 +26,70 @@ package insightobjects
 
 import (
 	"fmt"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/registry/virtualstore"
 	"github.com/update-status/apiserver/pkg/view"
 )
 
-// Names are the names of one kind's resource.
-type Names struct {
-	// Resource is the plural resource name.
-	Resource string
-	// Singular is the singular name.
-	Singular string
-	// ShortNames are the kubectl short names.
-	ShortNames []string
+// tables are the kubectl tables of the per-insight kinds, indexed by
+// resources.InsightKind: all that the registry adds to a kind's names and
+// types.
+var tables = [resources.NumInsightKinds]table{
+	resources.ClusterVersionInsights:    clusterVersionTable,
+	resources.ClusterOperatorInsights:   clusterOperatorTable,
+	resources.MachineConfigPoolInsights: poolTable,
+	resources.NodeInsights:              nodeTable,
+	resources.HealthInsights:            healthTable,
 }
 
-// kind is all that differs from one per-insight kind to another.
+// kind is one per-insight kind as the registry serves it: its names (package
+// resources), the constructors of its objects (from the scheme) and its
+// table.
 type kind struct {
-	Names
-	new, newList func() runtime.Object
-	table        table
+	resources.Names
+	virtualstore.Types
+	table table
 }
 
-// kinds are indexed by view.InsightKind.
-var kinds = [view.NumInsightKinds]kind{
-	view.ClusterVersionInsights: {
-		Names:   namesOf(view.ClusterVersionInsights),
-		new:     func() runtime.Object { return &update.ClusterVersionProgressInsight{} },
-		newList: func() runtime.Object { return &update.ClusterVersionProgressInsightList{} },
-		table:   clusterVersionTable,
-	},
-	view.ClusterOperatorInsights: {
-		Names:   namesOf(view.ClusterOperatorInsights),
-		new:     func() runtime.Object { return &update.ClusterOperatorProgressInsight{} },
-		newList: func() runtime.Object { return &update.ClusterOperatorProgressInsightList{} },
-		table:   clusterOperatorTable,
-	},
-	view.MachineConfigPoolInsights: {
-		Names:   namesOf(view.MachineConfigPoolInsights),
-		new:     func() runtime.Object { return &update.MachineConfigPoolProgressInsight{} },
-		newList: func() runtime.Object { return &update.MachineConfigPoolProgressInsightList{} },
-		table:   poolTable,
-	},
-	view.NodeInsights: {
-		Names:   namesOf(view.NodeInsights),
-		new:     func() runtime.Object { return &update.NodeProgressInsight{} },
-		newList: func() runtime.Object { return &update.NodeProgressInsightList{} },
-		table:   nodeTable,
-	},
-	view.HealthInsights: {
-		Names:   namesOf(view.HealthInsights),
-		new:     func() runtime.Object { return &update.HealthInsight{} },
-		newList: func() runtime.Object { return &update.HealthInsightList{} },
-		table:   healthTable,
-	},
+// kindsOf returns the per-insight kinds, indexed by resources.InsightKind,
+// with the constructors scheme registers for the internal version.
+func kindsOf(scheme *runtime.Scheme) ([resources.NumInsightKinds]kind, error) {
+	var out [resources.NumInsightKinds]kind
+	for k := range out {
+		names := resources.InsightKind(k).Names()
+		types, err := virtualstore.TypesOf(scheme, update.SchemeGroupVersion, names.Kind)
+		if err != nil {
+			return out, err
+		}
+		out[k] = kind{Names: names, Types: types, table: tables[k]}
+	}
+	return out, nil
 }
-
-// namesOf derives the names of kind k's resource from the kind.
-func namesOf(k view.InsightKind) Names {
-	return Names{Resource: k.Resource(), Singular: strings.ToLower(k.Kind()), ShortNames: []string{k.ShortName()}}
-}
-
-// NamesOf returns the names of kind k's resource.
-func NamesOf(k view.InsightKind) Names { return kinds[k].Names }
 
 // Stores are the stores of the per-insight kinds, indexed by
-// view.InsightKind: the view publishes Revision.Insights[k] to Stores[k].
-type Stores [view.NumInsightKinds]*virtualstore.Store
+// resources.InsightKind: the view publishes Revision.Insights[k] to
+// Stores[k].
+type Stores [resources.NumInsightKinds]*virtualstore.Store
 
-// NewStores returns an empty, not yet ready store for each kind.
-func NewStores() (Stores, error) {
+// NewStores returns an empty, not yet ready store for each kind; scheme
+// registers the kinds' internal types.
+func NewStores(scheme *runtime.Scheme) (Stores, error) {
+	kinds, err := kindsOf(scheme)
+	if err != nil {
+		return Stores{}, err
+	}
 	var stores Stores
 	for k := range kinds {
 		s, err := virtualstore.New(virtualstore.Config{
-			Resource: update.Resource(kinds[k].Resource),
+			Resource: kinds[k].GroupResource(),
 			Prefix:   "/" + kinds[k].Resource,
-			New:      kinds[k].new,
-			NewList:  kinds[k].newList,
+			New:      kinds[k].New,
+			NewList:  kinds[k].NewList,
 		})
 		if err != nil {
 			return Stores{}, fmt.Errorf("%s: %w", kinds[k].Resource, err)
@@ -119,30 +101,35 @@ func NewStores() (Stores, error) {
 
 // Publish publishes one revision's changes of every kind: changes[k] to
 // stores[k]. It goes on past an error and returns the first one.
-func (s Stores) Publish(rv uint64, changes *[view.NumInsightKinds]view.Changes, synced bool) error {
+func (s Stores) Publish(rv uint64, changes *[resources.NumInsightKinds]view.Changes, synced bool) error {
 	var first error
 	for k, store := range s {
 		if err := store.PublishChanges(rv, changes[k].Changed, changes[k].Deleted, synced); err != nil && first == nil {
-			first = fmt.Errorf("%s: %w", kinds[k].Resource, err)
+			first = fmt.Errorf("%s: %w", resources.InsightKind(k).Resource(), err)
 		}
 	}
 	return first
 }
 
 // NewREST returns the read-only storage of each kind's resource over
-// stores, indexed by view.InsightKind. typer and codec are the server's
-// scheme and storage codec; clock gives the ages and estimates in tables.
-func NewREST(stores Stores, typer runtime.ObjectTyper, codec runtime.Codec, clock clock.PassiveClock) ([view.NumInsightKinds]*virtualstore.REST, error) {
-	var out [view.NumInsightKinds]*virtualstore.REST
+// stores, indexed by resources.InsightKind. scheme and codec are the
+// server's scheme and storage codec; clock gives the ages and estimates in
+// tables.
+func NewREST(stores Stores, scheme *runtime.Scheme, codec runtime.Codec, clock clock.PassiveClock) ([resources.NumInsightKinds]*virtualstore.REST, error) {
+	var out [resources.NumInsightKinds]*virtualstore.REST
+	kinds, err := kindsOf(scheme)
+	if err != nil {
+		return out, err
+	}
 	for k := range kinds {
 		r, err := virtualstore.NewREST(virtualstore.RESTConfig{
 			Store:      stores[k],
 			Codec:      codec,
-			Typer:      typer,
+			Typer:      scheme,
 			Singular:   kinds[k].Singular,
-			ShortNames: kinds[k].ShortNames,
-			New:        kinds[k].new,
-			NewList:    kinds[k].newList,
+			ShortNames: []string{kinds[k].ShortName},
+			New:        kinds[k].New,
+			NewList:    kinds[k].NewList,
 			Table:      tableConvertor{table: kinds[k].table, clock: clock},
 			// Insight objects are small: let the watch server write
 			// several per flush when a client is behind.

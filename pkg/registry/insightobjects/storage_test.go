@@ -30,6 +30,7 @@ import (
 	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/install"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/view"
 )
@@ -40,22 +41,23 @@ func nodeObject(name, pool, scope string) *update.NodeProgressInsight {
 }
 
 func TestNamesAndStores(t *testing.T) {
-	stores, err := NewStores()
+	stores, err := NewStores(scheme)
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]bool{}
-	for k := view.InsightKind(0); k < view.NumInsightKinds; k++ {
-		n := NamesOf(k)
-		if n.Resource == "" || n.Singular == "" || len(n.ShortNames) != 1 || seen[n.Resource] {
-			t.Errorf("%s: names %+v", k.Kind(), n)
+	kinds, err := kindsOf(scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := resources.InsightKind(0); k < resources.NumInsightKinds; k++ {
+		if kinds[k].Names != k.Names() || kinds[k].table.columns == nil {
+			t.Errorf("%s: names %+v, table %v", k.Kind(), kinds[k].Names, kinds[k].table)
 		}
-		seen[n.Resource] = true
-		if got := kinds[k].new(); runtimeKind(t, got) != k.Kind() {
-			t.Errorf("%s: new() is a %s", k.Kind(), runtimeKind(t, got))
+		if got := kinds[k].New(); runtimeKind(t, got) != k.Kind() {
+			t.Errorf("%s: New() is a %s", k.Kind(), runtimeKind(t, got))
 		}
-		if got := kinds[k].newList(); runtimeKind(t, got) != k.Kind()+"List" {
-			t.Errorf("%s: newList() is a %s", k.Kind(), runtimeKind(t, got))
+		if got := kinds[k].NewList(); runtimeKind(t, got) != k.Kind()+"List" {
+			t.Errorf("%s: NewList() is a %s", k.Kind(), runtimeKind(t, got))
 		}
 		if stores[k] == nil || stores[k].Ready() {
 			t.Errorf("%s: store %v", k.Kind(), stores[k])
@@ -81,12 +83,12 @@ func runtimeKind(t *testing.T, obj runtime.Object) string {
 // TestSelectors: the registry's default attributes give metadata.name and
 // the labels to selectors.
 func TestSelectors(t *testing.T) {
-	stores, err := NewStores()
+	stores, err := NewStores(scheme)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var changes [view.NumInsightKinds]view.Changes
-	changes[view.NodeInsights].Changed = []runtime.Object{
+	var changes [resources.NumInsightKinds]view.Changes
+	changes[resources.NodeInsights].Changed = []runtime.Object{
 		nodeObject("master-0", "master", "ControlPlane"),
 		nodeObject("worker-0", "worker", "WorkerPool"),
 		nodeObject("worker-1", "worker", "WorkerPool"),
@@ -104,7 +106,7 @@ func TestSelectors(t *testing.T) {
 			r.Destroy()
 		}
 	})
-	nodes := rests[view.NodeInsights]
+	nodes := rests[resources.NodeInsights]
 	// The watch cache serves once it has listed the store.
 	testio.Eventually(t, "the watch cache to be ready", func() bool { return nodes.ReadinessCheck() == nil })
 	ctx := genericapirequest.WithRequestInfo(context.Background(), &genericapirequest.RequestInfo{IsResourceRequest: true, Verb: "list"})

@@ -26,8 +26,8 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 	"github.com/update-status/apiserver/pkg/registry/internal/cells"
 )
 
@@ -145,9 +145,9 @@ var clusterOperatorTable = table{
 		var message string
 		switch {
 		case healthy != nil && healthy.Status != metav1.ConditionTrue:
-			_, message = encoding.DecodeReasonMessage(healthy.Message)
+			_, message = conventions.DecodeReasonMessage(healthy.Message)
 		case upd != nil && upd.Status == metav1.ConditionTrue:
-			_, message = encoding.DecodeReasonMessage(upd.Message)
+			_, message = conventions.DecodeReasonMessage(upd.Message)
 		}
 		return []interface{}{
 			o.Name,
@@ -222,7 +222,7 @@ var nodeTable = table{
 			return nil, false
 		}
 		n := &o.Status.NodeStatusInsight
-		st := encoding.NodeStateOf(n.Name, n.Conditions, n.EstimatedToComplete)
+		st := conventions.NodeStateOf(n.Name, n.Conditions, n.EstimatedToComplete)
 		message := st.Message
 		if message == "" {
 			message = n.Message
@@ -259,7 +259,7 @@ var healthTable = table{
 		}
 		h := &o.Status.HealthStatusInsight
 		started := cells.Unknown
-		if !encoding.IsUnknownTime(h.StartedAt.Time) {
+		if !conventions.IsUnknownTime(h.StartedAt.Time) {
 			started = cells.Age(h.StartedAt.Time, now)
 		}
 		return []interface{}{
@@ -269,7 +269,7 @@ var healthTable = table{
 			started,
 			h.Impact.Summary,
 			cells.OrUnknown(string(h.Scope.Type)),
-			resources(h.Scope.Resources),
+			resourceRefs(h.Scope.Resources),
 			h.Remediation.Reference,
 		}, true
 	},
@@ -289,9 +289,9 @@ func conditionReason(c *metav1.Condition) string {
 	return c.Reason
 }
 
-// resources names the resources as resource.group/name (namespace/name
+// resourceRefs names the resources as resource.group/name (namespace/name
 // inside a namespace), comma-separated.
-func resources(refs []update.ResourceRef) string {
+func resourceRefs(refs []update.ResourceRef) string {
 	parts := make([]string, len(refs))
 	for i, r := range refs {
 		kind := r.Resource

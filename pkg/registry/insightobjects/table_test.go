@@ -26,9 +26,9 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/registry/internal/registrytest"
-	"github.com/update-status/apiserver/pkg/view"
 )
 
 // t0 is "now" in the tests of this package.
@@ -57,11 +57,11 @@ func TestTables(t *testing.T) {
 	co := &update.ClusterOperatorProgressInsight{ObjectMeta: objMeta("etcd"), Status: update.ClusterOperatorProgressInsightStatus{
 		InsightUID: "co-uid",
 		ClusterOperatorStatusInsight: update.ClusterOperatorStatusInsight{Name: "etcd", Conditions: []metav1.Condition{
-			cond("Updating", metav1.ConditionTrue, "Progressing", encoding.EncodeReasonMessage("NodeInstaller", "installing revision 7")),
+			cond("Updating", metav1.ConditionTrue, "Progressing", conventions.EncodeReasonMessage("NodeInstaller", "installing revision 7")),
 			cond("Healthy", metav1.ConditionTrue, "AsExpected", ""),
 		}}}}
 	sick := co.DeepCopy()
-	sick.Status.Conditions[1] = cond("Healthy", metav1.ConditionFalse, "Degraded", encoding.EncodeReasonMessage("Quorum", "lost quorum"))
+	sick.Status.Conditions[1] = cond("Healthy", metav1.ConditionFalse, "Degraded", conventions.EncodeReasonMessage("Quorum", "lost quorum"))
 	pool := &update.MachineConfigPoolProgressInsight{ObjectMeta: objMeta("worker"), Status: update.MachineConfigPoolProgressInsightStatus{
 		InsightUID: "mcp-uid",
 		MachineConfigPoolStatusInsight: update.MachineConfigPoolStatusInsight{Name: "worker", Scope: "WorkerPool", Assessment: "Progressing", Completion: 33,
@@ -88,41 +88,41 @@ func TestTables(t *testing.T) {
 			Remediation: update.InsightRemediation{Reference: "https://example.com/runbook"}},
 	}}
 	unknownStart := health.DeepCopy()
-	unknownStart.Status.StartedAt = metav1.NewTime(encoding.UnknownTime)
+	unknownStart.Status.StartedAt = metav1.NewTime(conventions.UnknownTime)
 
 	tests := []struct {
 		name string
-		kind view.InsightKind
+		kind resources.InsightKind
 		obj  runtime.Object
 		want [][]interface{}
 	}{
-		{"cluster version", view.ClusterVersionInsights, cv, [][]interface{}{{"version", "Progressing", "94%", "4.17.5", "4.16.21 (partial)", "~35m", "45m", "cv-uid"}}},
-		{"empty cluster version", view.ClusterVersionInsights, &update.ClusterVersionProgressInsight{}, [][]interface{}{{"", u, "0%", u, u, u, u, u}}},
-		{"operator", view.ClusterOperatorInsights, co, [][]interface{}{{"etcd", "True", "True", "installing revision 7", "Progressing", "AsExpected", "co-uid"}}},
-		{"unhealthy operator", view.ClusterOperatorInsights, sick, [][]interface{}{{"etcd", "True", "False", "lost quorum", "Progressing", "Degraded", "co-uid"}}},
-		{"empty operator", view.ClusterOperatorInsights, &update.ClusterOperatorProgressInsight{}, [][]interface{}{{"", u, u, "", "", "", u}}},
-		{"pool", view.MachineConfigPoolInsights, pool, [][]interface{}{{"worker", "WorkerPool", "Progressing", "33%", "1/3", int64(1), int64(0), int64(0), int64(1), "mcp-uid"}}},
-		{"empty pool", view.MachineConfigPoolInsights, &update.MachineConfigPoolProgressInsight{}, [][]interface{}{{"", u, u, "0%", "0/0", int64(0), int64(0), int64(0), int64(0), u}}},
-		{"node", view.NodeInsights, node, [][]interface{}{{"worker-0", "worker", "Progressing", "Draining", "4.16.21", "+10m", "", "WorkerPool", "node-uid"}}},
-		{"degraded node", view.NodeInsights, degraded, [][]interface{}{{"worker-0", "worker", "Degraded", "Draining", "4.16.21", "+10m", "disk full", "WorkerPool", "node-uid"}}},
-		{"empty node", view.NodeInsights, &update.NodeProgressInsight{}, [][]interface{}{{"", u, u, u, u, "?", "", u, u}}},
-		{"health", view.HealthInsights, health, [][]interface{}{{"hi-uid", "Warning", "API Availability", "120m", "etcd is degraded", "ControlPlane",
+		{"cluster version", resources.ClusterVersionInsights, cv, [][]interface{}{{"version", "Progressing", "94%", "4.17.5", "4.16.21 (partial)", "~35m", "45m", "cv-uid"}}},
+		{"empty cluster version", resources.ClusterVersionInsights, &update.ClusterVersionProgressInsight{}, [][]interface{}{{"", u, "0%", u, u, u, u, u}}},
+		{"operator", resources.ClusterOperatorInsights, co, [][]interface{}{{"etcd", "True", "True", "installing revision 7", "Progressing", "AsExpected", "co-uid"}}},
+		{"unhealthy operator", resources.ClusterOperatorInsights, sick, [][]interface{}{{"etcd", "True", "False", "lost quorum", "Progressing", "Degraded", "co-uid"}}},
+		{"empty operator", resources.ClusterOperatorInsights, &update.ClusterOperatorProgressInsight{}, [][]interface{}{{"", u, u, "", "", "", u}}},
+		{"pool", resources.MachineConfigPoolInsights, pool, [][]interface{}{{"worker", "WorkerPool", "Progressing", "33%", "1/3", int64(1), int64(0), int64(0), int64(1), "mcp-uid"}}},
+		{"empty pool", resources.MachineConfigPoolInsights, &update.MachineConfigPoolProgressInsight{}, [][]interface{}{{"", u, u, "0%", "0/0", int64(0), int64(0), int64(0), int64(0), u}}},
+		{"node", resources.NodeInsights, node, [][]interface{}{{"worker-0", "worker", "Progressing", "Draining", "4.16.21", "+10m", "", "WorkerPool", "node-uid"}}},
+		{"degraded node", resources.NodeInsights, degraded, [][]interface{}{{"worker-0", "worker", "Degraded", "Draining", "4.16.21", "+10m", "disk full", "WorkerPool", "node-uid"}}},
+		{"empty node", resources.NodeInsights, &update.NodeProgressInsight{}, [][]interface{}{{"", u, u, u, u, "?", "", u, u}}},
+		{"health", resources.HealthInsights, health, [][]interface{}{{"hi-uid", "Warning", "API Availability", "120m", "etcd is degraded", "ControlPlane",
 			"clusteroperators.config.openshift.io/etcd,pods/ns/p", "https://example.com/runbook"}}},
-		{"health started at an unknown time", view.HealthInsights, unknownStart, [][]interface{}{{"hi-uid", "Warning", "API Availability", u, "etcd is degraded", "ControlPlane",
+		{"health started at an unknown time", resources.HealthInsights, unknownStart, [][]interface{}{{"hi-uid", "Warning", "API Availability", u, "etcd is degraded", "ControlPlane",
 			"clusteroperators.config.openshift.io/etcd,pods/ns/p", "https://example.com/runbook"}}},
-		{"empty health", view.HealthInsights, &update.HealthInsight{}, [][]interface{}{{"", u, u, u, "", u, "", ""}}},
-		{"node list", view.NodeInsights, &update.NodeProgressInsightList{ListMeta: metav1.ListMeta{ResourceVersion: "42"}, Items: []update.NodeProgressInsight{*node, *degraded}},
+		{"empty health", resources.HealthInsights, &update.HealthInsight{}, [][]interface{}{{"", u, u, u, "", u, "", ""}}},
+		{"node list", resources.NodeInsights, &update.NodeProgressInsightList{ListMeta: metav1.ListMeta{ResourceVersion: "42"}, Items: []update.NodeProgressInsight{*node, *degraded}},
 			[][]interface{}{{"worker-0", "worker", "Progressing", "Draining", "4.16.21", "+10m", "", "WorkerPool", "node-uid"},
 				{"worker-0", "worker", "Degraded", "Draining", "4.16.21", "+10m", "disk full", "WorkerPool", "node-uid"}}},
-		{"wrapped", view.NodeInsights, registrytest.Cacheable{Object: node}, [][]interface{}{{"worker-0", "worker", "Progressing", "Draining", "4.16.21", "+10m", "", "WorkerPool", "node-uid"}}},
-		{"empty list", view.HealthInsights, &update.HealthInsightList{}, [][]interface{}{}},
-		{"another kind", view.NodeInsights, health, nil},
-		{"another kind's list", view.NodeInsights, &update.HealthInsightList{Items: []update.HealthInsight{*health}}, [][]interface{}{}},
-		{"a status", view.HealthInsights, &metav1.Status{}, nil},
+		{"wrapped", resources.NodeInsights, registrytest.Cacheable{Object: node}, [][]interface{}{{"worker-0", "worker", "Progressing", "Draining", "4.16.21", "+10m", "", "WorkerPool", "node-uid"}}},
+		{"empty list", resources.HealthInsights, &update.HealthInsightList{}, [][]interface{}{}},
+		{"another kind", resources.NodeInsights, health, nil},
+		{"another kind's list", resources.NodeInsights, &update.HealthInsightList{Items: []update.HealthInsight{*health}}, [][]interface{}{}},
+		{"a status", resources.HealthInsights, &metav1.Status{}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			conv := tableConvertor{table: kinds[tt.kind].table, clock: clocktesting.NewFakePassiveClock(t0)}
+			conv := tableConvertor{table: tables[tt.kind], clock: clocktesting.NewFakePassiveClock(t0)}
 			for _, noHeaders := range []bool{false, true} {
 				table, err := conv.ConvertToTable(context.Background(), tt.obj, &metav1.TableOptions{NoHeaders: noHeaders})
 				if err != nil {
@@ -136,8 +136,8 @@ func TestTables(t *testing.T) {
 					rows = [][]interface{}{}
 				}
 				for _, r := range table.Rows {
-					if len(r.Cells) != len(kinds[tt.kind].table.columns) {
-						t.Fatalf("%d cells for %d columns", len(r.Cells), len(kinds[tt.kind].table.columns))
+					if len(r.Cells) != len(tables[tt.kind].columns) {
+						t.Fatalf("%d cells for %d columns", len(r.Cells), len(tables[tt.kind].columns))
 					}
 					if r.Object.Object == nil {
 						t.Error("row without its object")
@@ -158,27 +158,27 @@ func TestTables(t *testing.T) {
 // TestColumns checks the default columns against `oc adm upgrade status`
 // and that the rest show only with -o wide.
 func TestColumns(t *testing.T) {
-	want := [view.NumInsightKinds][]string{
-		view.ClusterVersionInsights:    {"Name", "Assessment", "Completion", "Target", "Previous", "Est. Remaining"},
-		view.ClusterOperatorInsights:   {"Name", "Updating", "Healthy", "Message"},
-		view.MachineConfigPoolInsights: {"Name", "Scope", "Assessment", "Completion", "Nodes"},
-		view.NodeInsights:              {"Name", "Pool", "Assessment", "Phase", "Version", "Est", "Message"},
-		view.HealthInsights:            {"Name", "Level", "Type", "Started", "Summary"},
+	want := [resources.NumInsightKinds][]string{
+		resources.ClusterVersionInsights:    {"Name", "Assessment", "Completion", "Target", "Previous", "Est. Remaining"},
+		resources.ClusterOperatorInsights:   {"Name", "Updating", "Healthy", "Message"},
+		resources.MachineConfigPoolInsights: {"Name", "Scope", "Assessment", "Completion", "Nodes"},
+		resources.NodeInsights:              {"Name", "Pool", "Assessment", "Phase", "Version", "Est", "Message"},
+		resources.HealthInsights:            {"Name", "Level", "Type", "Started", "Summary"},
 	}
-	for k := range kinds {
+	for k := range tables {
 		var got []string
-		for i, c := range kinds[k].table.columns {
+		for i, c := range tables[k].columns {
 			if i < len(want[k]) {
 				got = append(got, c.Name)
 				if c.Priority != 0 {
-					t.Errorf("%s: column %s is wide", kinds[k].Resource, c.Name)
+					t.Errorf("%s: column %s is wide", resources.InsightKind(k).Resource(), c.Name)
 				}
 			} else if c.Priority != 1 {
-				t.Errorf("%s: extra column %s is not wide", kinds[k].Resource, c.Name)
+				t.Errorf("%s: extra column %s is not wide", resources.InsightKind(k).Resource(), c.Name)
 			}
 		}
-		if !reflect.DeepEqual(got, want[k]) || kinds[k].table.columns[0].Format != "name" {
-			t.Errorf("%s: default columns %v, want %v", kinds[k].Resource, got, want[k])
+		if !reflect.DeepEqual(got, want[k]) || tables[k].columns[0].Format != "name" {
+			t.Errorf("%s: default columns %v, want %v", resources.InsightKind(k).Resource(), got, want[k])
 		}
 	}
 }

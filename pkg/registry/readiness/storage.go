@@ -35,21 +35,16 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/readiness"
 	"github.com/update-status/apiserver/pkg/registry/virtualstore"
-	"github.com/update-status/apiserver/pkg/sources"
-)
-
-// The resources.
-const (
-	ReadinessResource = "updatereadinesses"
-	CandidateResource = "updatecandidates"
+	"github.com/update-status/apiserver/pkg/view"
 )
 
 // Source is what the publisher reads; *sources.Set implements it.
 type Source interface {
-	Snapshot() sources.Snapshot
+	Snapshot() view.Snapshot
 	AddListener(func())
 }
 
@@ -82,7 +77,7 @@ type published struct {
 // stores; it registers for source changes.
 func NewPublisher(source Source, c clock.Clock) (*Publisher, error) {
 	r, err := virtualstore.New(virtualstore.Config{
-		Resource: update.Resource(ReadinessResource), Prefix: "/" + ReadinessResource,
+		Resource: resources.UpdateReadiness.GroupResource(), Prefix: "/" + resources.UpdateReadiness.Resource,
 		New:     func() runtime.Object { return &update.UpdateReadiness{} },
 		NewList: func() runtime.Object { return &update.UpdateReadinessList{} },
 	})
@@ -90,7 +85,7 @@ func NewPublisher(source Source, c clock.Clock) (*Publisher, error) {
 		return nil, err
 	}
 	cs, err := virtualstore.New(virtualstore.Config{
-		Resource: update.Resource(CandidateResource), Prefix: "/" + CandidateResource,
+		Resource: resources.UpdateCandidate.GroupResource(), Prefix: "/" + resources.UpdateCandidate.Resource,
 		New:     func() runtime.Object { return &update.UpdateCandidate{} },
 		NewList: func() runtime.Object { return &update.UpdateCandidateList{} },
 	})
@@ -238,7 +233,7 @@ func toInternal(obj runtime.Object) (runtime.Object, error) {
 // updatecandidates. typer and codec are the server's scheme and storage codec.
 func (p *Publisher) NewREST(typer runtime.ObjectTyper, codec runtime.Codec) (readinessREST, candidateREST *virtualstore.REST, err error) {
 	readinessREST, err = virtualstore.NewREST(virtualstore.RESTConfig{
-		Store: p.Readiness, Codec: codec, Typer: typer, Singular: "updatereadiness", ShortNames: []string{"ur"},
+		Store: p.Readiness, Codec: codec, Typer: typer, Singular: resources.UpdateReadiness.Singular, ShortNames: []string{resources.UpdateReadiness.ShortName},
 		New:     func() runtime.Object { return &update.UpdateReadiness{} },
 		NewList: func() runtime.Object { return &update.UpdateReadinessList{} },
 		Table:   readinessTable,
@@ -247,7 +242,7 @@ func (p *Publisher) NewREST(typer runtime.ObjectTyper, codec runtime.Codec) (rea
 		return nil, nil, err
 	}
 	candidateREST, err = virtualstore.NewREST(virtualstore.RESTConfig{
-		Store: p.Candidates, Codec: codec, Typer: typer, Singular: "updatecandidate", ShortNames: []string{"uc"},
+		Store: p.Candidates, Codec: codec, Typer: typer, Singular: resources.UpdateCandidate.Singular, ShortNames: []string{resources.UpdateCandidate.ShortName},
 		New:     func() runtime.Object { return &update.UpdateCandidate{} },
 		NewList: func() runtime.Object { return &update.UpdateCandidateList{} },
 		Table:   candidateTable, WatchBuffer: 64,

@@ -25,14 +25,15 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/pkg/sources"
+	"github.com/update-status/apiserver/pkg/view"
 )
 
-type fakeSource struct{ snap sources.Snapshot }
+type fakeSource struct{ snap view.Snapshot }
 
-func (f *fakeSource) Snapshot() sources.Snapshot { return f.snap }
-func (f *fakeSource) AddListener(func())         {}
+func (f *fakeSource) Snapshot() view.Snapshot { return f.snap }
+func (f *fakeSource) AddListener(func())      {}
 
 func cv(rv string, updates ...string) *configv1.ClusterVersion {
 	c := &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: "version", UID: "0d7ec1f4-9a4e-4d43-a0a4-6a0b2c0f6b39", ResourceVersion: rv}}
@@ -46,7 +47,7 @@ func cv(rv string, updates ...string) *configv1.ClusterVersion {
 func candidates(t *testing.T, p *Publisher) map[string]string {
 	t.Helper()
 	var list update.UpdateCandidateList
-	if err := p.Candidates.GetList(context.Background(), "/"+CandidateResource, storage.ListOptions{Predicate: storage.Everything, Recursive: true}, &list); err != nil {
+	if err := p.Candidates.GetList(context.Background(), "/"+resources.UpdateCandidate.Resource, storage.ListOptions{Predicate: storage.Everything, Recursive: true}, &list); err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]string{}
@@ -60,14 +61,14 @@ func candidates(t *testing.T, p *Publisher) map[string]string {
 // an unchanged object keeps its own, a change of the alerts alone moves the
 // readiness object, and no ClusterVersion removes everything.
 func TestPublisher(t *testing.T) {
-	src := &fakeSource{snap: sources.Snapshot{InitialSyncDone: true, MaxResourceVersion: 7, Inputs: &insights.Sources{ClusterVersion: cv("7", "4.20.2", "4.20.3")}}}
+	src := &fakeSource{snap: view.Snapshot{InitialSyncDone: true, MaxResourceVersion: 7, Inputs: &insights.Sources{ClusterVersion: cv("7", "4.20.2", "4.20.3")}}}
 	p, err := NewPublisher(src, clocktesting.NewFakeClock(metav1.Now().Time))
 	if err != nil {
 		t.Fatal(err)
 	}
 	steps := []struct {
 		name  string
-		snap  sources.Snapshot
+		snap  view.Snapshot
 		want  map[string]string
 		check func(t *testing.T)
 	}{
@@ -75,17 +76,17 @@ func TestPublisher(t *testing.T) {
 		{name: "unchanged", snap: src.snap, want: map[string]string{"4.20.2": "7000000", "4.20.3": "7000000"}},
 		{
 			name: "one more update",
-			snap: sources.Snapshot{InitialSyncDone: true, MaxResourceVersion: 9, Inputs: &insights.Sources{ClusterVersion: cv("9", "4.20.2", "4.20.3", "4.20.4")}},
+			snap: view.Snapshot{InitialSyncDone: true, MaxResourceVersion: 9, Inputs: &insights.Sources{ClusterVersion: cv("9", "4.20.2", "4.20.3", "4.20.4")}},
 			want: map[string]string{"4.20.2": "7000000", "4.20.3": "7000000", "4.20.4": "9000000"},
 		},
 		{
 			name: "alerts alone",
-			snap: sources.Snapshot{InitialSyncDone: true, MaxResourceVersion: 9, Inputs: &insights.Sources{ClusterVersion: cv("9", "4.20.2", "4.20.3", "4.20.4"),
+			snap: view.Snapshot{InitialSyncDone: true, MaxResourceVersion: 9, Inputs: &insights.Sources{ClusterVersion: cv("9", "4.20.2", "4.20.3", "4.20.4"),
 				Alerts: []insights.Alert{{Labels: map[string]string{"alertname": "X", "severity": "critical"}, State: "firing"}}}},
 			want: map[string]string{"4.20.2": "7000000", "4.20.3": "7000000", "4.20.4": "9000000"},
 			check: func(t *testing.T) {
 				var r update.UpdateReadiness
-				if err := p.Readiness.Get(context.Background(), "/"+ReadinessResource+"/cluster", storage.GetOptions{}, &r); err != nil {
+				if err := p.Readiness.Get(context.Background(), "/"+resources.UpdateReadiness.Resource+"/cluster", storage.GetOptions{}, &r); err != nil {
 					t.Fatal(err)
 				}
 				if r.ResourceVersion != "9000001" || len(r.Status.Issues) == 0 || r.UID == "" {
@@ -93,7 +94,7 @@ func TestPublisher(t *testing.T) {
 				}
 			},
 		},
-		{name: "no ClusterVersion", snap: sources.Snapshot{InitialSyncDone: true, MaxResourceVersion: 10, Inputs: &insights.Sources{}}, want: map[string]string{}},
+		{name: "no ClusterVersion", snap: view.Snapshot{InitialSyncDone: true, MaxResourceVersion: 10, Inputs: &insights.Sources{}}, want: map[string]string{}},
 	}
 	for _, s := range steps {
 		src.snap = s.snap

@@ -28,41 +28,53 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/registry/virtualstore"
 )
 
-// Names of the resource.
-const (
-	Resource     = "updatestatuses"
-	SingularName = "updatestatus"
-	ShortName    = "us"
-)
+// names are the names of the resource.
+var names = resources.UpdateStatus
 
-// NewStore returns the store the view publishes UpdateStatus revisions to.
-func NewStore() (*virtualstore.Store, error) {
+// typesOf returns the constructors of the internal UpdateStatus types that
+// scheme registers.
+func typesOf(scheme *runtime.Scheme) (virtualstore.Types, error) {
+	return virtualstore.TypesOf(scheme, update.SchemeGroupVersion, names.Kind)
+}
+
+// NewStore returns the store the view publishes UpdateStatus revisions to;
+// scheme registers the internal types.
+func NewStore(scheme *runtime.Scheme) (*virtualstore.Store, error) {
+	types, err := typesOf(scheme)
+	if err != nil {
+		return nil, err
+	}
 	return virtualstore.New(virtualstore.Config{
-		Resource: update.Resource(Resource),
-		Prefix:   "/" + Resource,
-		New:      func() runtime.Object { return &update.UpdateStatus{} },
-		NewList:  func() runtime.Object { return &update.UpdateStatusList{} },
+		Resource: names.GroupResource(),
+		Prefix:   "/" + names.Resource,
+		New:      types.New,
+		NewList:  types.NewList,
 	})
 }
 
 // NewREST returns the storage of updatestatuses and updatestatuses/status
-// over store. typer and codec are the server's scheme and storage codec;
+// over store. scheme and codec are the server's scheme and storage codec;
 // serializers are the server's, with which it encodes watch events of
 // update.openshift.io/v1alpha1 itself (REST); clock gives the ages in
 // tables.
-func NewREST(store *virtualstore.Store, typer runtime.ObjectTyper, codec runtime.Codec, serializers runtime.NegotiatedSerializer, clock clock.PassiveClock) (*REST, *StatusREST, error) {
+func NewREST(store *virtualstore.Store, scheme *runtime.Scheme, codec runtime.Codec, serializers runtime.NegotiatedSerializer, clock clock.PassiveClock) (*REST, *StatusREST, error) {
+	types, err := typesOf(scheme)
+	if err != nil {
+		return nil, nil, err
+	}
 	r, err := virtualstore.NewREST(virtualstore.RESTConfig{
 		Store:      store,
 		Codec:      codec,
-		Typer:      typer,
-		Singular:   SingularName,
-		ShortNames: []string{ShortName},
-		New:        func() runtime.Object { return &update.UpdateStatus{} },
-		NewList:    func() runtime.Object { return &update.UpdateStatusList{} },
+		Typer:      scheme,
+		Singular:   names.Singular,
+		ShortNames: []string{names.ShortName},
+		New:        types.New,
+		NewList:    types.NewList,
 		Table:      tableConvertor{clock: clock},
 	})
 	if err != nil {

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 )
 
@@ -43,12 +44,6 @@ var (
 	nodesInformers        = []string{v1alpha1.InformerNodes}
 	healthInformers       = []string{v1alpha1.InformerControlPlane, v1alpha1.InformerNodes, v1alpha1.InformerAlerts, v1alpha1.InformerServer}
 )
-
-// isExternalInformer reports whether name is an external informer's: the
-// <name>.<namespace> of an UpdateInformer. No built-in informer has a dot.
-func isExternalInformer(name string) bool {
-	return strings.Contains(name, ".")
-}
 
 // poolLabel says what L-POOL asks of a kind.
 type poolLabel int
@@ -246,7 +241,7 @@ func (v *validator) envelope(e *envelope) {
 	// which is checked with the insight.
 	informer := e.meta.Labels[v1alpha1.LabelInformer]
 	switch {
-	case isExternalInformer(informer):
+	case conventions.IsExternalInformer(informer):
 		// An external informer's object is named after its insight's uid.
 		if want := e.uid + "." + informer; e.meta.Name != want {
 			v.add(field.Invalid(meta.Child("name"), e.meta.Name, fmt.Sprintf("must be <status.insightUID>.<informer> %q", want)))
@@ -307,7 +302,7 @@ func (v *validator) labels(e *envelope) {
 	// L-INFORMER.
 	if informer, ok := labels[v1alpha1.LabelInformer]; !ok {
 		v.add(field.Required(lp.Key(v1alpha1.LabelInformer), ""))
-	} else if !slices.Contains(e.informers, informer) && !isExternalInformer(informer) {
+	} else if !slices.Contains(e.informers, informer) && !conventions.IsExternalInformer(informer) {
 		v.add(field.NotSupported(lp.Key(v1alpha1.LabelInformer), informer, append(e.informers, "<name>.<namespace> of an UpdateInformer")))
 	}
 

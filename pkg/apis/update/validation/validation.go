@@ -33,11 +33,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 )
-
-// ObjectName is the only name an UpdateStatus may have.
-const ObjectName = "cluster"
 
 // Limits of the API (docs/api.md).
 const (
@@ -152,7 +150,7 @@ var (
 
 // Messages of the remaining rules and patterns.
 const (
-	msgName          = `must be "` + ObjectName + `"`
+	msgName          = `must be "` + resources.UpdateStatusName + `"`
 	msgDNS           = "must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (regex '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')"
 	msgOperatorName  = "must consist of lower case alphanumeric characters or '-' (regex '^[a-z0-9-]+$')"
 	msgConditionType = "must be an optional DNS subdomain prefix and '/' followed by a name of alphanumeric characters, '-', '_' or '.' that starts and ends with an alphanumeric character"
@@ -205,7 +203,7 @@ func (v *validator) object(obj *v1alpha1.UpdateStatus) {
 	v.typeMeta(&obj.TypeMeta, "UpdateStatus")
 	meta := field.NewPath("metadata")
 	switch obj.Name {
-	case ObjectName:
+	case resources.UpdateStatusName:
 	case "":
 		v.add(field.Required(meta.Child("name"), msgName))
 	default:

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package encoding
+package conventions
 
 import (
 	"encoding/hex"
@@ -215,17 +215,13 @@ func TypeOrder(t v1alpha1.InsightType) int {
 
 // IsExternalInformer reports whether informer is an external informer's (an
 // UpdateInformer's, docs/insights.md#external-informers) rather than one of
-// the server's own: cpi, nodes, alerts and update-status ("", an informer
-// not known, counts as the server's). The server's
-// assessment of the update (cluster version, operators, pools, nodes) comes
-// from its own informers; a client that shows it reads an external
-// informer's Health insights and leaves its other insights aside.
+// the server's own: an external informer is named <name>.<namespace>, and no
+// built-in informer (cpi, nodes, alerts, update-status) has a dot. The
+// server's assessment of the update (cluster version, operators, pools,
+// nodes) comes from its own informers; a client that shows it reads an
+// external informer's Health insights and leaves its other insights aside.
 func IsExternalInformer(informer string) bool {
-	switch informer {
-	case "", v1alpha1.InformerControlPlane, v1alpha1.InformerNodes, v1alpha1.InformerAlerts, v1alpha1.InformerServer:
-		return false
-	}
-	return true
+	return strings.Contains(informer, ".")
 }
 
 // LevelRank orders health impact levels by severity: Critical 4, Error 3,

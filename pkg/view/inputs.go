@@ -12,9 +12,13 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package sources
+package view
 
-import "github.com/update-status/apiserver/pkg/insights"
+import (
+	"time"
+
+	"github.com/update-status/apiserver/pkg/insights"
+)
 
 // Snapshot is the state of the sources at one moment: the engine's inputs and
 // what is known about the caches they come from. The view computes one status
@@ -40,4 +44,30 @@ type Snapshot struct {
 	// whether the alerts of the last good read are still kept). The alerts
 	// never hold up the initial sync.
 	AlertsUnavailable string
+}
+
+// Snapshotter provides snapshots of the source caches; *sources.Set
+// implements it. Snapshot must be safe to call from any goroutine.
+type Snapshotter interface {
+	Snapshot() Snapshot
+}
+
+// Computer computes the status from a snapshot of the inputs.
+// *insights.Engine implements it. The view calls it from one goroutine only.
+type Computer interface {
+	Compute(src *insights.Sources, now time.Time) insights.Result
+}
+
+// SnapshotFunc adapts a function to Snapshotter.
+type SnapshotFunc func() Snapshot
+
+// Snapshot implements Snapshotter.
+func (f SnapshotFunc) Snapshot() Snapshot { return f() }
+
+// ComputerFunc adapts a function to Computer.
+type ComputerFunc func(src *insights.Sources, now time.Time) insights.Result
+
+// Compute implements Computer.
+func (f ComputerFunc) Compute(src *insights.Sources, now time.Time) insights.Result {
+	return f(src, now)
 }

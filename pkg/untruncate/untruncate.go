@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package complete puts back into an UpdateStatus the insights it left out to
+// Package untruncate puts back into an UpdateStatus the insights it left out to
 // stay within the API's limits (128 per control-plane informer, 1,024 per
 // worker pool informer, 32 worker pools), taking them from the per-insight
 // objects served beside it (ClusterVersionProgressInsight,
@@ -23,15 +23,15 @@
 //
 // The result is for reading only: it exceeds the API's limits, and a pool
 // that UpdateStatus left out has no conditions in it.
-package complete
+package untruncate
 
 import (
 	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 // Objects are every per-insight object of each kind, as listed from one
@@ -50,7 +50,7 @@ func isNotice(uid string, h *v1alpha1.HealthStatusInsight) bool {
 	if h == nil {
 		return false
 	}
-	switch encoding.KindOf(uid) {
+	switch conventions.KindOf(uid) {
 	case v1alpha1.HealthInsightsOmitted, v1alpha1.HealthPoolsOmitted:
 		return true
 	}
@@ -315,7 +315,7 @@ func sortInsights[T any](ins []T, key func(*T) (v1alpha1.InsightType, string)) {
 	sort.SliceStable(ins, func(i, j int) bool {
 		ta, ua := key(&ins[i])
 		tb, ub := key(&ins[j])
-		if oa, ob := encoding.TypeOrder(ta), encoding.TypeOrder(tb); oa != ob {
+		if oa, ob := conventions.TypeOrder(ta), conventions.TypeOrder(tb); oa != ob {
 			return oa < ob
 		}
 		return ua < ub

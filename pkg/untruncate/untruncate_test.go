@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package complete
+package untruncate
 
 import (
 	"reflect"
@@ -21,8 +21,8 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/insights/encoding"
 )
 
 func poolRef(name string) v1alpha1.PoolResourceRef {
@@ -59,7 +59,7 @@ func healthInsight(sc v1alpha1.ScopeType) *v1alpha1.HealthStatusInsight {
 
 // notice is the uid of the engine's notice that where left insights out.
 func notice(where string) string {
-	return encoding.UID(string(v1alpha1.HealthInsightsOmitted), "", "", "", where)
+	return conventions.UID(string(v1alpha1.HealthInsightsOmitted), "", "", "", where)
 }
 
 var poolsNotice = string(v1alpha1.HealthPoolsOmitted)

@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package encoding holds the conventions by which an UpdateStatus object
+// Package conventions holds the conventions by which an UpdateStatus object
 // carries what `oc adm upgrade status` concludes but the API has no field for:
 // insight uids and what they say about an insight, alert names inside
 // resource references, the "unknown start" instant, the missing-runbook
@@ -25,7 +25,7 @@
 // durations as oc does (ShortDuration), so that the report and the server's
 // kubectl tables (pkg/registry) show the same text without the server
 // depending on a client.
-package encoding
+package conventions
 
 import (
 	"crypto/sha256"

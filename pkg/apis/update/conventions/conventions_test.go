@@ -1,0 +1,43 @@
+// Copyright The update-status-apiserver Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package conventions
+
+import (
+	"testing"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+)
+
+func TestIsExternalInformer(t *testing.T) {
+	tests := []struct {
+		informer string
+		want     bool
+	}{
+		{informer: v1alpha1.InformerControlPlane},
+		{informer: v1alpha1.InformerNodes},
+		{informer: v1alpha1.InformerAlerts},
+		{informer: v1alpha1.InformerServer},
+		{informer: ""},
+		{informer: "drain.update-status-drain", want: true},
+		{informer: "demo.my-namespace", want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.informer, func(t *testing.T) {
+			if got := IsExternalInformer(tt.informer); got != tt.want {
+				t.Errorf("IsExternalInformer(%q) = %v, want %v", tt.informer, got, tt.want)
+			}
+		})
+	}
+}

@@ -23,7 +23,6 @@ import (
 	"strings"
 	"time"
 
-	configv1 "github.com/openshift/api/config/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
@@ -175,7 +174,7 @@ func omittedHealth(where string, omitted, limit int, scope v1alpha1.ScopeType) *
 }
 
 // build places everything into the status.
-func (a *assembly) build(cv *configv1.ClusterVersion) Result {
+func (a *assembly) build(cv *ControlPlane) Result {
 	var st v1alpha1.UpdateStatusStatus
 	cp := &v1alpha1.ControlPlane{Conditions: []metav1.Condition{a.cv.updating}}
 	cp.Conditions[0].Type = string(v1alpha1.ControlPlaneUpdating)

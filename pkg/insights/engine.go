@@ -28,49 +28,11 @@ import (
 	"sort"
 	"time"
 
-	configv1 "github.com/openshift/api/config/v1"
-	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
-	appsv1 "k8s.io/api/apps/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 )
-
-// Sources is a snapshot of every object the engine reads; build it with a
-// SourcesBuilder. Slices may be in any order; the engine sorts what it needs. Objects are never modified, and an
-// object handed in must not change afterwards: a changed object is a new
-// object, as in an informer cache. (An Engine recognises an object it saw
-// before by its pointer, and another object of the same Node by its name, UID
-// and resourceVersion.)
-type Sources struct {
-	// ClusterVersion is the ClusterVersion named ClusterVersionName; nil
-	// when absent.
-	ClusterVersion *configv1.ClusterVersion
-	// ClusterOperators are all ClusterOperators.
-	ClusterOperators []*configv1.ClusterOperator
-	// MachineConfigPools are all MachineConfigPools.
-	MachineConfigPools []*mcfgv1.MachineConfigPool
-	// MachineConfigVersions maps a MachineConfig name to the value of its
-	// ReleaseImageVersionAnnotation (only that annotation of a MachineConfig
-	// matters).
-	MachineConfigVersions map[string]string
-	// Nodes are all Nodes.
-	Nodes []*Node
-	// MCODeployment is the Deployment MCONamespace/MCODeploymentName; nil
-	// when absent.
-	MCODeployment *appsv1.Deployment
-	// Alerts are firing or pending Prometheus alerts; nil when unknown.
-	Alerts []Alert
-	// UpdateInformers are the contributions of external informers
-	// (docs/insights.md#external-informers).
-	UpdateInformers []*informersv1alpha1.UpdateInformer
-	// ContributionLeases are the coordination.k8s.io Leases through which
-	// the components renew their UpdateInformers (IsContributionLease).
-	ContributionLeases []*coordinationv1.Lease
-}
 
 // Alert is one Prometheus alert, as listed by /api/v1/alerts.
 type Alert struct {
@@ -132,8 +94,11 @@ type Engine struct {
 	// contribs remembers each UpdateInformer by namespace/name.
 	contribs map[string]*contributionEntry
 
-	// lastPools are the MachineConfigPool objects lastPoolSet was built from.
-	lastPools   []*mcfgv1.MachineConfigPool
+	// standalone fills the model from Sources.
+	standalone standalone
+
+	// lastPools are the pools lastPoolSet was built from.
+	lastPools   []*Pool
 	lastPoolSet *poolSet
 
 	mcVersions map[string]string
@@ -188,10 +153,11 @@ type nodeEntry struct {
 
 // coEntry is the memory kept for one ClusterOperator.
 type coEntry struct {
-	rv, target, mcoImage string
-	facts                coFacts
-	insight              *v1alpha1.ClusterOperatorStatusInsight
-	seen                 uint64
+	rv, target string
+	pending    bool
+	facts      coFacts
+	insight    *v1alpha1.ClusterOperatorStatusInsight
+	seen       uint64
 }
 
 // sharedInputs identifies the inputs every node's facts depend on.
@@ -262,26 +228,28 @@ func Compute(src *Sources, now time.Time) Result {
 	return NewEngine().Compute(src, now)
 }
 
-// Compute evaluates src at the instant now.
+// Compute evaluates the standalone cluster src at the instant now.
 func (e *Engine) Compute(src *Sources, now time.Time) Result {
 	if src == nil {
 		src = &Sources{}
+	}
+	return e.ComputeCluster(e.standalone.cluster(src), now)
+}
+
+// ComputeCluster evaluates the cluster c, filled by an adapter, at the
+// instant now.
+func (e *Engine) ComputeCluster(c *Cluster, now time.Time) Result {
+	if c == nil {
+		c = &Cluster{}
 	}
 	e.gen++
 	var a assembly
 	a.now = now
 
-	cvf := newCVFacts(src.ClusterVersion)
-	cos := e.operators(src, cvf.target, mcoImagePullSpec(src.MCODeployment))
+	cvf := newCVFacts(c.ControlPlane)
+	cos := e.operators(c.Components, cvf.target)
 	counts := countOperators(cos.facts)
-	haveOperators := false
-	for _, co := range src.ClusterOperators {
-		if co != nil {
-			haveOperators = true
-			break
-		}
-	}
-	cvr := evaluateClusterVersion(&cvf, &counts, haveOperators, now)
+	cvr := evaluateClusterVersion(&cvf, &counts, c.HasComponents, now)
 	a.cv = cvr
 	a.next = earliest(a.next, cvr.next)
 	a.cpHealth = append(a.cpHealth, cvr.health...)
@@ -292,26 +260,26 @@ func (e *Engine) Compute(src *Sources, now time.Time) Result {
 		a.cpHealth = append(a.cpHealth, hs...)
 		a.next = earliest(a.next, next)
 	}
-	if src.Alerts != nil {
-		a.alerts = alertHealth(src.Alerts, cvf.updateStartedAt)
+	if c.Alerts != nil {
+		a.alerts = alertHealth(c.Alerts, cvf.updateStartedAt)
 	}
 
-	ps := e.poolSet(src.MachineConfigPools)
-	e.refreshShared(ps, src.MachineConfigVersions)
-	e.evaluateNodes(src.Nodes, ps, &cvf)
+	ps := e.poolSet(c.Pools)
+	e.refreshShared(ps, c.ConfigVersions)
+	e.evaluateNodes(c.Nodes, ps, &cvf)
 	a.poolHealth = ps.health
 	a.pools = e.evaluatePools(ps, now, &a)
-	e.judgeContributions(src, ps, &a)
+	e.judgeContributions(c, ps, &a)
 
-	res := a.build(cvf.cv)
+	res := a.build(cvf.cp)
 	res.Insights = a.flatInsights()
 	res.Verdicts = a.verdicts
 	return res
 }
 
-// poolSet returns the pool set of mcps, reusing the last one when the pool
-// objects are the same ones (in any order).
-func (e *Engine) poolSet(mcps []*mcfgv1.MachineConfigPool) *poolSet {
+// poolSet returns the pool set of mcps, reusing the last one when the pools
+// are the same ones (in any order).
+func (e *Engine) poolSet(mcps []*Pool) *poolSet {
 	if e.lastPoolSet != nil && len(mcps) == len(e.lastPools) && len(mcps) <= 64 {
 		same := true
 		for i := range mcps {
@@ -343,12 +311,12 @@ type coItem struct {
 	insight  *v1alpha1.ClusterOperatorStatusInsight
 }
 
-// operators evaluates the platform ClusterOperators, reusing the work for
-// operators whose resourceVersion and inputs did not change.
-func (e *Engine) operators(src *Sources, target, mcoImage string) operatorSet {
-	list := make([]*configv1.ClusterOperator, 0, len(src.ClusterOperators))
-	for _, co := range src.ClusterOperators {
-		if co != nil && isPlatformOperator(co) {
+// operators evaluates the control plane's components, reusing the work for
+// components whose resourceVersion and inputs did not change.
+func (e *Engine) operators(components []*Component, target string) operatorSet {
+	list := make([]*Component, 0, len(components))
+	for _, co := range components {
+		if co != nil {
 			list = append(list, co)
 		}
 	}
@@ -375,9 +343,9 @@ func (e *Engine) operators(src *Sources, target, mcoImage string) operatorSet {
 		}
 		ent.seen = e.gen
 		if ent.facts.co == nil || ent.facts.co.Name != co.Name || co.ResourceVersion == "" ||
-			ent.rv != co.ResourceVersion || ent.target != target || ent.mcoImage != mcoImage {
-			ent.rv, ent.target, ent.mcoImage = co.ResourceVersion, target, mcoImage
-			ent.facts = newCOFacts(co, target, mcoImage)
+			ent.rv != co.ResourceVersion || ent.target != target || ent.pending != co.RolloutPending {
+			ent.rv, ent.target, ent.pending = co.ResourceVersion, target, co.RolloutPending
+			ent.facts = newCOFacts(co, target)
 			ent.insight = nil
 			if isOperatorNameValid(co.Name) {
 				ent.insight = coInsight(&ent.facts)

@@ -21,7 +21,6 @@ import (
 	"strings"
 	"time"
 
-	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -57,8 +56,8 @@ func poolFingerprint(p *poolInfo) string {
 // newPoolSet builds the pool set. Pools are sorted by name, duplicates (by
 // name) are dropped, and pools whose selector cannot be parsed match no node
 // and get a health insight (oc aborts instead).
-func newPoolSet(mcps []*mcfgv1.MachineConfigPool) *poolSet {
-	sorted := make([]*mcfgv1.MachineConfigPool, 0, len(mcps))
+func newPoolSet(mcps []*Pool) *poolSet {
+	sorted := make([]*Pool, 0, len(mcps))
 	for _, m := range mcps {
 		if m != nil {
 			sorted = append(sorted, m)
@@ -80,15 +79,13 @@ func newPoolSet(mcps []*mcfgv1.MachineConfigPool) *poolSet {
 		p := &poolInfo{
 			name:    m.Name,
 			master:  m.Name == poolMaster,
-			paused:  m.Spec.Paused,
-			config:  m.Spec.Configuration.Name,
-			changed: mcpChangeTime(m),
+			paused:  m.Paused,
+			config:  m.TargetConfig,
+			changed: m.Changed,
+			layered: m.Layered,
+			osImage: m.TargetImageConfig,
 		}
-		if _, ok := m.Labels[LayeringEnabledLabel]; ok {
-			p.layered = true
-			p.osImage = m.Annotations[NewestImageEquivalentConfigAnnotation]
-		}
-		sel, err := metav1.LabelSelectorAsSelector(m.Spec.NodeSelector)
+		sel, err := metav1.LabelSelectorAsSelector(m.NodeSelector)
 		if err != nil {
 			scope := v1alpha1.WorkerPoolScope
 			if p.master {
@@ -146,16 +143,6 @@ func (ps *poolSet) assign(nodeLabels labels.Labels) *poolInfo {
 		}
 	}
 	return nil
-}
-
-func mcpChangeTime(m *mcfgv1.MachineConfigPool) time.Time {
-	t := metaChangeTime(&m.ObjectMeta)
-	for i := range m.Status.Conditions {
-		if lt := m.Status.Conditions[i].LastTransitionTime.Time; lt.After(t) {
-			t = lt
-		}
-	}
-	return t
 }
 
 // poolCounters are the counters of docs/insights.md#pool-counters.

@@ -16,6 +16,9 @@
 // the status of an UpdateStatus, judging the cluster as `oc adm upgrade status`
 // does. It does no I/O and never reads the wall clock.
 //
+// The rules read a Cluster (model.go); an adapter fills it from the objects of
+// one shape of cluster, the standalone adapter (standalone.go) from Sources.
+//
 // The rules are described in docs/insights.md; where the API
 // cannot say what oc concludes, the object follows the conventions of package
 // encoding (documented in docs/api-decisions.md), so that a client such as

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -351,4 +352,109 @@ func refineChange(now, hint time.Time, changed func(time.Time) bool) time.Time {
 		}
 	}
 	return hi
+}
+
+// coEntry is the memory kept for one ClusterOperator.
+type coEntry struct {
+	rv, target string
+	pending    bool
+	facts      coFacts
+	insight    *v1alpha1.ClusterOperatorStatusInsight
+	seen       uint64
+}
+
+// operatorSet is the evaluated platform ClusterOperators, by name.
+type operatorSet struct {
+	facts    []coFacts
+	insights []coItem
+	health   []*healthItem
+}
+
+// coItem is a ClusterOperator insight on its way into the object.
+type coItem struct {
+	uid      string
+	acquired time.Time
+	insight  *v1alpha1.ClusterOperatorStatusInsight
+}
+
+// operators evaluates the control plane's components, reusing the work for
+// components whose resourceVersion and inputs did not change.
+func (e *Engine) operators(components []*Component, target string) operatorSet {
+	list := make([]*Component, 0, len(components))
+	for _, co := range components {
+		if co != nil {
+			list = append(list, co)
+		}
+	}
+	sort.SliceStable(list, func(i, j int) bool {
+		if list[i].Name != list[j].Name {
+			return list[i].Name < list[j].Name
+		}
+		return list[i].UID < list[j].UID
+	})
+	var out operatorSet
+	seen := 0
+	for i, co := range list {
+		if i > 0 && list[i-1].Name == co.Name {
+			continue
+		}
+		key := co.Name
+		ent := e.cos[key]
+		if ent == nil {
+			ent = &coEntry{}
+			e.cos[key] = ent
+		}
+		if ent.seen != e.gen {
+			seen++
+		}
+		ent.seen = e.gen
+		if ent.facts.co == nil || ent.facts.co.Name != co.Name || co.ResourceVersion == "" ||
+			ent.rv != co.ResourceVersion || ent.target != target || ent.pending != co.RolloutPending {
+			ent.rv, ent.target, ent.pending = co.ResourceVersion, target, co.RolloutPending
+			ent.facts = newCOFacts(co, target)
+			ent.insight = nil
+			if isOperatorNameValid(co.Name) {
+				ent.insight = coInsight(&ent.facts)
+			}
+		}
+		out.facts = append(out.facts, ent.facts)
+		if ent.insight != nil {
+			out.insights = append(out.insights, coItem{uid: coUID(co.Name), acquired: ent.facts.changed, insight: ent.insight})
+		} else if h := unrepresentableOperator(&ent.facts); h != nil {
+			out.health = append(out.health, h)
+		}
+	}
+	if seen != len(e.cos) {
+		for k, ent := range e.cos {
+			if ent.seen != e.gen {
+				delete(e.cos, k)
+			}
+		}
+	}
+	return out
+}
+
+func cvUID(name string) string { return encoding.UID("cv", groupConfig, "clusterversions", "", name) }
+
+func coUID(name string) string { return encoding.UID("co", groupConfig, "clusteroperators", "", name) }
+
+// isOperatorNameValid reports whether a ClusterOperator insight can carry the
+// name (docs/api-decisions.md#insight-engine, inputs oc rejects).
+func isOperatorNameValid(name string) bool {
+	return encoding.IsOperatorName(name) && encoding.IsDNSSubdomain(name)
+}
+
+// unrepresentableOperator reports a platform operator the API cannot
+// describe (docs/insights.md#inputs-oc-rejects).
+func unrepresentableOperator(f *coFacts) *healthItem {
+	name := f.co.Name
+	h := newHealth(v1alpha1.HealthUnrepresentable, "co/"+name, nil, v1alpha1.ControlPlaneScope, time.Time{},
+		v1alpha1.InfoImpactLevel, v1alpha1.UnknownImpactType,
+		"A cluster operator has a name the API cannot carry, it is left out",
+		fmt.Sprintf("ClusterOperator %q is counted, but no insight describes it: insight names must match ^[a-z0-9-]+$ and have at most 64 characters.",
+			encoding.Short(name, 300)), refAPIIntro)
+	if h != nil {
+		h.acquired = f.changed
+	}
+	return h
 }

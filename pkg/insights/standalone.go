@@ -15,6 +15,7 @@
 package insights
 
 import (
+	"maps"
 	"strings"
 	"time"
 
@@ -126,18 +127,26 @@ func (s *standalone) cluster(src *Sources) *Cluster {
 		c.ControlPlane = &s.cp
 	}
 
+	c.HasComponents = s.components(c, src)
+	s.poolsOf(c, src.MachineConfigPools)
+	return c
+}
+
+// components appends to c the components of src's platform operators and
+// reports whether src lists any ClusterOperator at all.
+func (s *standalone) components(c *Cluster, src *Sources) bool {
 	if img := mcoImagePullSpec(src.MCODeployment); img != s.mcoImage {
 		s.mcoImage, s.cos = img, nil // every operator's RolloutPending may change
 	}
 	if s.cos == nil {
 		s.cos = make(map[*configv1.ClusterOperator]*standaloneComponent, len(src.ClusterOperators))
 	}
-	seen := 0
+	seen, listed := 0, false
 	for _, co := range src.ClusterOperators {
 		if co == nil {
 			continue
 		}
-		c.HasComponents = true
+		listed = true
 		ent := s.cos[co]
 		if ent == nil || ent.rv != co.ResourceVersion || co.ResourceVersion == "" {
 			ent = &standaloneComponent{c: componentOf(co, s.mcoImage), rv: co.ResourceVersion}
@@ -152,18 +161,18 @@ func (s *standalone) cluster(src *Sources) *Cluster {
 		}
 	}
 	if seen != len(s.cos) {
-		for k, ent := range s.cos {
-			if ent.seen != s.gen {
-				delete(s.cos, k)
-			}
-		}
+		maps.DeleteFunc(s.cos, func(_ *configv1.ClusterOperator, ent *standaloneComponent) bool { return ent.seen != s.gen })
 	}
+	return listed
+}
 
+// poolsOf appends to c the pools of mcps.
+func (s *standalone) poolsOf(c *Cluster, mcps []*mcfgv1.MachineConfigPool) {
 	if s.pools == nil {
-		s.pools = make(map[*mcfgv1.MachineConfigPool]*standalonePool, len(src.MachineConfigPools))
+		s.pools = make(map[*mcfgv1.MachineConfigPool]*standalonePool, len(mcps))
 	}
-	seen = 0
-	for _, m := range src.MachineConfigPools {
+	seen := 0
+	for _, m := range mcps {
 		if m == nil {
 			continue
 		}
@@ -179,13 +188,8 @@ func (s *standalone) cluster(src *Sources) *Cluster {
 		c.Pools = append(c.Pools, ent.p)
 	}
 	if seen != len(s.pools) {
-		for k, ent := range s.pools {
-			if ent.seen != s.gen {
-				delete(s.pools, k)
-			}
-		}
+		maps.DeleteFunc(s.pools, func(_ *mcfgv1.MachineConfigPool, ent *standalonePool) bool { return ent.seen != s.gen })
 	}
-	return c
 }
 
 // fillControlPlane reads the control plane of the ClusterVersion cv into

@@ -16,6 +16,7 @@ package insights
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -68,6 +69,12 @@ type Sources struct {
 
 const failingCondition = configv1.ClusterStatusConditionType("Failing")
 
+// componentConditions are the conditions a Component carries, in the order
+// of standaloneComponent.conds.
+var componentConditions = [3]configv1.ClusterStatusConditionType{
+	configv1.OperatorAvailable, configv1.OperatorDegraded, configv1.OperatorProgressing,
+}
+
 // standalone remembers the model values it built from the objects of a
 // standalone cluster, by object pointer, so that an unchanged object costs a
 // map lookup and no allocation.
@@ -90,10 +97,15 @@ type standalone struct {
 	last Cluster
 }
 
+// standaloneComponent holds the component of one ClusterOperator and the
+// memory it points to, in one allocation.
 type standaloneComponent struct {
-	c    *Component // nil when the operator is not part of the payload
-	rv   string
-	seen uint64
+	c        Component
+	platform bool // false: the operator is not part of the payload
+	rv       string
+	seen     uint64
+	conds    [3]metav1.Condition
+	versions [1]string
 }
 
 type standalonePool struct {
@@ -149,15 +161,16 @@ func (s *standalone) components(c *Cluster, src *Sources) bool {
 		listed = true
 		ent := s.cos[co]
 		if ent == nil || ent.rv != co.ResourceVersion || co.ResourceVersion == "" {
-			ent = &standaloneComponent{c: componentOf(co, s.mcoImage), rv: co.ResourceVersion}
+			ent = &standaloneComponent{rv: co.ResourceVersion}
+			ent.platform = ent.read(co, s.mcoImage)
 			s.cos[co] = ent
 		}
 		if ent.seen != s.gen {
 			ent.seen = s.gen
 			seen++
 		}
-		if ent.c != nil {
-			c.Components = append(c.Components, ent.c)
+		if ent.platform {
+			c.Components = append(c.Components, &ent.c)
 		}
 	}
 	if seen != len(s.cos) {
@@ -226,19 +239,21 @@ func (s *standalone) fillControlPlane(cv *configv1.ClusterVersion) {
 	}
 }
 
-// componentOf reads the component of the ClusterOperator co, nil when co is
-// not part of the release payload (docs/insights.md#platform-operators).
-// mcoImage is the image the machine-config operator's Deployment runs
-// (docs/insights.md#mco-image).
-func componentOf(co *configv1.ClusterOperator, mcoImage string) *Component {
+// read fills ent.c with the component of the ClusterOperator co and reports
+// whether co is part of the release payload
+// (docs/insights.md#platform-operators). mcoImage is the image the
+// machine-config operator's Deployment runs (docs/insights.md#mco-image).
+func (ent *standaloneComponent) read(co *configv1.ClusterOperator, mcoImage string) bool {
 	if !isPlatformOperator(co) {
-		return nil
+		return false
 	}
-	c := &Component{
+	c := &ent.c
+	*c = Component{
 		Name:            co.Name,
 		UID:             co.UID,
 		ResourceVersion: co.ResourceVersion,
 		RollsOutNodes:   co.Name == MCOClusterOperatorName,
+		Versions:        ent.versions[:0],
 		Changed:         latest(metaChangeTime(&co.ObjectMeta), clusterConditionsChangeTime(co.Status.Conditions)),
 	}
 	for _, v := range co.Status.Versions {
@@ -249,20 +264,15 @@ func componentOf(co *configv1.ClusterOperator, mcoImage string) *Component {
 			c.RolloutPending = true
 		}
 	}
-	var available, degraded, progressing *configv1.ClusterOperatorStatusCondition
+	// The last condition of a type counts, as it always has.
+	slots := [3]**metav1.Condition{&c.Available, &c.Degraded, &c.Progressing}
 	for i := range co.Status.Conditions {
-		cond := &co.Status.Conditions[i]
-		switch cond.Type {
-		case configv1.OperatorAvailable:
-			available = cond
-		case configv1.OperatorDegraded:
-			degraded = cond
-		case configv1.OperatorProgressing:
-			progressing = cond
+		if k := slices.Index(componentConditions[:], co.Status.Conditions[i].Type); k >= 0 {
+			ent.conds[k] = conditionOf(&co.Status.Conditions[i])
+			*slots[k] = &ent.conds[k]
 		}
 	}
-	c.Available, c.Degraded, c.Progressing = conditionRef(available), conditionRef(degraded), conditionRef(progressing)
-	return c
+	return true
 }
 
 // poolOf reads the pool of the MachineConfigPool m.
@@ -310,15 +320,6 @@ func mcoImagePullSpec(d *appsv1.Deployment) string {
 		}
 	}
 	return ""
-}
-
-// conditionRef is c as a new metav1.Condition, nil when c is nil.
-func conditionRef(c *configv1.ClusterOperatorStatusCondition) *metav1.Condition {
-	if c == nil {
-		return nil
-	}
-	mc := conditionOf(c)
-	return &mc
 }
 
 // conditionOf is c as a metav1.Condition.

@@ -23,7 +23,6 @@ import (
 	"strings"
 	"time"
 
-	configv1 "github.com/openshift/api/config/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/update-status/apiserver/pkg/apis/update/conventions"
@@ -175,7 +174,7 @@ func omittedHealth(where string, omitted, limit int, scope v1alpha1.ScopeType) *
 }
 
 // build places everything into the status.
-func (a *assembly) build(cv *configv1.ClusterVersion) Result {
+func (a *assembly) build(cv *ControlPlane) Result {
 	var st v1alpha1.UpdateStatusStatus
 	cp := &v1alpha1.ControlPlane{Conditions: []metav1.Condition{a.cv.updating}}
 	cp.Conditions[0].Type = string(v1alpha1.ControlPlaneUpdating)
@@ -458,53 +457,4 @@ func (a *assembly) truncatePool(p *poolResult, health []item) ([]item, *[nodeRan
 	sortItems(health)
 	a.truncations = append(a.truncations, Truncation{Where: where, Omitted: omitted})
 	return health, &quota
-}
-
-func cvUID(name string) string {
-	return conventions.UID("cv", groupConfig, "clusterversions", "", name)
-}
-func coUID(name string) string {
-	return conventions.UID("co", groupConfig, "clusteroperators", "", name)
-}
-func mcpUID(name string) string {
-	return conventions.UID("mcp", groupMCO, "machineconfigpools", "", name)
-}
-
-// isOperatorNameValid reports whether a ClusterOperator insight can carry the
-// name (docs/api-decisions.md#insight-engine, inputs oc rejects).
-func isOperatorNameValid(name string) bool {
-	return conventions.IsOperatorName(name) && conventions.IsDNSSubdomain(name)
-}
-
-// unrepresentableOperator reports a platform operator the API cannot
-// describe (docs/insights.md#inputs-oc-rejects).
-func unrepresentableOperator(f *coFacts) *healthItem {
-	name := f.co.Name
-	h := newHealth(v1alpha1.HealthUnrepresentable, "co/"+name, nil, v1alpha1.ControlPlaneScope, time.Time{},
-		v1alpha1.InfoImpactLevel, v1alpha1.UnknownImpactType,
-		"A cluster operator has a name the API cannot carry, it is left out",
-		fmt.Sprintf("ClusterOperator %q is counted, but no insight describes it: insight names must match ^[a-z0-9-]+$ and have at most 64 characters.",
-			conventions.Short(name, 300)), refAPIIntro)
-	if h != nil {
-		h.acquired = f.changed
-	}
-	return h
-}
-
-// unrepresentablePool reports a pool the API cannot describe.
-func unrepresentablePool(p *poolInfo) *healthItem {
-	scope := v1alpha1.WorkerPoolScope
-	if p.master {
-		scope = v1alpha1.ControlPlaneScope
-	}
-	h := newHealth(v1alpha1.HealthUnrepresentable, "mcp/"+p.name, nil, scope, time.Time{},
-		v1alpha1.InfoImpactLevel, v1alpha1.UnknownImpactType,
-		"A machine config pool has a name the API cannot carry, it is left out",
-		fmt.Sprintf("MachineConfigPool %q has no pool insight: insight names must match ^[a-z0-9-]+$ and have at most 64 characters.",
-			conventions.Short(p.name, 300)), refAPIIntro)
-	if h != nil {
-		h.acquired = p.changed
-		h.pool = p.name
-	}
-	return h
 }

@@ -20,7 +20,6 @@ import (
 	"regexp"
 	"time"
 
-	configv1 "github.com/openshift/api/config/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/update-status/apiserver/pkg/apis/update/conventions"
@@ -31,6 +30,10 @@ import (
 // (docs/api-decisions.md#validation-rules).
 var semverRE = regexp.MustCompile(`^(?:0|[1-9]\d*)[.](?:0|[1-9]\d*)[.](?:0|[1-9]\d*)` +
 	`(?:-(?:(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:[.](?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?$`)
+
+// architectureMulti is the target's architecture metadata of a migration to
+// multi-arch when the control plane reports none (docs/insights.md#versions).
+const architectureMulti = "Multi"
 
 // isVersion reports whether v can be carried in a Version field.
 func isVersion(v string) bool { return v != "" && len(v) <= maxVersion && semverRE.MatchString(v) }
@@ -58,13 +61,13 @@ func countOperators(cos []coFacts) operatorCounts {
 		}
 		if p := f.progressing; p != nil {
 			c.lastProgress = latest(c.lastProgress, p.LastTransitionTime.Time)
-			if !f.updated && p.Status == configv1.ConditionTrue {
+			if !f.updated && p.Status == metav1.ConditionTrue {
 				c.updating++
-				if f.co.Name == MCOClusterOperatorName {
+				if f.co.RollsOutNodes {
 					mcoStarted = p.LastTransitionTime.Time
 				}
 			}
-			if !f.updated && p.Status == configv1.ConditionFalse {
+			if !f.updated && p.Status == metav1.ConditionFalse {
 				c.waiting++
 			}
 		}
@@ -96,7 +99,7 @@ type cvResult struct {
 // ClusterVersion rules of docs/insights.md#health-rules.
 func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool, now time.Time) cvResult {
 	var r cvResult
-	cv := f.cv
+	cv := f.cp
 	typ := string(v1alpha1.ClusterVersionStatusInsightUpdating)
 	if cv == nil {
 		r.updating = condition(typ, metav1.ConditionUnknown, string(v1alpha1.ClusterVersionCannotDetermineUpdating),
@@ -120,10 +123,10 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 	case p == nil:
 		r.updating = condition(typ, metav1.ConditionUnknown, string(v1alpha1.ClusterVersionCannotDetermineUpdating),
 			"No Progressing condition in ClusterVersion", f.changed)
-	case p.Status == configv1.ConditionTrue:
+	case p.Status == metav1.ConditionTrue:
 		r.updating = condition(typ, metav1.ConditionTrue, string(v1alpha1.ClusterVersionProgressing), p.Message,
 			firstSet(p.LastTransitionTime.Time, f.changed))
-	case p.Status == configv1.ConditionFalse:
+	case p.Status == metav1.ConditionFalse:
 		r.updating = condition(typ, metav1.ConditionFalse, string(v1alpha1.ClusterVersionNotProgressing), p.Message,
 			firstSet(p.LastTransitionTime.Time, f.changed))
 	default:
@@ -152,7 +155,7 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 		}
 	}
 
-	h := cv.Status.History
+	h := cv.History
 	completed := ops.updated == ops.total
 	versions, ok := historyVersions(f)
 	if !ok || !conventions.IsDNSSubdomain(cv.Name) {
@@ -167,15 +170,15 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 		return r
 	}
 
-	if !completed && len(h) > 1 && h[1].State == configv1.PartialUpdate {
+	if !completed && len(h) > 1 && h[1].State == UpdatePartial {
 		lastComplete := "unknown"
 		for _, item := range h[2:] {
-			if item.State == configv1.CompletedUpdate {
+			if item.State == UpdateCompleted {
 				lastComplete = item.Version
 				break
 			}
 		}
-		if hi := newHealth(v1alpha1.HealthPreviousPartial, cv.Name, &ref, v1alpha1.ControlPlaneScope, h[0].StartedTime.Time,
+		if hi := newHealth(v1alpha1.HealthPreviousPartial, cv.Name, &ref, v1alpha1.ControlPlaneScope, h[0].StartedAt,
 			v1alpha1.WarningImpactLevel, v1alpha1.NoneImpactType,
 			fmt.Sprintf("Previous update to %s never completed, last complete update was %s", h[1].Version, lastComplete),
 			fmt.Sprintf("Current update to %s was initiated while the previous update to version %s was still in progress", h[0].Version, h[1].Version),
@@ -189,14 +192,14 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 		Resource:   ref,
 		Versions:   versions,
 		Completion: completionPercent(ops.updated, ops.total),
-		StartedAt:  wire(h[0].StartedTime.Time),
+		StartedAt:  wire(h[0].StartedAt),
 		Conditions: []metav1.Condition{r.updating},
 	}
 	var completedAt *time.Time
-	if h[0].State == configv1.CompletedUpdate && h[0].CompletionTime != nil && !h[0].CompletionTime.IsZero() {
-		t := wire(h[0].CompletionTime.Time)
+	if h[0].State == UpdateCompleted && h[0].CompletedAt != nil && !h[0].CompletedAt.IsZero() {
+		t := wire(h[0].CompletedAt.Time)
 		in.CompletedAt = &t
-		ct := h[0].CompletionTime.Time
+		ct := h[0].CompletedAt.Time
 		completedAt = &ct
 	}
 	switch {
@@ -206,7 +209,7 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 		in.Assessment = v1alpha1.ControlPlaneAssessmentCompleted
 	default:
 		proj := projection{
-			started:      h[0].StartedTime.Time,
+			started:      h[0].StartedAt,
 			baseline:     baselineDuration(h),
 			lastProgress: ops.lastProgress,
 			x:            float64(ops.updated) / float64(ops.total),
@@ -231,15 +234,15 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 // the history cannot be represented.
 func historyVersions(f *cvFacts) (v1alpha1.ControlPlaneUpdateVersions, bool) {
 	var out v1alpha1.ControlPlaneUpdateVersions
-	h := f.cv.Status.History
+	h := f.cp.History
 	if len(h) == 0 || !isVersion(h[0].Version) {
 		return out, false
 	}
 	out.Target.Version = h[0].Version
 	if f.multiArchHistory {
-		arch := string(f.cv.Status.Desired.Architecture)
+		arch := f.cp.DesiredArchitecture
 		if arch == "" || len(arch) > maxMetadataValue {
-			arch = string(configv1.ClusterVersionArchitectureMulti)
+			arch = architectureMulti
 		}
 		out.Target.Metadata = []v1alpha1.VersionMetadata{{Key: v1alpha1.ArchitectureMetadata, Value: arch}}
 	}
@@ -251,14 +254,14 @@ func historyVersions(f *cvFacts) (v1alpha1.ControlPlaneUpdateVersions, bool) {
 		return out, false
 	}
 	out.Previous.Version = h[1].Version
-	if h[1].State == configv1.PartialUpdate {
+	if h[1].State == UpdatePartial {
 		out.Previous.Metadata = []v1alpha1.VersionMetadata{{Key: v1alpha1.PartialMetadata}}
 	}
 	return out, true
 }
 
 // historySummary quotes the first two history versions for a message.
-func historySummary(h []configv1.UpdateHistory) string {
+func historySummary(h []Update) string {
 	switch len(h) {
 	case 0:
 		return "the history is empty"
@@ -274,8 +277,8 @@ func historySummary(h []configv1.UpdateHistory) string {
 // ClusterVersion's last change instead of oc's "now" so that it does not
 // change between evaluations.
 func failingHealth(f *cvFacts, ref *v1alpha1.ResourceRef) []*healthItem {
-	cv := f.cv
-	c := findClusterCondition(cv.Status.Conditions, failingCondition)
+	cv := f.cp
+	c := cv.Failing
 	var h *healthItem
 	switch {
 	case c == nil:
@@ -284,9 +287,9 @@ func failingHealth(f *cvFacts, ref *v1alpha1.ResourceRef) []*healthItem {
 			fmt.Sprintf("Cluster Version %s has no Failing condition", cv.Name),
 			"Current status of Cluster Version reconciliation is unclear.  See 'oc -n openshift-cluster-version logs -l k8s-app=cluster-version-operator --tail -1' to debug.",
 			refCODeg)
-	case c.Status != configv1.ConditionFalse:
+	case c.Status != metav1.ConditionFalse:
 		verb := "is"
-		if c.Status == configv1.ConditionUnknown {
+		if c.Status == metav1.ConditionUnknown {
 			verb = "may be"
 		}
 		h = newHealth(v1alpha1.HealthCVFailing, cv.Name, ref, v1alpha1.ControlPlaneScope, c.LastTransitionTime.Time,

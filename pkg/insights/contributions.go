@@ -97,7 +97,7 @@ type contributionEntry struct {
 // gets the accepted, current ones, in informer-name order, a.verdicts a
 // verdict for every object and a.serverHealth the health insights the
 // verdicts call for. ps are the pools.
-func (e *Engine) judgeContributions(src *Sources, ps *poolSet, a *assembly) {
+func (e *Engine) judgeContributions(src *Cluster, ps *poolSet, a *assembly) {
 	if len(src.UpdateInformers) == 0 {
 		e.contribs = nil
 		return

@@ -17,19 +17,14 @@ package insights
 import (
 	"fmt"
 	"math"
-	"strings"
+	"slices"
+	"sort"
 	"time"
 
-	configv1 "github.com/openshift/api/config/v1"
-	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-)
-
-const (
-	failingCondition = configv1.ClusterStatusConditionType("Failing")
 )
 
 // Thresholds of docs/insights.md#time.
@@ -41,10 +36,10 @@ const (
 	trustProgressMin  = 5 * time.Minute
 )
 
-// cvFacts are the ClusterVersion facts every other rule reads.
+// cvFacts are the control plane's facts every other rule reads.
 type cvFacts struct {
-	cv          *configv1.ClusterVersion
-	progressing *configv1.ClusterOperatorStatusCondition
+	cp          *ControlPlane
+	progressing *metav1.Condition
 	// latest is history[0].version, what node versions are compared with.
 	latest string
 	// target is status.desired.version, what operator versions are compared with.
@@ -58,98 +53,39 @@ type cvFacts struct {
 	changed         time.Time
 }
 
-func newCVFacts(cv *configv1.ClusterVersion) cvFacts {
-	f := cvFacts{cv: cv}
-	if cv == nil {
+func newCVFacts(cp *ControlPlane) cvFacts {
+	f := cvFacts{cp: cp}
+	if cp == nil {
 		return f
 	}
-	f.progressing = findClusterCondition(cv.Status.Conditions, configv1.OperatorProgressing)
-	f.target = cv.Status.Desired.Version
-	h := cv.Status.History
+	f.progressing = cp.Progressing
+	f.target = cp.DesiredVersion
+	h := cp.History
 	if len(h) > 0 {
 		f.latest = h[0].Version
-		f.updateStartedAt = h[0].StartedTime.Time
+		f.updateStartedAt = h[0].StartedAt
 	} else if f.progressing != nil {
 		f.updateStartedAt = f.progressing.LastTransitionTime.Time
 	}
 	f.multiArchHistory = len(h) > 1 && h[0].Version == h[1].Version && h[0].Image != h[1].Image
-	f.multiArchInProgress = f.multiArchHistory && f.progressing != nil && f.progressing.Status == configv1.ConditionTrue
-	f.changed = latest(metaChangeTime(&cv.ObjectMeta), clusterConditionsChangeTime(cv.Status.Conditions))
-	for i := range h {
-		f.changed = latest(f.changed, h[i].StartedTime.Time)
-		if h[i].CompletionTime != nil {
-			f.changed = latest(f.changed, h[i].CompletionTime.Time)
-		}
-	}
+	f.multiArchInProgress = f.multiArchHistory && f.progressing != nil && f.progressing.Status == metav1.ConditionTrue
+	f.changed = cp.Changed
 	return f
 }
 
 // coFacts are one platform ClusterOperator's facts
 // (docs/insights.md#operator-counts).
 type coFacts struct {
-	co                               *configv1.ClusterOperator
+	co                               *Component
 	updated                          bool
-	available, degraded, progressing *configv1.ClusterOperatorStatusCondition
+	available, degraded, progressing *metav1.Condition
 	changed                          time.Time
 }
 
-// isPlatformOperator reports whether co is part of the release payload
-// (docs/insights.md#platform-operators).
-func isPlatformOperator(co *configv1.ClusterOperator) bool {
-	for k := range co.Annotations {
-		if strings.HasPrefix(k, "include.release.openshift.io/") || strings.HasPrefix(k, "exclude.release.openshift.io/") {
-			return true
-		}
-	}
-	return false
-}
-
-func newCOFacts(co *configv1.ClusterOperator, target, mcoImage string) coFacts {
-	f := coFacts{co: co}
-	imageUpgrading := false
-	if co.Name == MCOClusterOperatorName {
-		for _, v := range co.Status.Versions {
-			if v.Name == OperatorImageVersionName && v.Version != mcoImage {
-				imageUpgrading = true
-				break
-			}
-		}
-	}
-	if !imageUpgrading {
-		for _, v := range co.Status.Versions {
-			if v.Name == OperatorVersionName && v.Version == target {
-				f.updated = true
-				break
-			}
-		}
-	}
-	for i := range co.Status.Conditions {
-		c := &co.Status.Conditions[i]
-		switch c.Type {
-		case configv1.OperatorAvailable:
-			f.available = c
-		case configv1.OperatorDegraded:
-			f.degraded = c
-		case configv1.OperatorProgressing:
-			f.progressing = c
-		}
-	}
-	f.changed = latest(metaChangeTime(&co.ObjectMeta), clusterConditionsChangeTime(co.Status.Conditions))
+func newCOFacts(co *Component, target string) coFacts {
+	f := coFacts{co: co, available: co.Available, degraded: co.Degraded, progressing: co.Progressing, changed: co.Changed}
+	f.updated = !co.RolloutPending && slices.Contains(co.Versions, target)
 	return f
-}
-
-// mcoImagePullSpec is the image of the machine-config-operator container of
-// the MCO Deployment, or "" (docs/insights.md#mco-image).
-func mcoImagePullSpec(d *appsv1.Deployment) string {
-	if d == nil {
-		return ""
-	}
-	for _, c := range d.Spec.Template.Spec.Containers {
-		if c.Name == MCOContainerName {
-			return c.Image
-		}
-	}
-	return ""
 }
 
 // coInsight builds the ClusterOperator status insight
@@ -171,9 +107,9 @@ func coInsight(f *coFacts) *v1alpha1.ClusterOperatorStatusInsight {
 	case f.progressing == nil:
 		updating = condition(typ, metav1.ConditionUnknown, string(v1alpha1.ClusterOperatorUpdatingCannotDetermine),
 			"The operator has not reached the target version and reports no Progressing condition", changed)
-	case f.progressing.Status == configv1.ConditionTrue:
+	case f.progressing.Status == metav1.ConditionTrue:
 		updating = condition(typ, metav1.ConditionTrue, string(v1alpha1.ClusterOperatorUpdatingReasonProgressing), progressingMsg, progressingAt)
-	case f.progressing.Status == configv1.ConditionFalse:
+	case f.progressing.Status == metav1.ConditionFalse:
 		updating = condition(typ, metav1.ConditionFalse, string(v1alpha1.ClusterOperatorUpdatingReasonPending), progressingMsg, progressingAt)
 	default:
 		updating = condition(typ, metav1.ConditionUnknown, string(v1alpha1.ClusterOperatorUpdatingCannotDetermine), progressingMsg, progressingAt)
@@ -186,13 +122,13 @@ func coInsight(f *coFacts) *v1alpha1.ClusterOperatorStatusInsight {
 	case a == nil:
 		healthy = condition(htyp, metav1.ConditionUnknown, string(v1alpha1.ClusterOperatorHealthyReasonCannotDetermine),
 			"The cluster operator reports no Available condition, so it counts as unavailable", changed)
-	case a.Status == configv1.ConditionFalse:
+	case a.Status == metav1.ConditionFalse:
 		healthy = condition(htyp, metav1.ConditionFalse, string(v1alpha1.ClusterOperatorHealthyReasonUnavailable), a.Message,
 			firstSet(a.LastTransitionTime.Time, changed))
-	case a.Status != configv1.ConditionTrue:
+	case a.Status != metav1.ConditionTrue:
 		healthy = condition(htyp, metav1.ConditionUnknown, string(v1alpha1.ClusterOperatorHealthyReasonCannotDetermine),
 			conventions.EncodeReasonMessage(a.Reason, a.Message), firstSet(a.LastTransitionTime.Time, changed))
-	case d != nil && d.Status == configv1.ConditionTrue:
+	case d != nil && d.Status == metav1.ConditionTrue:
 		healthy = condition(htyp, metav1.ConditionFalse, string(v1alpha1.ClusterOperatorHealthyReasonDegraded), d.Message,
 			firstSet(d.LastTransitionTime.Time, changed))
 	default:
@@ -216,14 +152,14 @@ func coHealth(f *coFacts, now time.Time) ([]*healthItem, time.Time) {
 	var out []*healthItem
 	var next time.Time
 	for _, r := range []struct {
-		cond           *configv1.ClusterOperatorStatusCondition
-		bad            configv1.ConditionStatus
+		cond           *metav1.Condition
+		bad            metav1.ConditionStatus
 		warn, errAfter time.Duration
 		kind           v1alpha1.HealthKind
 		state, runbook string
 	}{
-		{f.available, configv1.ConditionFalse, coUnavailableWarn, coUnavailableErr, v1alpha1.HealthCOUnavailable, "unavailable", refCODown},
-		{f.degraded, configv1.ConditionTrue, coDegradedWarn, coDegradedErr, v1alpha1.HealthCODegraded, "degraded", refCODeg},
+		{f.available, metav1.ConditionFalse, coUnavailableWarn, coUnavailableErr, v1alpha1.HealthCOUnavailable, "unavailable", refCODown},
+		{f.degraded, metav1.ConditionTrue, coDegradedWarn, coDegradedErr, v1alpha1.HealthCODegraded, "degraded", refCODeg},
 	} {
 		if r.cond == nil || r.cond.Status != r.bad {
 			continue
@@ -292,13 +228,13 @@ func timewiseComplete(x float64) float64 {
 
 // baselineDuration is the duration of the last completed update before the
 // current one (not counting the installation), or an hour.
-func baselineDuration(h []configv1.UpdateHistory) time.Duration {
+func baselineDuration(h []Update) time.Duration {
 	if len(h) < 3 {
 		return time.Hour
 	}
 	for _, item := range h[1 : len(h)-1] {
-		if item.State == configv1.CompletedUpdate && item.CompletionTime != nil {
-			return item.CompletionTime.Sub(item.StartedTime.Time)
+		if item.State == UpdateCompleted && item.CompletedAt != nil {
+			return item.CompletedAt.Sub(item.StartedAt)
 		}
 	}
 	return time.Hour
@@ -416,4 +352,113 @@ func refineChange(now, hint time.Time, changed func(time.Time) bool) time.Time {
 		}
 	}
 	return hi
+}
+
+// coEntry is the memory kept for one ClusterOperator.
+type coEntry struct {
+	rv, target string
+	pending    bool
+	facts      coFacts
+	insight    *v1alpha1.ClusterOperatorStatusInsight
+	seen       uint64
+}
+
+// operatorSet is the evaluated platform ClusterOperators, by name.
+type operatorSet struct {
+	facts    []coFacts
+	insights []coItem
+	health   []*healthItem
+}
+
+// coItem is a ClusterOperator insight on its way into the object.
+type coItem struct {
+	uid      string
+	acquired time.Time
+	insight  *v1alpha1.ClusterOperatorStatusInsight
+}
+
+// operators evaluates the control plane's components, reusing the work for
+// components whose resourceVersion and inputs did not change.
+func (e *Engine) operators(components []*Component, target string) operatorSet {
+	list := make([]*Component, 0, len(components))
+	for _, co := range components {
+		if co != nil {
+			list = append(list, co)
+		}
+	}
+	sort.SliceStable(list, func(i, j int) bool {
+		if list[i].Name != list[j].Name {
+			return list[i].Name < list[j].Name
+		}
+		return list[i].UID < list[j].UID
+	})
+	var out operatorSet
+	seen := 0
+	for i, co := range list {
+		if i > 0 && list[i-1].Name == co.Name {
+			continue
+		}
+		key := co.Name
+		ent := e.cos[key]
+		if ent == nil {
+			ent = &coEntry{}
+			e.cos[key] = ent
+		}
+		if ent.seen != e.gen {
+			seen++
+		}
+		ent.seen = e.gen
+		if ent.facts.co == nil || ent.facts.co.Name != co.Name || co.ResourceVersion == "" ||
+			ent.rv != co.ResourceVersion || ent.target != target || ent.pending != co.RolloutPending {
+			ent.rv, ent.target, ent.pending = co.ResourceVersion, target, co.RolloutPending
+			ent.facts = newCOFacts(co, target)
+			ent.insight = nil
+			if isOperatorNameValid(co.Name) {
+				ent.insight = coInsight(&ent.facts)
+			}
+		}
+		out.facts = append(out.facts, ent.facts)
+		if ent.insight != nil {
+			out.insights = append(out.insights, coItem{uid: coUID(co.Name), acquired: ent.facts.changed, insight: ent.insight})
+		} else if h := unrepresentableOperator(&ent.facts); h != nil {
+			out.health = append(out.health, h)
+		}
+	}
+	if seen != len(e.cos) {
+		for k, ent := range e.cos {
+			if ent.seen != e.gen {
+				delete(e.cos, k)
+			}
+		}
+	}
+	return out
+}
+
+func cvUID(name string) string {
+	return conventions.UID("cv", groupConfig, "clusterversions", "", name)
+}
+
+func coUID(name string) string {
+	return conventions.UID("co", groupConfig, "clusteroperators", "", name)
+}
+
+// isOperatorNameValid reports whether a ClusterOperator insight can carry the
+// name (docs/api-decisions.md#insight-engine, inputs oc rejects).
+func isOperatorNameValid(name string) bool {
+	return conventions.IsOperatorName(name) && conventions.IsDNSSubdomain(name)
+}
+
+// unrepresentableOperator reports a platform operator the API cannot
+// describe (docs/insights.md#inputs-oc-rejects).
+func unrepresentableOperator(f *coFacts) *healthItem {
+	name := f.co.Name
+	h := newHealth(v1alpha1.HealthUnrepresentable, "co/"+name, nil, v1alpha1.ControlPlaneScope, time.Time{},
+		v1alpha1.InfoImpactLevel, v1alpha1.UnknownImpactType,
+		"A cluster operator has a name the API cannot carry, it is left out",
+		fmt.Sprintf("ClusterOperator %q is counted, but no insight describes it: insight names must match ^[a-z0-9-]+$ and have at most 64 characters.",
+			conventions.Short(name, 300)), refAPIIntro)
+	if h != nil {
+		h.acquired = f.changed
+	}
+	return h
 }

@@ -296,7 +296,10 @@ func TestBaselineDuration(t *testing.T) {
 		{"partial updates are skipped", []configv1.UpdateHistory{partial, partial, done(t0, 70*time.Minute), done(t0, 3*time.Hour)}, 70 * time.Minute},
 		{"the installation does not count", []configv1.UpdateHistory{partial, partial, done(t0, 3*time.Hour)}, time.Hour},
 	} {
-		if got := baselineDuration(tc.history); got != tc.want {
+		cv := &configv1.ClusterVersion{Status: configv1.ClusterVersionStatus{History: tc.history}}
+		var s standalone
+		s.fillControlPlane(cv)
+		if got := baselineDuration(s.cp.History); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}

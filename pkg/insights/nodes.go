@@ -16,11 +16,13 @@ package insights
 
 import (
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
@@ -109,19 +111,6 @@ type nodeFacts struct {
 	degraded *healthItem
 	// unrepresentable explains why insight is nil.
 	unrepresentable *healthItem
-}
-
-// poolInfo is a MachineConfigPool as the node rules see it.
-type poolInfo struct {
-	name     string
-	master   bool
-	paused   bool
-	config   string
-	layered  bool
-	osImage  string
-	selector selector
-	changed  time.Time
-	gen      uint64
 }
 
 // nodeInputs are the inputs shared by every node's facts.
@@ -501,4 +490,175 @@ func seriouslyUnavailable(bad []badCondition, now time.Time) (bool, time.Time) {
 		next = earliest(next, at)
 	}
 	return false, next
+}
+
+// nodeEntry is the memory kept for one Node: its pool assignment, valid for
+// one resourceVersion and one set of pool selectors, and its facts, valid as
+// long as the shared inputs they were derived from are unchanged too.
+type nodeEntry struct {
+	// The fields read for every node in every evaluation come first.
+	object    *Node
+	seen      uint64
+	rv        string
+	rvEmpty   bool // the object has no resourceVersion: never trust the memory
+	selGen    uint64
+	state     *poolState // the node's pool, nil when none
+	poolGen   uint64
+	sharedGen uint64
+	hash      uint64
+	// A copy of what the pool counters read from facts, kept here so that an
+	// evaluation touches one allocation per unchanged node.
+	phase                                      nodePhase
+	unavailable, degraded, hasHealth, updating bool
+	rank                                       int
+	changed                                    int64 // Unix seconds
+
+	name  string
+	uid   types.UID
+	facts *nodeFacts
+	// flat is the node's entry of Result.Insights for pool flatPool, built
+	// from facts when first needed; nil whenever facts change.
+	flat      *Insight
+	flatPool  string
+	collected uint64 // the evaluation that last listed it among its pool's members
+	// pos is the entry's index in its pool's sorted list, -1 when unlisted.
+	pos int
+}
+
+// sharedInputs identifies the inputs every node's facts depend on.
+type sharedInputs struct {
+	mcGen     uint64
+	latest    string
+	multiArch bool
+}
+
+// evaluateNodes assigns every node to its pool and brings its facts up to
+// date, recomputing only what changed. An object seen before (the same
+// pointer: objects handed in must not change, as the objects of informer
+// caches do not) costs one table lookup and a few comparisons, and writes
+// no pointer; another object of a known node costs a lookup by name and a
+// resourceVersion comparison.
+func (e *Engine) evaluateNodes(nodes []*Node, ps *poolSet, cvf *cvFacts) {
+	if k := (sharedInputs{mcGen: e.mcGen, latest: cvf.latest, multiArch: cvf.multiArchInProgress}); k != e.sharedKey || e.sharedGen == 0 {
+		e.sharedKey = k
+		e.sharedGen++
+	}
+	if len(e.nodes) == 0 && len(nodes) > 0 {
+		e.nodes = make(map[string]*nodeEntry, len(nodes))
+	}
+	seen := 0
+	in := nodeInputs{mcVersions: e.mcVersions, versionOK: e.versionOK, latest: cvf.latest, multiArch: cvf.multiArchInProgress}
+	for _, n := range nodes {
+		if n == nil {
+			continue
+		}
+		ent := e.objects.get(n)
+		same := ent != nil && ent.object == n
+		if !same {
+			ent = e.entry(n)
+		}
+		if ent.seen == e.gen {
+			continue // the same node listed twice
+		}
+		ent.seen = e.gen
+		seen++
+		if !same || ent.rvEmpty || ent.selGen != e.selGen {
+			if ent.rv != n.ResourceVersion || n.ResourceVersion == "" || ent.selGen != e.selGen {
+				ent.state = nil
+				if p := ps.assign(n.Labels); p != nil {
+					ent.state = e.pools[p.name]
+				}
+				ent.rv, ent.rvEmpty, ent.selGen, ent.facts, ent.flat = n.ResourceVersion, n.ResourceVersion == "", e.selGen, nil, nil
+			}
+		}
+		st := ent.state
+		if st == nil {
+			continue
+		}
+		if ent.facts == nil || ent.poolGen != st.gen || ent.sharedGen != e.sharedGen {
+			f := evaluateNode(n, ps.byName[st.name], &in)
+			ent.facts, ent.flat = f, nil
+			ent.poolGen, ent.sharedGen = st.gen, e.sharedGen
+			ent.phase, ent.rank, ent.changed = f.phase, f.rank, f.acquiredAt.Unix()
+			ent.unavailable, ent.degraded, ent.updating = f.isUnavailable, f.isDegraded, f.isUpdating
+			ent.hasHealth = f.unavailable != nil || f.degraded != nil || f.unrepresentable != nil
+			st.dirty = true
+			st.changed = append(st.changed, ent)
+		}
+		st.memberSum += ent.hash
+		st.memberCount++
+		st.counters.add(ent)
+		if ent.hasHealth {
+			st.withHealth = append(st.withHealth, ent)
+		}
+	}
+	if seen != len(e.nodes) {
+		for k, ent := range e.nodes {
+			if ent.seen != e.gen {
+				delete(e.nodes, k)
+				if ent.object != nil {
+					e.objects.del(ent.object)
+				}
+			}
+		}
+	}
+	// A pool whose membership changed lists its members again; the common
+	// case (nobody joined or left) needs no second pass.
+	changed := false
+	for _, st := range e.pools {
+		if st.seen == e.gen && (st.memberSum != st.sortedSum || st.memberCount != st.sortedCount || st.sorted == nil) {
+			st.collect = true
+			changed = true
+		} else {
+			st.collect = false
+		}
+	}
+	if changed {
+		for _, n := range nodes {
+			if n == nil {
+				continue
+			}
+			if ent := e.objects.get(n); ent != nil && ent.object == n && ent.state != nil && ent.state.collect && ent.collected != e.gen {
+				ent.collected = e.gen
+				ent.state.members = append(ent.state.members, ent)
+			}
+		}
+	}
+}
+
+// entry finds or creates the memory of node n by name and files it under
+// n. The memory of another object of the same name and UID is kept (its
+// resourceVersion decides whether it still holds); a new UID starts afresh.
+func (e *Engine) entry(n *Node) *nodeEntry {
+	ent := e.nodes[n.Name]
+	if ent == nil {
+		ent = &nodeEntry{pos: -1}
+		e.nodes[n.Name] = ent
+	}
+	if ent.seen == e.gen {
+		return ent // another object of this name came first: a duplicate
+	}
+	if ent.object != nil {
+		e.objects.del(ent.object)
+	}
+	if ent.name != n.Name || ent.uid != n.UID {
+		*ent = nodeEntry{name: n.Name, uid: n.UID, hash: keyHash(n.UID, n.Name), pos: -1}
+	}
+	ent.object = n
+	e.objects.put(n, ent)
+	return ent
+}
+
+func keyHash(uid types.UID, name string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(uid))
+	_, _ = h.Write([]byte{0})
+	_, _ = h.Write([]byte(name))
+	return h.Sum64()
+}
+
+// nodeInsight is a node's entry in a worker pool's informer.
+func nodeInsight(f *nodeFacts) v1alpha1.WorkerPoolInsight {
+	return v1alpha1.WorkerPoolInsight{UID: f.uid, AcquiredAt: f.acquiredAt,
+		Insight: v1alpha1.WorkerPoolInsightUnion{Type: v1alpha1.NodeStatusInsightType, NodeStatusInsight: f.insight}}
 }

@@ -16,15 +16,16 @@ package insights
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 )
 
@@ -57,8 +58,8 @@ func poolFingerprint(p *poolInfo) string {
 // newPoolSet builds the pool set. Pools are sorted by name, duplicates (by
 // name) are dropped, and pools whose selector cannot be parsed match no node
 // and get a health insight (oc aborts instead).
-func newPoolSet(mcps []*mcfgv1.MachineConfigPool) *poolSet {
-	sorted := make([]*mcfgv1.MachineConfigPool, 0, len(mcps))
+func newPoolSet(mcps []*Pool) *poolSet {
+	sorted := make([]*Pool, 0, len(mcps))
 	for _, m := range mcps {
 		if m != nil {
 			sorted = append(sorted, m)
@@ -80,15 +81,13 @@ func newPoolSet(mcps []*mcfgv1.MachineConfigPool) *poolSet {
 		p := &poolInfo{
 			name:    m.Name,
 			master:  m.Name == poolMaster,
-			paused:  m.Spec.Paused,
-			config:  m.Spec.Configuration.Name,
-			changed: mcpChangeTime(m),
+			paused:  m.Paused,
+			config:  m.TargetConfig,
+			changed: m.Changed,
+			layered: m.Layered,
+			osImage: m.TargetImageConfig,
 		}
-		if _, ok := m.Labels[LayeringEnabledLabel]; ok {
-			p.layered = true
-			p.osImage = m.Annotations[NewestImageEquivalentConfigAnnotation]
-		}
-		sel, err := metav1.LabelSelectorAsSelector(m.Spec.NodeSelector)
+		sel, err := metav1.LabelSelectorAsSelector(m.NodeSelector)
 		if err != nil {
 			scope := v1alpha1.WorkerPoolScope
 			if p.master {
@@ -146,16 +145,6 @@ func (ps *poolSet) assign(nodeLabels labels.Labels) *poolInfo {
 		}
 	}
 	return nil
-}
-
-func mcpChangeTime(m *mcfgv1.MachineConfigPool) time.Time {
-	t := metaChangeTime(&m.ObjectMeta)
-	for i := range m.Status.Conditions {
-		if lt := m.Status.Conditions[i].LastTransitionTime.Time; lt.After(t) {
-			t = lt
-		}
-	}
-	return t
 }
 
 // poolCounters are the counters of docs/insights.md#pool-counters.
@@ -280,6 +269,276 @@ func pausedHealth(p *poolInfo, c *poolCounters) *healthItem {
 		fmt.Sprintf("Outdated nodes in a paused pool '%s' will not be updated", p.name),
 		"Pool is paused, which stops all changes to the nodes in the pool, including updates. The nodes will not be updated until the pool is unpaused by the administrator.",
 		refPaused)
+	if h != nil {
+		h.acquired = p.changed
+		h.pool = p.name
+	}
+	return h
+}
+
+// poolState is the memory kept for one MachineConfigPool.
+type poolState struct {
+	name        string
+	fingerprint string
+	gen         uint64
+	seen        uint64
+
+	// members are this evaluation's nodes (scratch space), listed only when
+	// collect says the membership changed.
+	members []*nodeEntry
+	collect bool
+	// withHealth are this evaluation's members that may have health insights.
+	withHealth []*nodeEntry
+	counters   poolCounters
+	// memberSum and memberCount identify this evaluation's membership.
+	memberSum   uint64
+	memberCount int
+
+	// sorted is the last membership in uid order; sortedSum and sortedCount
+	// identify that membership. tmpl holds their insights and ranks their
+	// importance, index by index, in contiguous memory.
+	sorted []*nodeEntry
+	tmpl   []v1alpha1.WorkerPoolInsight
+	ranks  []int8
+	// changed are the members whose facts were recomputed in this evaluation.
+	changed     []*nodeEntry
+	sortedSum   uint64
+	sortedCount int
+
+	// dirty says that a member's facts or the membership changed in this
+	// evaluation.
+	dirty bool
+	// The last pool insight and the inputs it was built from.
+	mcp        *v1alpha1.MachineConfigPoolStatusInsight
+	mcpCond    metav1.Condition
+	mcpInputs  poolCounters
+	mcpGen     uint64
+	mcpChanged time.Time
+	paused     *healthItem
+	// The last informer list, the health insights and the truncation it was
+	// built with; reused while nothing changed.
+	out       []v1alpha1.WorkerPoolInsight
+	outMCP    *v1alpha1.MachineConfigPoolStatusInsight
+	outHealth []*healthItem
+	outTrunc  *Truncation
+}
+
+// poolSet returns the pool set of mcps, reusing the last one when the pools
+// are the same ones (in any order).
+func (e *Engine) poolSet(mcps []*Pool) *poolSet {
+	if e.lastPoolSet != nil && len(mcps) == len(e.lastPools) && len(mcps) <= 64 {
+		same := true
+		for i := range mcps {
+			if !slices.Contains(e.lastPools, mcps[i]) || !slices.Contains(mcps, e.lastPools[i]) {
+				same = false
+				break
+			}
+		}
+		if same {
+			return e.lastPoolSet
+		}
+	}
+	ps := newPoolSet(mcps)
+	e.lastPools, e.lastPoolSet = append(e.lastPools[:0], mcps...), ps
+	return ps
+}
+
+// refreshShared bumps the generations of the inputs node facts share: the
+// MachineConfig versions, the pool selectors and each pool's settings.
+func (e *Engine) refreshShared(ps *poolSet, mcVersions map[string]string) {
+	if !sameVersions(e.mcVersions, mcVersions) {
+		e.mcGen++
+		e.mcVersions = make(map[string]string, len(mcVersions))
+		e.versionOK = map[string]bool{}
+		for k, v := range mcVersions {
+			e.mcVersions[k] = v
+			e.versionOK[v] = isVersion(v)
+		}
+	}
+	if ps.selectorKey != e.selectorKey {
+		e.selectorKey = ps.selectorKey
+		e.selGen++
+	}
+	for name, p := range ps.byName {
+		st := e.pools[name]
+		if st == nil {
+			st = &poolState{name: name}
+			e.pools[name] = st
+		}
+		st.seen = e.gen
+		if fp := poolFingerprint(p); fp != st.fingerprint || st.gen == 0 {
+			st.fingerprint = fp
+			e.poolGenSeq++
+			st.gen = e.poolGenSeq
+		}
+		p.gen = st.gen
+		st.members = st.members[:0]
+		st.withHealth = st.withHealth[:0]
+		st.counters = poolCounters{}
+		st.changed = st.changed[:0]
+		st.memberSum, st.memberCount = 0, 0
+		st.dirty = false
+	}
+	if len(e.pools) != len(ps.byName) {
+		for name, st := range e.pools {
+			if st.seen != e.gen {
+				delete(e.pools, name)
+			}
+		}
+	}
+}
+
+func sameVersions(a, b map[string]string) bool {
+	if len(a) != len(b) || (a == nil) != (b == nil) {
+		return false
+	}
+	for k, v := range b {
+		if w, ok := a[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// poolResult is one evaluated pool on its way into the object.
+type poolResult struct {
+	info     *poolInfo
+	insight  *v1alpha1.MachineConfigPoolStatusInsight
+	updating metav1.Condition
+	acquired time.Time
+	nodes    []*nodeEntry
+	health   []*healthItem
+	total    int
+	state    *poolState
+}
+
+// evaluatePools evaluates every pool from its members' facts.
+func (e *Engine) evaluatePools(ps *poolSet, now time.Time, a *assembly) []*poolResult {
+	out := make([]*poolResult, 0, len(ps.byName))
+	names := make([]string, 0, len(ps.byName))
+	for name := range ps.byName {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		p := ps.byName[name]
+		st := e.pools[name]
+		r := &poolResult{info: p, total: st.counters.total, state: st}
+		if st.mcpGen != p.gen || st.mcpInputs != st.counters || !st.mcpChanged.Equal(p.changed) || st.mcpCond.Type == "" {
+			st.mcp, st.mcpCond = poolInsight(p, &st.counters)
+			st.paused = pausedHealth(p, &st.counters)
+			st.mcpGen, st.mcpInputs, st.mcpChanged = p.gen, st.counters, p.changed
+		}
+		in := st.mcp
+		r.insight, r.updating = in, st.mcpCond
+		r.acquired = latest(p.changed, time.Unix(st.counters.acquired, 0))
+		r.nodes = st.sortedMembers()
+		for _, ent := range st.withHealth {
+			f := ent.facts
+			if f.unavailable != nil {
+				serious, next := seriouslyUnavailable(f.bad, now)
+				a.next = earliest(a.next, next)
+				if serious {
+					r.health = append(r.health, f.unavailable)
+				}
+			}
+			if f.degraded != nil {
+				r.health = append(r.health, f.degraded)
+			}
+			if f.unrepresentable != nil {
+				r.health = append(r.health, f.unrepresentable)
+			}
+		}
+		if st.paused != nil {
+			r.health = append(r.health, st.paused)
+		}
+		if in == nil {
+			if h := unrepresentablePool(p); h != nil {
+				r.health = append(r.health, h)
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// sortedMembers returns this evaluation's members that have a node insight,
+// in uid order and without repeated uids (the first node keeps a uid that
+// two names share), and keeps tmpl and ranks in step with them. The last
+// order is reused when the membership did not change; then only the changed
+// members are patched.
+func (st *poolState) sortedMembers() []*nodeEntry {
+	sum := st.memberSum
+	if !st.collect {
+		for _, ent := range st.changed {
+			if ent.pos >= 0 && ent.pos < len(st.sorted) && st.sorted[ent.pos] == ent {
+				st.tmpl[ent.pos] = nodeInsight(ent.facts)
+				st.ranks[ent.pos] = int8(ent.rank)
+			}
+		}
+		return st.sorted
+	}
+	sorted := make([]*nodeEntry, 0, len(st.members))
+	for _, ent := range st.members {
+		ent.pos = -1
+		if ent.facts.insight != nil {
+			sorted = append(sorted, ent)
+		}
+	}
+	sort.Slice(sorted, func(i, j int) bool {
+		a, b := sorted[i], sorted[j]
+		if a.facts.uid != b.facts.uid {
+			return a.facts.uid < b.facts.uid
+		}
+		return a.uid < b.uid
+	})
+	out := sorted[:0]
+	for i, ent := range sorted {
+		if i > 0 && sorted[i-1].facts.uid == ent.facts.uid {
+			continue
+		}
+		out = append(out, ent)
+	}
+	st.tmpl = make([]v1alpha1.WorkerPoolInsight, len(out))
+	st.ranks = make([]int8, len(out))
+	for i, ent := range out {
+		ent.pos = i
+		st.tmpl[i] = nodeInsight(ent.facts)
+		st.ranks[i] = int8(ent.rank)
+	}
+	st.sorted, st.sortedSum, st.sortedCount = out, sum, st.memberCount
+	st.dirty = true
+	return out
+}
+
+// poolInfo is a MachineConfigPool as the node rules see it.
+type poolInfo struct {
+	name     string
+	master   bool
+	paused   bool
+	config   string
+	layered  bool
+	osImage  string
+	selector selector
+	changed  time.Time
+	gen      uint64
+}
+
+func mcpUID(name string) string {
+	return conventions.UID("mcp", groupMCO, "machineconfigpools", "", name)
+}
+
+// unrepresentablePool reports a pool the API cannot describe.
+func unrepresentablePool(p *poolInfo) *healthItem {
+	scope := v1alpha1.WorkerPoolScope
+	if p.master {
+		scope = v1alpha1.ControlPlaneScope
+	}
+	h := newHealth(v1alpha1.HealthUnrepresentable, "mcp/"+p.name, nil, scope, time.Time{},
+		v1alpha1.InfoImpactLevel, v1alpha1.UnknownImpactType,
+		"A machine config pool has a name the API cannot carry, it is left out",
+		fmt.Sprintf("MachineConfigPool %q has no pool insight: insight names must match ^[a-z0-9-]+$ and have at most 64 characters.",
+			conventions.Short(p.name, 300)), refAPIIntro)
 	if h != nil {
 		h.acquired = p.changed
 		h.pool = p.name

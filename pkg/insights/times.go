@@ -17,7 +17,6 @@ package insights
 import (
 	"time"
 
-	configv1 "github.com/openshift/api/config/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/update-status/apiserver/pkg/apis/update/conventions"
@@ -83,28 +82,6 @@ func metaChangeTime(m *metav1.ObjectMeta) time.Time {
 		}
 	}
 	return t
-}
-
-// clusterConditionsChangeTime is the latest transition among conditions of a
-// ClusterVersion or ClusterOperator.
-func clusterConditionsChangeTime(conds []configv1.ClusterOperatorStatusCondition) time.Time {
-	var t time.Time
-	for i := range conds {
-		if lt := conds[i].LastTransitionTime.Time; lt.After(t) {
-			t = lt
-		}
-	}
-	return t
-}
-
-// findClusterCondition returns the first condition of the given type, or nil.
-func findClusterCondition(conds []configv1.ClusterOperatorStatusCondition, typ configv1.ClusterStatusConditionType) *configv1.ClusterOperatorStatusCondition {
-	for i := range conds {
-		if conds[i].Type == typ {
-			return &conds[i]
-		}
-	}
-	return nil
 }
 
 // condition builds a metav1.Condition at wire precision.

@@ -189,16 +189,26 @@ func LoadCRDFiles(paths ...string) ([]*apiextensionsv1.CustomResourceDefinition,
 		if err != nil {
 			return nil, fmt.Errorf("ocp: read CRD manifest: %w", err)
 		}
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := yaml.Unmarshal(raw, crd); err != nil {
-			return nil, fmt.Errorf("ocp: decode %s: %w", path, err)
-		}
-		if crd.Kind != "CustomResourceDefinition" || crd.Name == "" {
-			return nil, fmt.Errorf("ocp: %s is not a CustomResourceDefinition", path)
+		crd, err := DecodeCRD(raw, path)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, crd)
 	}
 	return out, nil
+}
+
+// DecodeCRD decodes one CustomResourceDefinition manifest; source names it
+// in errors.
+func DecodeCRD(raw []byte, source string) (*apiextensionsv1.CustomResourceDefinition, error) {
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.Unmarshal(raw, crd); err != nil {
+		return nil, fmt.Errorf("ocp: decode %s: %w", source, err)
+	}
+	if crd.Kind != "CustomResourceDefinition" || crd.Name == "" {
+		return nil, fmt.Errorf("ocp: %s is not a CustomResourceDefinition", source)
+	}
+	return crd, nil
 }
 
 // ApplyCRDs creates the CRDs (or updates them when they exist) and waits

@@ -15,6 +15,7 @@
 package hypershift
 
 import (
+	"encoding/json"
 	"fmt"
 
 	hyperv1 "github.com/openshift/hypershift/api/hypershift/v1beta1"
@@ -40,11 +41,16 @@ func ToUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	// Through JSON, so that the types' own marshalers (HyperShift's
+	// ipnet.IPNet) apply.
+	raw, err := json.Marshal(obj)
 	if err != nil {
 		return nil, fmt.Errorf("%T: %w", obj, err)
 	}
-	u := &unstructured.Unstructured{Object: m}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(raw); err != nil {
+		return nil, fmt.Errorf("%T: %w", obj, err)
+	}
 	u.SetGroupVersionKind(gvks[0])
 	return u, nil
 }

@@ -18,6 +18,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -440,4 +442,21 @@ func deepCopyCPV(in *hypershift.ControlPlaneVersionStatus) *hypershift.ControlPl
 	out := *in
 	out.History = append([]hypershift.ControlPlaneUpdateHistory(nil), in.History...)
 	return &out
+}
+
+// AddFaults parses specs of the form NAME=FAULT (a hosted cluster of
+// clusters and one of Faults) and adds each fault to its cluster.
+func AddFaults(clusters []ClusterOptions, specs []string) error {
+	for _, spec := range specs {
+		name, fault, ok := strings.Cut(spec, "=")
+		if !ok || !slices.Contains(Faults, Fault(fault)) {
+			return fmt.Errorf("hosted: fault %q: want NAME=FAULT with FAULT one of %v", spec, Faults)
+		}
+		i := slices.IndexFunc(clusters, func(c ClusterOptions) bool { return c.Name == name })
+		if i < 0 {
+			return fmt.Errorf("hosted: fault %q: no hosted cluster %q", spec, name)
+		}
+		clusters[i].Faults = append(clusters[i].Faults, Fault(fault))
+	}
+	return nil
 }

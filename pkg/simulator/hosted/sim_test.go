@@ -280,3 +280,28 @@ func TestOptionsErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestAddFaults(t *testing.T) {
+	for _, tt := range []struct {
+		specs   []string
+		want    []Fault
+		wantErr string
+	}{
+		{specs: []string{"hosted-1=held-drain", "hosted-1=bad-image"}, want: []Fault{FaultHeldDrain, FaultBadImage}},
+		{specs: []string{"hosted-1"}, wantErr: "want NAME=FAULT"},
+		{specs: []string{"hosted-1=meteor"}, wantErr: "want NAME=FAULT"},
+		{specs: []string{"hosted-9=held-drain"}, wantErr: `no hosted cluster "hosted-9"`},
+	} {
+		clusters := NewClusters(2)
+		err := AddFaults(clusters, tt.specs)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("AddFaults(%v): %v, want %q", tt.specs, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(clusters[0].Faults, tt.want) {
+			t.Errorf("AddFaults(%v): %v, %v; want %v", tt.specs, clusters[0].Faults, err, tt.want)
+		}
+	}
+}

@@ -460,3 +460,11 @@ func AddFaults(clusters []ClusterOptions, specs []string) error {
 	}
 	return nil
 }
+
+// Target returns the version of the latest update started ("" before
+// StartUpdate).
+func (s *Simulator) Target() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clusters[0].target
+}

@@ -84,6 +84,12 @@ func installModuleCRDs(ctx context.Context, cfg *rest.Config, rels []string) err
 	if err != nil {
 		return err
 	}
+	return InstallCRDObjects(ctx, cfg, crds)
+}
+
+// InstallCRDObjects applies crds through cfg's API server as ApplyCRDs
+// does.
+func InstallCRDObjects(ctx context.Context, cfg *rest.Config, crds []*apiextensionsv1.CustomResourceDefinition) error {
 	client, err := apiextensionsclient.NewForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("apiextensions client: %w", err)

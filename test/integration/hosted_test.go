@@ -124,12 +124,6 @@ func TestHostedSimulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := sim.Create(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := sim.StartUpdate(ctx); err != nil {
-		t.Fatal(err)
-	}
 	if err := sim.RunVirtual(ctx, clk, 2000); err != nil {
 		t.Fatal(err)
 	}

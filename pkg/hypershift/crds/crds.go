@@ -22,12 +22,10 @@ package crds
 import (
 	"context"
 	"embed"
-	"fmt"
 	"path"
 	"sort"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	"k8s.io/client-go/rest"
 
 	"github.com/update-status/apiserver/internal/ocp"
@@ -69,9 +67,5 @@ func Install(ctx context.Context, cfg *rest.Config) error {
 	if err != nil {
 		return err
 	}
-	client, err := apiextensionsclient.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("apiextensions client: %w", err)
-	}
-	return ocp.ApplyCRDs(ctx, client, crds)
+	return ocp.InstallCRDObjects(ctx, cfg, crds)
 }

@@ -24,6 +24,7 @@ import (
 	hyperv1 "github.com/openshift/hypershift/api/hypershift/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	capiv1 "sigs.k8s.io/cluster-api/api/v1beta1"
 
@@ -461,10 +462,17 @@ func (c *cluster) advanceReplace(now time.Time) {
 		p.index++
 		p.step = -1
 	}
-	p.step++
+	c.poolStepped(now, next, c.md)
+}
+
+// poolStepped ends a step of the pool's rollout: the statuses of the
+// NodePool and capi (its MachineDeployment or MachineSet) follow, and the
+// next step is due at next.
+func (c *cluster) poolStepped(now, next time.Time, capi runtime.Object) {
+	c.pool.step++
 	c.poolStatus(now)
-	s.mark(c.np, false, false, true)
-	s.mark(c.md, false, false, true)
+	c.sim.mark(c.np, false, false, true)
+	c.sim.mark(capi, false, false, true)
 	c.poolNext = next
 }
 
@@ -505,11 +513,7 @@ func (c *cluster) advanceInPlace(now time.Time) {
 		p.index++
 		p.step = -1
 	}
-	p.step++
-	c.poolStatus(now)
-	s.mark(c.np, false, false, true)
-	s.mark(c.ms, false, false, true)
-	c.poolNext = next
+	c.poolStepped(now, next, c.ms)
 }
 
 func (c *cluster) inPlaceMessage() string {

@@ -89,56 +89,55 @@ func suffix(parts ...string) string {
 
 func meta(t time.Time) metav1.Time { return metav1.NewTime(t.UTC().Truncate(time.Second)) }
 
+// condition returns the condition of type typ in conds, appended (with
+// only its type set) when missing; key reads a condition's type.
+func condition[C any](conds *[]C, typ string, key func(*C) string, init func(*C)) *C {
+	for i := range *conds {
+		if key(&(*conds)[i]) == typ {
+			return &(*conds)[i]
+		}
+	}
+	var c C
+	init(&c)
+	*conds = append(*conds, c)
+	return &(*conds)[len(*conds)-1]
+}
+
+// transitionTime returns the condition's new transition time: now when its
+// status changes, else the old one.
+func transitionTime[S comparable](old, new S, last metav1.Time, now time.Time) metav1.Time {
+	if old != new || last.IsZero() {
+		return meta(now)
+	}
+	return last
+}
+
 // setCondition sets a metav1.Condition, keeping the transition time when the
 // status does not change.
 func setCondition(conds *[]metav1.Condition, now time.Time, typ string, status metav1.ConditionStatus, reason, message string, gen int64) {
-	for i := range *conds {
-		c := &(*conds)[i]
-		if c.Type != typ {
-			continue
-		}
-		if c.Status != status {
-			c.LastTransitionTime = meta(now)
-		}
-		c.Status, c.Reason, c.Message, c.ObservedGeneration = status, reason, message, gen
-		return
-	}
-	*conds = append(*conds, metav1.Condition{Type: typ, Status: status, Reason: reason, Message: message, LastTransitionTime: meta(now), ObservedGeneration: gen})
+	c := condition(conds, typ, func(c *metav1.Condition) string { return c.Type }, func(c *metav1.Condition) { c.Type = typ })
+	c.LastTransitionTime = transitionTime(c.Status, status, c.LastTransitionTime, now)
+	c.Status, c.Reason, c.Message, c.ObservedGeneration = status, reason, message, gen
 }
 
 // setPoolCondition is setCondition for HyperShift's NodePool conditions.
 func setPoolCondition(conds *[]hyperv1.NodePoolCondition, now time.Time, typ string, status corev1.ConditionStatus, reason, message string, gen int64) {
-	for i := range *conds {
-		c := &(*conds)[i]
-		if c.Type != typ {
-			continue
-		}
-		if c.Status != status {
-			c.LastTransitionTime = meta(now)
-		}
-		c.Status, c.Reason, c.Message, c.ObservedGeneration = status, reason, message, gen
-		return
-	}
-	*conds = append(*conds, hyperv1.NodePoolCondition{Type: typ, Status: status, Reason: reason, Message: message, LastTransitionTime: meta(now), ObservedGeneration: gen})
+	c := condition(conds, typ, func(c *hyperv1.NodePoolCondition) string { return c.Type }, func(c *hyperv1.NodePoolCondition) { c.Type = typ })
+	c.LastTransitionTime = transitionTime(c.Status, status, c.LastTransitionTime, now)
+	c.Status, c.Reason, c.Message, c.ObservedGeneration = status, reason, message, gen
 }
 
-// setMachineCondition is setCondition for Cluster API's v1beta1 conditions.
+// setMachineCondition is setCondition for Cluster API's v1beta1 conditions
+// (a True condition has no severity, reason or message).
 func setMachineCondition(conds *capiv1.Conditions, now time.Time, typ capiv1.ConditionType, status corev1.ConditionStatus, severity capiv1.ConditionSeverity, reason, message string) {
 	if status == corev1.ConditionTrue {
 		severity, reason, message = capiv1.ConditionSeverityNone, "", ""
 	}
-	for i := range *conds {
-		c := &(*conds)[i]
-		if c.Type != typ {
-			continue
-		}
-		if c.Status != status {
-			c.LastTransitionTime = meta(now)
-		}
-		c.Status, c.Severity, c.Reason, c.Message = status, severity, reason, message
-		return
-	}
-	*conds = append(*conds, capiv1.Condition{Type: typ, Status: status, Severity: severity, Reason: reason, Message: message, LastTransitionTime: meta(now)})
+	list := []capiv1.Condition(*conds)
+	c := condition(&list, string(typ), func(c *capiv1.Condition) string { return string(c.Type) }, func(c *capiv1.Condition) { c.Type = typ })
+	c.LastTransitionTime = transitionTime(c.Status, status, c.LastTransitionTime, now)
+	c.Status, c.Severity, c.Reason, c.Message = status, severity, reason, message
+	*conds = list
 }
 
 // machineCondition returns the status of a Machine condition.

@@ -205,6 +205,7 @@ type Simulator struct {
 	opts     Options
 	clusters []*cluster
 	step     int
+	created  bool
 	// pending holds the objects changed since the last write.
 	pending []simulator.Change
 }
@@ -230,6 +231,7 @@ func (s *Simulator) Create(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.opts.Clock.Now()
+	s.created = true
 	s.mark(&corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: s.opts.Namespace}}, true, false, false)
 	for _, c := range s.clusters {
 		c.create(now)
@@ -306,8 +308,28 @@ func (s *Simulator) Step(ctx context.Context) (StepResult, error) {
 	return res, nil
 }
 
-// Run steps in real time until every update is done or ctx ends.
+// begin creates the clusters and starts the update unless done already.
+func (s *Simulator) begin(ctx context.Context) error {
+	s.mu.Lock()
+	created, started := s.created, s.clusters[0].target != ""
+	s.mu.Unlock()
+	if !created {
+		if err := s.Create(ctx); err != nil {
+			return err
+		}
+	}
+	if !started {
+		return s.StartUpdate(ctx)
+	}
+	return nil
+}
+
+// Run creates the clusters and starts the update if needed, then steps in
+// real time until every update is done or ctx ends.
 func (s *Simulator) Run(ctx context.Context) error {
+	if err := s.begin(ctx); err != nil {
+		return err
+	}
 	for {
 		res, err := s.Step(ctx)
 		if err != nil || res.Done {
@@ -327,12 +349,15 @@ func (s *Simulator) Run(ctx context.Context) error {
 	}
 }
 
-// RunVirtual steps on the fake clock fc (the simulator's), jumping to each
-// next transition, until every update is done (nil), nothing is scheduled
-// (ErrStalled) or maxSteps steps ran.
+// RunVirtual is Run on the fake clock fc (the simulator's): it jumps to
+// each next transition until every update is done (nil), nothing is
+// scheduled (ErrStalled) or maxSteps steps ran.
 func (s *Simulator) RunVirtual(ctx context.Context, fc *clocktesting.FakeClock, maxSteps int) error {
 	if fc == nil || s.opts.Clock != clock.WithTicker(fc) {
 		return errors.New("hosted: RunVirtual needs the simulator's own fake clock")
+	}
+	if err := s.begin(ctx); err != nil {
+		return err
 	}
 	for i := 0; i < maxSteps; i++ {
 		res, err := s.Step(ctx)

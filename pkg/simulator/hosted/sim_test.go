@@ -232,12 +232,6 @@ func TestSimulator(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := sim.Create(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if err := sim.StartUpdate(ctx); err != nil {
-				t.Fatal(err)
-			}
 			if err := sim.RunVirtual(ctx, clk, 1000); !errors.Is(err, tt.wantErr) {
 				t.Fatalf("RunVirtual: %v, want %v", err, tt.wantErr)
 			}

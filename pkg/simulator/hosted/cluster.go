@@ -242,7 +242,7 @@ func (c *cluster) machineRunning(m *capiv1.Machine, now time.Time, v string) {
 	m.Status.InfrastructureReady = true
 	m.Status.NodeRef = &corev1.ObjectReference{APIVersion: "v1", Kind: "Node", Name: m.Name}
 	m.Status.NodeInfo = &corev1.NodeSystemInfo{KubeletVersion: KubeletVersion(v), OSImage: "Red Hat Enterprise Linux CoreOS " + v, Architecture: "amd64", OperatingSystem: "linux",
-		ContainerRuntimeVersion: "cri-o://1.33.0", KubeProxyVersion: KubeletVersion(v), KernelVersion: "5.14.0", MachineID: suffix(m.Name, "m"), SystemUUID: suffix(m.Name, "s"), BootID: suffix(m.Name, v, "b")}
+		ContainerRuntimeVersion: "cri-o://1.33.0", KernelVersion: "5.14.0", MachineID: suffix(m.Name, "m"), SystemUUID: suffix(m.Name, "s"), BootID: suffix(m.Name, v, "b")}
 	m.Status.Addresses = capiv1.MachineAddresses{{Type: capiv1.MachineInternalIP, Address: "10.0.0." + fmt.Sprint(1+int(suffix(m.Name)[0])%250)}}
 	m.Status.LastUpdated = ptr.To(meta(now))
 	m.Status.ObservedGeneration = max(m.Generation, 1)
@@ -577,7 +577,6 @@ func (c *cluster) poolStatus(now time.Time) {
 		if c.target == "" || !c.pool.active && c.pool.done {
 			st.UpdatedReplicas = total
 		}
-		st.UnavailableReplicas = max(int32(c.opts.Nodes)-ready, 0)
 		st.ObservedGeneration = max(c.md.Generation, 1)
 		st.Selector = capiv1.ClusterNameLabel + "=" + c.hc.Spec.InfraID
 		st.Phase = string(capiv1.MachineDeploymentPhaseRunning)
@@ -587,7 +586,7 @@ func (c *cluster) poolStatus(now time.Time) {
 	}
 	if c.ms != nil {
 		st := &c.ms.Status
-		st.Replicas, st.ReadyReplicas, st.AvailableReplicas, st.FullyLabeledReplicas = total, ready, ready, total
+		st.Replicas, st.ReadyReplicas, st.AvailableReplicas = total, ready, ready
 		st.ObservedGeneration = max(c.ms.Generation, 1)
 		st.Selector = capiv1.ClusterNameLabel + "=" + c.hc.Spec.InfraID
 	}

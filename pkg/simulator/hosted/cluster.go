@@ -278,6 +278,7 @@ func (c *cluster) start(now time.Time, v string) {
 	}
 	hv := c.hc.Status.Version
 	hv.Desired = configv1.Release{Version: v, Image: image}
+	hv.ObservedGeneration = g
 	if len(hv.History) > 0 && hv.History[0].CompletionTime == nil {
 		hv.History[0].CompletionTime = ptr.To(meta(now))
 	}

@@ -23,6 +23,10 @@ build: ## Build every command into ./bin.
 codegen: ## Regenerate deepcopy, conversion, defaults, OpenAPI and the client.
 	hack/update-codegen.sh
 
+.PHONY: crds-hosted
+crds-hosted: ## Regenerate pkg/hypershift/crds/manifests from the hypershift/api and cluster-api modules' CRD manifests.
+	$(GO) run ./hack/hostedcrds
+
 ##@ Docs
 
 .PHONY: docs
@@ -98,11 +102,15 @@ soak: ## Load run on the local stack as production runs (test/soak): two replica
 ##@ Verify
 
 .PHONY: verify
-verify: verify-codegen verify-docs verify-rules verify-gofmt verify-vet verify-tidy verify-boilerplate verify-lint ## Every check CI runs besides the tests.
+verify: verify-codegen verify-crds-hosted verify-docs verify-rules verify-gofmt verify-vet verify-tidy verify-boilerplate verify-lint ## Every check CI runs besides the tests.
 
 .PHONY: verify-codegen
 verify-codegen: ## Fail if generated files are stale or hand-edited.
 	hack/verify-codegen.sh
+
+.PHONY: verify-crds-hosted
+verify-crds-hosted: ## Fail if pkg/hypershift/crds/manifests is stale (make crds-hosted regenerates it).
+	$(GO) run ./hack/hostedcrds -verify
 
 .PHONY: verify-docs
 verify-docs: ## Fail if docs/api.md is stale (make docs regenerates it).

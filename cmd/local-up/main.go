@@ -92,6 +92,8 @@ func newCommand(ctx context.Context) *cobra.Command {
 	fs.DurationVar(&holdDrain, "hold-drain", 45*time.Second, "in every update a PodDisruptionBudget holds one worker's drain this long (real time), which fires PodDisruptionBudgetAtLimit; 0: never")
 	fs.IntVar(&routerPods, "router-pods", 4, "pods of the simulated ingress router on the workers, with its PodDisruptionBudget openshift-ingress/router-default; the held drain (--hold-drain) keeps one on the held node with the budget at 0")
 	fs.BoolVar(&withMCNs, "machine-config-nodes", true, "install the MachineConfigNode CRD and have the simulator write a MachineConfigNode per node as the machine-config operator does (Cordoned, Drained, the drain's error); the drain informer reads them")
+	fs.BoolVar(&withHostedCRDs, "hosted-crds", true, "install the CRDs of a HyperShift management cluster (HostedCluster, HostedControlPlane, NodePool, ControlPlaneComponent, Cluster API Machine/MachineSet/MachineDeployment; pkg/hypershift/crds), so that update-simulator --hosted-clusters can write them")
+	fs.IntVar(&hostedClusters, "hosted-clusters", 3, "with --hosted-crds: hosted clusters updating one update after another beside the standalone cluster (HostedClusters and NodePools in namespace clusters, control planes in clusters-NAME), the first with a drain held for --hold-drain past its NodePool's nodeDrainTimeout; 0: none")
 	fs.BoolVar(&withDrainInformer, "drain-informer", true, "run update-status-drain-informer with its own ServiceAccount (artifacts/local/drain-informer.yaml): it names the pod and the budget that hold a drain")
 	fs.Float64Var(&simSpeed, "speed", 60, "speed factor of the simulated update (60: an update of about 75 minutes takes about a minute and a quarter)")
 	logsapi.AddFlags(logging, fss.FlagSet("logging"))
@@ -112,6 +114,8 @@ var (
 	routerPods        int
 	withDrainInformer bool
 	withMCNs          bool
+	withHostedCRDs    bool
+	hostedClusters    int
 )
 
 func run(ctx context.Context, outDir string, interval time.Duration, pause int) error {
@@ -136,7 +140,7 @@ func run(ctx context.Context, outDir string, interval time.Duration, pause int) 
 		return err
 	}
 
-	cp, err := localstack.Start(ctx, localstack.Options{Dir: runDir, MachineConfigNodes: withMCNs})
+	cp, err := localstack.Start(ctx, localstack.Options{Dir: runDir, MachineConfigNodes: withMCNs, HostedCRDs: withHostedCRDs})
 	if err != nil {
 		return err
 	}
@@ -194,6 +198,9 @@ func run(ctx context.Context, outDir string, interval time.Duration, pause int) 
 	}
 	if err := os.WriteFile(readyFile, nil, 0o644); err != nil {
 		return err
+	}
+	if withHostedCRDs && hostedClusters > 0 {
+		go driveHosted(ctx, cp, hostedClusters, simSpeed, holdDrain)
 	}
 	printTryThis(outDir, cp, time.Since(begin))
 

@@ -34,6 +34,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/update-status/apiserver/internal/ocp"
+	hostedcrds "github.com/update-status/apiserver/pkg/hypershift/crds"
 	"github.com/update-status/apiserver/pkg/monitoring"
 )
 
@@ -54,6 +55,11 @@ type Options struct {
 	// MachineConfigNodes also installs the MachineConfigNode CRD, for a
 	// simulator that writes MachineConfigNodes.
 	MachineConfigNodes bool
+	// HostedCRDs also installs the CRDs of a HyperShift management cluster
+	// (HostedCluster, HostedControlPlane, NodePool, ControlPlaneComponent and
+	// Cluster API's Machine, MachineSet, MachineDeployment; see
+	// pkg/hypershift/crds), for the hosted-cluster simulator.
+	HostedCRDs bool
 }
 
 // ControlPlane is etcd + kube-apiserver on loopback with the OpenShift CRDs,
@@ -154,6 +160,11 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	if opts.MachineConfigNodes {
 		if err := ocp.InstallMachineConfigNodeCRD(ctx, admin); err != nil {
 			return nil, fmt.Errorf("MachineConfigNode CRD: %w", err)
+		}
+	}
+	if opts.HostedCRDs {
+		if err := hostedcrds.Install(ctx, admin); err != nil {
+			return nil, fmt.Errorf("HyperShift and Cluster API CRDs: %w", err)
 		}
 	}
 	if err := InstallProjectCRDs(ctx, admin, cp.RepoRoot); err != nil {

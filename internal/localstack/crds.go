@@ -16,10 +16,8 @@ package localstack
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	"k8s.io/client-go/rest"
 
 	"github.com/update-status/apiserver/internal/ocp"
@@ -43,9 +41,5 @@ func InstallProjectCRDs(ctx context.Context, cfg *rest.Config, repoRoot string) 
 	if err != nil {
 		return err
 	}
-	client, err := apiextensionsclient.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("apiextensions client: %w", err)
-	}
-	return ocp.ApplyCRDs(ctx, client, crds)
+	return ocp.InstallCRDObjects(ctx, cfg, crds)
 }

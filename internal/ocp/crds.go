@@ -84,6 +84,12 @@ func installModuleCRDs(ctx context.Context, cfg *rest.Config, rels []string) err
 	if err != nil {
 		return err
 	}
+	return InstallCRDObjects(ctx, cfg, crds)
+}
+
+// InstallCRDObjects applies crds through cfg's API server as ApplyCRDs
+// does.
+func InstallCRDObjects(ctx context.Context, cfg *rest.Config, crds []*apiextensionsv1.CustomResourceDefinition) error {
 	client, err := apiextensionsclient.NewForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("apiextensions client: %w", err)
@@ -189,16 +195,26 @@ func LoadCRDFiles(paths ...string) ([]*apiextensionsv1.CustomResourceDefinition,
 		if err != nil {
 			return nil, fmt.Errorf("ocp: read CRD manifest: %w", err)
 		}
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := yaml.Unmarshal(raw, crd); err != nil {
-			return nil, fmt.Errorf("ocp: decode %s: %w", path, err)
-		}
-		if crd.Kind != "CustomResourceDefinition" || crd.Name == "" {
-			return nil, fmt.Errorf("ocp: %s is not a CustomResourceDefinition", path)
+		crd, err := DecodeCRD(raw, path)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, crd)
 	}
 	return out, nil
+}
+
+// DecodeCRD decodes one CustomResourceDefinition manifest; source names it
+// in errors.
+func DecodeCRD(raw []byte, source string) (*apiextensionsv1.CustomResourceDefinition, error) {
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.Unmarshal(raw, crd); err != nil {
+		return nil, fmt.Errorf("ocp: decode %s: %w", source, err)
+	}
+	if crd.Kind != "CustomResourceDefinition" || crd.Name == "" {
+		return nil, fmt.Errorf("ocp: %s is not a CustomResourceDefinition", source)
+	}
+	return crd, nil
 }
 
 // ApplyCRDs creates the CRDs (or updates them when they exist) and waits

@@ -29,10 +29,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 	"k8s.io/utils/ptr"
 )
 
@@ -54,6 +60,10 @@ type APISinkOptions struct {
 // UpdateStatus (the status subresource). An object left by an earlier run is
 // taken over (updated) instead of failing. It is safe for concurrent use.
 type APISink struct {
+	// dynamic and mapper write *unstructured.Unstructured objects (custom
+	// resources such as HyperShift's); nil for NewAPISinkForClients.
+	dynamic  dynamic.Interface
+	mapper   meta.RESTMapper
 	kube     kubernetes.Interface
 	config   configclient.Interface
 	mcfg     mcfgclient.Interface
@@ -93,7 +103,16 @@ func NewAPISink(cfg *rest.Config, o APISinkOptions) (*APISink, error) {
 	if err != nil {
 		return nil, fmt.Errorf("machineconfiguration.openshift.io client: %w", err)
 	}
-	return NewAPISinkForClients(kube, config, mcfg, o), nil
+	s := NewAPISinkForClients(kube, config, mcfg, o)
+	if s.dynamic, err = dynamic.NewForConfig(c); err != nil {
+		return nil, fmt.Errorf("dynamic client: %w", err)
+	}
+	disco, err := discovery.NewDiscoveryClientForConfig(c)
+	if err != nil {
+		return nil, fmt.Errorf("discovery client: %w", err)
+	}
+	s.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco))
+	return s, nil
 }
 
 // NewAPISinkForClients returns a sink that uses the given clients (fake
@@ -233,12 +252,71 @@ func (s *APISink) apply(ctx context.Context, ch Change) error {
 			client: s.mcfg.MachineconfigurationV1().MachineConfigs(),
 			store:  func(dst, src *mcfgv1.MachineConfig) { src.DeepCopyInto(dst) },
 		}, obj, ch)
+	case *unstructured.Unstructured:
+		return s.applyUnstructured(ctx, obj, ch)
 	default:
 		return fmt.Errorf("simulator: cannot write %T", ch.Object)
 	}
 }
 
+// applyUnstructured writes a custom resource with the dynamic client, its
+// resource found by discovery. status.observedGeneration, when the object
+// has one, follows the generation the server assigned.
+func (s *APISink) applyUnstructured(ctx context.Context, obj *unstructured.Unstructured, ch Change) error {
+	if s.dynamic == nil {
+		return fmt.Errorf("simulator: cannot write %s: no dynamic client", obj.GroupVersionKind())
+	}
+	gvk := obj.GroupVersionKind()
+	mapping, err := s.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return fmt.Errorf("simulator: resource of %s: %w", gvk, err)
+	}
+	c := s.dynamic.Resource(mapping.Resource).Namespace(obj.GetNamespace())
+	if ch.Delete {
+		return deleteObject(ctx, s, func(ctx context.Context, name string, o metav1.DeleteOptions) error { return c.Delete(ctx, name, o) }, obj)
+	}
+	return writeObject(ctx, s, kindOps[*unstructured.Unstructured]{
+		client: dynamicClient{c},
+		updateStatus: func(ctx context.Context, u *unstructured.Unstructured, o metav1.UpdateOptions) (*unstructured.Unstructured, error) {
+			return c.UpdateStatus(ctx, u, o)
+		},
+		copyStatus: func(dst, src *unstructured.Unstructured) {
+			status, ok := src.Object["status"]
+			if !ok {
+				delete(dst.Object, "status")
+				return
+			}
+			dst.Object["status"] = runtime.DeepCopyJSONValue(status)
+			if _, found, _ := unstructured.NestedInt64(dst.Object, "status", "observedGeneration"); found {
+				_ = unstructured.SetNestedField(dst.Object, dst.GetGeneration(), "status", "observedGeneration")
+			}
+		},
+		store: func(dst, src *unstructured.Unstructured) { dst.Object = src.DeepCopy().Object },
+	}, obj, ch)
+}
+
+// dynamicClient adapts a dynamic.ResourceInterface to objectClient.
+type dynamicClient struct{ dynamic.ResourceInterface }
+
+func (c dynamicClient) Create(ctx context.Context, u *unstructured.Unstructured, o metav1.CreateOptions) (*unstructured.Unstructured, error) {
+	return c.ResourceInterface.Create(ctx, u, o)
+}
+
+func (c dynamicClient) Update(ctx context.Context, u *unstructured.Unstructured, o metav1.UpdateOptions) (*unstructured.Unstructured, error) {
+	return c.ResourceInterface.Update(ctx, u, o)
+}
+
+func (c dynamicClient) Get(ctx context.Context, name string, o metav1.GetOptions) (*unstructured.Unstructured, error) {
+	return c.ResourceInterface.Get(ctx, name, o)
+}
+
 // objectClient is the part of a typed client the sink uses.
+type objectClient[T any] interface {
+	Create(context.Context, T, metav1.CreateOptions) (T, error)
+	Update(context.Context, T, metav1.UpdateOptions) (T, error)
+	Get(context.Context, string, metav1.GetOptions) (T, error)
+}
+
 // deleteObject deletes obj (at once: no kubelet confirms a graceful
 // deletion here); an object already gone is not an error.
 func deleteObject(ctx context.Context, s *APISink, del func(context.Context, string, metav1.DeleteOptions) error, obj metav1.Object) error {
@@ -249,12 +327,6 @@ func deleteObject(ctx context.Context, s *APISink, del func(context.Context, str
 		return fmt.Errorf("delete %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
 	}
 	return nil
-}
-
-type objectClient[T any] interface {
-	Create(context.Context, T, metav1.CreateOptions) (T, error)
-	Update(context.Context, T, metav1.UpdateOptions) (T, error)
-	Get(context.Context, string, metav1.GetOptions) (T, error)
 }
 
 // kindOps adapts one kind to writeObject.

@@ -116,6 +116,9 @@ func TestValidate(t *testing.T) {
 		},
 		{name: "simulator options", args: []string{"--output-dir", "x", "--nodes", "20000"}, wantErr: []string{"nodes must be between 1 and 10000"}},
 		{name: "bad chain", args: []string{"--output-dir", "x", "--then", "4.20.1", "--then", "five"}, wantErr: []string{`--then "4.20.1" repeats the previous version`, `invalid --then "five"`}},
+		{name: "hosted", args: []string{"--kubeconfig", "k", "--hosted-clusters", "3", "--hosted-fault", "hosted-1=held-drain"}},
+		{name: "hosted to files", args: []string{"--output-dir", "x", "--hosted-clusters", "2"}, wantErr: []string{"--hosted-clusters needs --kubeconfig"}},
+		{name: "hosted fault alone", args: []string{"--kubeconfig", "k", "--hosted-fault", "hosted-1=held-drain"}, wantErr: []string{"--hosted-fault needs --hosted-clusters"}},
 		{name: "faults with create-only", args: []string{"--output-dir", "x", "--create-only", "--fault", "pool-paused:worker"}, wantErr: []string{"--fault makes no sense with --create-only"}},
 	}
 	for _, tc := range tests {

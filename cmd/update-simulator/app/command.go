@@ -92,6 +92,9 @@ func Run(ctx context.Context, args []string, out, errOut io.Writer) int {
 // prints to out is a report for a person: a failed write does not stop the
 // update, so its error is not checked.
 func (o *Options) Run(ctx context.Context, out io.Writer) error {
+	if o.HostedClusters > 0 {
+		return o.runHosted(ctx, out)
+	}
 	so, err := o.simulatorOptions()
 	if err != nil {
 		return err

@@ -70,6 +70,15 @@ type Options struct {
 	MaxSteps  int
 	Faults    []string
 	Quiet     bool
+
+	// HostedClusters, when positive, simulates a HyperShift management
+	// cluster with that many hosted clusters instead of a standalone
+	// cluster (pkg/simulator/hosted).
+	HostedClusters int
+	// HostedNamespace holds the HostedClusters and NodePools.
+	HostedNamespace string
+	// HostedFaults are NAME=FAULT specs.
+	HostedFaults []string
 }
 
 // NewOptions returns the defaults.
@@ -117,6 +126,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.Idle, "idle", o.Idle, "How long the created cluster stays idle before the update is requested")
 	fs.StringVar(&o.StartTime, "start-time", o.StartTime, "With --output-dir: the simulated clock's start (RFC 3339); default: now, to the second")
 	fs.IntVar(&o.MaxSteps, "max-steps", o.MaxSteps, "With --output-dir: stop after this many steps")
+	fs.IntVar(&o.HostedClusters, "hosted-clusters", o.HostedClusters, "Simulate a HyperShift management cluster with this many hosted clusters (hosted-1..N; odd ones with a Replace NodePool, even ones InPlace) updating from --from to --to, instead of a standalone cluster; needs --kubeconfig (with --install-crds, the HyperShift and Cluster API CRDs are applied too)")
+	fs.StringVar(&o.HostedNamespace, "hosted-namespace", "clusters", "With --hosted-clusters: namespace of the HostedClusters and NodePools (each control plane lives in NAMESPACE-NAME)")
+	fs.StringArrayVar(&o.HostedFaults, "hosted-fault", o.HostedFaults, "With --hosted-clusters: NAME=FAULT, repeatable; FAULT is stuck-component, no-provision, held-drain (Replace pools) or bad-image")
 	fs.StringArrayVar(&o.Faults, "fault", o.Faults, "A fault injected when the update starts, KIND[:TARGET][@AFTER][+FOR], repeatable; "+
 		"KIND is one of "+strings.Join(faultKindNames(), ", ")+" (e.g. operator-degraded:kube-apiserver@5m+30m, drain-blocked:worker+2h, pool-paused:worker, clusterversion-failing@10m+15m). "+
 		"Durations are at speed 1; without +FOR the fault lasts until the end")
@@ -139,6 +151,15 @@ func (o *Options) Validate() error {
 		errs = append(errs, errors.New("one of --kubeconfig or --output-dir is required"))
 	case o.Kubeconfig != "" && o.OutputDir != "":
 		errs = append(errs, errors.New("--kubeconfig and --output-dir are mutually exclusive"))
+	}
+	if o.HostedClusters < 0 {
+		errs = append(errs, fmt.Errorf("--hosted-clusters must not be negative, got %d", o.HostedClusters))
+	}
+	if o.HostedClusters > 0 && o.Kubeconfig == "" {
+		errs = append(errs, errors.New("--hosted-clusters needs --kubeconfig"))
+	}
+	if len(o.HostedFaults) > 0 && o.HostedClusters == 0 {
+		errs = append(errs, errors.New("--hosted-fault needs --hosted-clusters"))
 	}
 	if o.JSON && o.OutputDir == "" {
 		errs = append(errs, errors.New("--json needs --output-dir"))

@@ -1,0 +1,93 @@
+// Copyright The update-status-apiserver Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/clock"
+
+	hostedcrds "github.com/update-status/apiserver/pkg/hypershift/crds"
+	"github.com/update-status/apiserver/pkg/simulator"
+	"github.com/update-status/apiserver/pkg/simulator/hosted"
+)
+
+// runHosted drives --hosted-clusters hosted clusters through the update
+// (and the --then chain) in real time.
+func (o *Options) runHosted(ctx context.Context, out io.Writer) error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
+	if err != nil {
+		return fmt.Errorf("kubeconfig: %w", err)
+	}
+	if o.InstallCRDs {
+		begin := time.Now()
+		if err := hostedcrds.Install(ctx, cfg); err != nil {
+			return err
+		}
+		_, _ = fmt.Fprintf(out, "crds: HyperShift and Cluster API CRDs installed and established in %s\n", time.Since(begin).Round(time.Millisecond))
+	}
+	sink, err := simulator.NewAPISink(cfg, simulator.APISinkOptions{QPS: o.QPS, Burst: o.Burst, Workers: o.Workers})
+	if err != nil {
+		return err
+	}
+	clusters := hosted.NewClusters(o.HostedClusters)
+	if err := hosted.AddFaults(clusters, o.HostedFaults); err != nil {
+		return err
+	}
+	sim, err := hosted.New(hosted.Options{Namespace: o.HostedNamespace, Clusters: clusters, FromVersion: o.From, ToVersion: o.To,
+		Speed: o.Speed, Clock: clock.RealClock{}, Sink: sink})
+	if err != nil {
+		return err
+	}
+	if err := sim.Create(ctx); err != nil {
+		return err
+	}
+	_, _ = fmt.Fprintf(out, "hosted: %d hosted clusters in namespace %s at %s\n", len(clusters), o.HostedNamespace, o.From)
+	if o.CreateOnly {
+		return nil
+	}
+	if o.Idle > 0 {
+		if err := sleep(ctx, o.Idle); err != nil {
+			return err
+		}
+	}
+	if err := sim.StartUpdate(ctx); err != nil {
+		return err
+	}
+	begin := time.Now()
+	for i := 0; ; i++ {
+		err = sim.Run(ctx)
+		if err != nil || i == len(o.Then) {
+			break
+		}
+		_, _ = fmt.Fprintf(out, "hosted: update done in %s; next update to %s\n", time.Since(begin).Round(time.Second), o.Then[i])
+		if err = sim.StartNextUpdate(ctx, o.Then[i]); err != nil {
+			return err
+		}
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return nil
+		}
+		return err
+	}
+	_, _ = fmt.Fprintf(out, "hosted: update done in %s\n", time.Since(begin).Round(time.Second))
+	return nil
+}

@@ -60,6 +60,18 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&UpdateReadinessList{},
 		&UpdateCandidate{},
 		&UpdateCandidateList{},
+		&HostedClusterUpdateStatus{},
+		&HostedClusterUpdateStatusList{},
+		&HostedClusterVersionProgressInsight{},
+		&HostedClusterVersionProgressInsightList{},
+		&HostedClusterOperatorProgressInsight{},
+		&HostedClusterOperatorProgressInsightList{},
+		&HostedMachineConfigPoolProgressInsight{},
+		&HostedMachineConfigPoolProgressInsightList{},
+		&HostedNodeProgressInsight{},
+		&HostedNodeProgressInsightList{},
+		&HostedHealthInsight{},
+		&HostedHealthInsightList{},
 	)
 	return nil
 }

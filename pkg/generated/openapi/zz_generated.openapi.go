@@ -32,119 +32,132 @@ import (
 
 func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
 	return map[string]common.OpenAPIDefinition{
-		v1alpha1.ClusterOperatorProgressInsight{}.OpenAPIModelName():         schema_pkg_apis_update_v1alpha1_ClusterOperatorProgressInsight(ref),
-		v1alpha1.ClusterOperatorProgressInsightList{}.OpenAPIModelName():     schema_pkg_apis_update_v1alpha1_ClusterOperatorProgressInsightList(ref),
-		v1alpha1.ClusterOperatorProgressInsightSpec{}.OpenAPIModelName():     schema_pkg_apis_update_v1alpha1_ClusterOperatorProgressInsightSpec(ref),
-		v1alpha1.ClusterOperatorProgressInsightStatus{}.OpenAPIModelName():   schema_pkg_apis_update_v1alpha1_ClusterOperatorProgressInsightStatus(ref),
-		v1alpha1.ClusterOperatorStatusInsight{}.OpenAPIModelName():           schema_pkg_apis_update_v1alpha1_ClusterOperatorStatusInsight(ref),
-		v1alpha1.ClusterVersionCondition{}.OpenAPIModelName():                schema_pkg_apis_update_v1alpha1_ClusterVersionCondition(ref),
-		v1alpha1.ClusterVersionProgressInsight{}.OpenAPIModelName():          schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsight(ref),
-		v1alpha1.ClusterVersionProgressInsightList{}.OpenAPIModelName():      schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsightList(ref),
-		v1alpha1.ClusterVersionProgressInsightSpec{}.OpenAPIModelName():      schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsightSpec(ref),
-		v1alpha1.ClusterVersionProgressInsightStatus{}.OpenAPIModelName():    schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsightStatus(ref),
-		v1alpha1.ClusterVersionStatusInsight{}.OpenAPIModelName():            schema_pkg_apis_update_v1alpha1_ClusterVersionStatusInsight(ref),
-		v1alpha1.ControlPlane{}.OpenAPIModelName():                           schema_pkg_apis_update_v1alpha1_ControlPlane(ref),
-		v1alpha1.ControlPlaneInformer{}.OpenAPIModelName():                   schema_pkg_apis_update_v1alpha1_ControlPlaneInformer(ref),
-		v1alpha1.ControlPlaneInsight{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_ControlPlaneInsight(ref),
-		v1alpha1.ControlPlaneInsightUnion{}.OpenAPIModelName():               schema_pkg_apis_update_v1alpha1_ControlPlaneInsightUnion(ref),
-		v1alpha1.ControlPlaneUpdateVersions{}.OpenAPIModelName():             schema_pkg_apis_update_v1alpha1_ControlPlaneUpdateVersions(ref),
-		v1alpha1.HealthInsight{}.OpenAPIModelName():                          schema_pkg_apis_update_v1alpha1_HealthInsight(ref),
-		v1alpha1.HealthInsightList{}.OpenAPIModelName():                      schema_pkg_apis_update_v1alpha1_HealthInsightList(ref),
-		v1alpha1.HealthInsightSpec{}.OpenAPIModelName():                      schema_pkg_apis_update_v1alpha1_HealthInsightSpec(ref),
-		v1alpha1.HealthInsightStatus{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_HealthInsightStatus(ref),
-		v1alpha1.HealthStatusInsight{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_HealthStatusInsight(ref),
-		v1alpha1.InsightImpact{}.OpenAPIModelName():                          schema_pkg_apis_update_v1alpha1_InsightImpact(ref),
-		v1alpha1.InsightRemediation{}.OpenAPIModelName():                     schema_pkg_apis_update_v1alpha1_InsightRemediation(ref),
-		v1alpha1.InsightScope{}.OpenAPIModelName():                           schema_pkg_apis_update_v1alpha1_InsightScope(ref),
-		v1alpha1.MachineConfigPoolProgressInsight{}.OpenAPIModelName():       schema_pkg_apis_update_v1alpha1_MachineConfigPoolProgressInsight(ref),
-		v1alpha1.MachineConfigPoolProgressInsightList{}.OpenAPIModelName():   schema_pkg_apis_update_v1alpha1_MachineConfigPoolProgressInsightList(ref),
-		v1alpha1.MachineConfigPoolProgressInsightSpec{}.OpenAPIModelName():   schema_pkg_apis_update_v1alpha1_MachineConfigPoolProgressInsightSpec(ref),
-		v1alpha1.MachineConfigPoolProgressInsightStatus{}.OpenAPIModelName(): schema_pkg_apis_update_v1alpha1_MachineConfigPoolProgressInsightStatus(ref),
-		v1alpha1.MachineConfigPoolStatusInsight{}.OpenAPIModelName():         schema_pkg_apis_update_v1alpha1_MachineConfigPoolStatusInsight(ref),
-		v1alpha1.NodeProgressInsight{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_NodeProgressInsight(ref),
-		v1alpha1.NodeProgressInsightList{}.OpenAPIModelName():                schema_pkg_apis_update_v1alpha1_NodeProgressInsightList(ref),
-		v1alpha1.NodeProgressInsightSpec{}.OpenAPIModelName():                schema_pkg_apis_update_v1alpha1_NodeProgressInsightSpec(ref),
-		v1alpha1.NodeProgressInsightStatus{}.OpenAPIModelName():              schema_pkg_apis_update_v1alpha1_NodeProgressInsightStatus(ref),
-		v1alpha1.NodeStatusInsight{}.OpenAPIModelName():                      schema_pkg_apis_update_v1alpha1_NodeStatusInsight(ref),
-		v1alpha1.NodeSummary{}.OpenAPIModelName():                            schema_pkg_apis_update_v1alpha1_NodeSummary(ref),
-		v1alpha1.Pool{}.OpenAPIModelName():                                   schema_pkg_apis_update_v1alpha1_Pool(ref),
-		v1alpha1.PoolResourceRef{}.OpenAPIModelName():                        schema_pkg_apis_update_v1alpha1_PoolResourceRef(ref),
-		v1alpha1.Precheck{}.OpenAPIModelName():                               schema_pkg_apis_update_v1alpha1_Precheck(ref),
-		v1alpha1.PrecheckAlert{}.OpenAPIModelName():                          schema_pkg_apis_update_v1alpha1_PrecheckAlert(ref),
-		v1alpha1.ResourceRef{}.OpenAPIModelName():                            schema_pkg_apis_update_v1alpha1_ResourceRef(ref),
-		v1alpha1.UpdateCandidate{}.OpenAPIModelName():                        schema_pkg_apis_update_v1alpha1_UpdateCandidate(ref),
-		v1alpha1.UpdateCandidateList{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_UpdateCandidateList(ref),
-		v1alpha1.UpdateCandidateSpec{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_UpdateCandidateSpec(ref),
-		v1alpha1.UpdateCandidateStatus{}.OpenAPIModelName():                  schema_pkg_apis_update_v1alpha1_UpdateCandidateStatus(ref),
-		v1alpha1.UpdateReadiness{}.OpenAPIModelName():                        schema_pkg_apis_update_v1alpha1_UpdateReadiness(ref),
-		v1alpha1.UpdateReadinessList{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_UpdateReadinessList(ref),
-		v1alpha1.UpdateReadinessSpec{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_UpdateReadinessSpec(ref),
-		v1alpha1.UpdateReadinessStatus{}.OpenAPIModelName():                  schema_pkg_apis_update_v1alpha1_UpdateReadinessStatus(ref),
-		v1alpha1.UpdateRisk{}.OpenAPIModelName():                             schema_pkg_apis_update_v1alpha1_UpdateRisk(ref),
-		v1alpha1.UpdateStatus{}.OpenAPIModelName():                           schema_pkg_apis_update_v1alpha1_UpdateStatus(ref),
-		v1alpha1.UpdateStatusList{}.OpenAPIModelName():                       schema_pkg_apis_update_v1alpha1_UpdateStatusList(ref),
-		v1alpha1.UpdateStatusSpec{}.OpenAPIModelName():                       schema_pkg_apis_update_v1alpha1_UpdateStatusSpec(ref),
-		v1alpha1.UpdateStatusStatus{}.OpenAPIModelName():                     schema_pkg_apis_update_v1alpha1_UpdateStatusStatus(ref),
-		v1alpha1.Version{}.OpenAPIModelName():                                schema_pkg_apis_update_v1alpha1_Version(ref),
-		v1alpha1.VersionMetadata{}.OpenAPIModelName():                        schema_pkg_apis_update_v1alpha1_VersionMetadata(ref),
-		v1alpha1.WorkerPoolInformer{}.OpenAPIModelName():                     schema_pkg_apis_update_v1alpha1_WorkerPoolInformer(ref),
-		v1alpha1.WorkerPoolInsight{}.OpenAPIModelName():                      schema_pkg_apis_update_v1alpha1_WorkerPoolInsight(ref),
-		v1alpha1.WorkerPoolInsightUnion{}.OpenAPIModelName():                 schema_pkg_apis_update_v1alpha1_WorkerPoolInsightUnion(ref),
-		resource.Quantity{}.OpenAPIModelName():                               schema_apimachinery_pkg_api_resource_Quantity(ref),
-		v1.APIGroup{}.OpenAPIModelName():                                     schema_pkg_apis_meta_v1_APIGroup(ref),
-		v1.APIGroupList{}.OpenAPIModelName():                                 schema_pkg_apis_meta_v1_APIGroupList(ref),
-		v1.APIResource{}.OpenAPIModelName():                                  schema_pkg_apis_meta_v1_APIResource(ref),
-		v1.APIResourceList{}.OpenAPIModelName():                              schema_pkg_apis_meta_v1_APIResourceList(ref),
-		v1.APIVersions{}.OpenAPIModelName():                                  schema_pkg_apis_meta_v1_APIVersions(ref),
-		v1.ApplyOptions{}.OpenAPIModelName():                                 schema_pkg_apis_meta_v1_ApplyOptions(ref),
-		v1.Condition{}.OpenAPIModelName():                                    schema_pkg_apis_meta_v1_Condition(ref),
-		v1.CreateOptions{}.OpenAPIModelName():                                schema_pkg_apis_meta_v1_CreateOptions(ref),
-		v1.DeleteOptions{}.OpenAPIModelName():                                schema_pkg_apis_meta_v1_DeleteOptions(ref),
-		v1.Duration{}.OpenAPIModelName():                                     schema_pkg_apis_meta_v1_Duration(ref),
-		v1.FieldSelectorRequirement{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_FieldSelectorRequirement(ref),
-		v1.FieldsV1{}.OpenAPIModelName():                                     schema_pkg_apis_meta_v1_FieldsV1(ref),
-		v1.GetOptions{}.OpenAPIModelName():                                   schema_pkg_apis_meta_v1_GetOptions(ref),
-		v1.GroupKind{}.OpenAPIModelName():                                    schema_pkg_apis_meta_v1_GroupKind(ref),
-		v1.GroupResource{}.OpenAPIModelName():                                schema_pkg_apis_meta_v1_GroupResource(ref),
-		v1.GroupVersion{}.OpenAPIModelName():                                 schema_pkg_apis_meta_v1_GroupVersion(ref),
-		v1.GroupVersionForDiscovery{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_GroupVersionForDiscovery(ref),
-		v1.GroupVersionKind{}.OpenAPIModelName():                             schema_pkg_apis_meta_v1_GroupVersionKind(ref),
-		v1.GroupVersionResource{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_GroupVersionResource(ref),
-		v1.InternalEvent{}.OpenAPIModelName():                                schema_pkg_apis_meta_v1_InternalEvent(ref),
-		v1.LabelSelector{}.OpenAPIModelName():                                schema_pkg_apis_meta_v1_LabelSelector(ref),
-		v1.LabelSelectorRequirement{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_LabelSelectorRequirement(ref),
-		v1.List{}.OpenAPIModelName():                                         schema_pkg_apis_meta_v1_List(ref),
-		v1.ListMeta{}.OpenAPIModelName():                                     schema_pkg_apis_meta_v1_ListMeta(ref),
-		v1.ListOptions{}.OpenAPIModelName():                                  schema_pkg_apis_meta_v1_ListOptions(ref),
-		v1.ManagedFieldsEntry{}.OpenAPIModelName():                           schema_pkg_apis_meta_v1_ManagedFieldsEntry(ref),
-		v1.MicroTime{}.OpenAPIModelName():                                    schema_pkg_apis_meta_v1_MicroTime(ref),
-		v1.ObjectMeta{}.OpenAPIModelName():                                   schema_pkg_apis_meta_v1_ObjectMeta(ref),
-		v1.OwnerReference{}.OpenAPIModelName():                               schema_pkg_apis_meta_v1_OwnerReference(ref),
-		v1.PartialObjectMetadata{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_PartialObjectMetadata(ref),
-		v1.PartialObjectMetadataList{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_PartialObjectMetadataList(ref),
-		v1.Patch{}.OpenAPIModelName():                                        schema_pkg_apis_meta_v1_Patch(ref),
-		v1.PatchOptions{}.OpenAPIModelName():                                 schema_pkg_apis_meta_v1_PatchOptions(ref),
-		v1.Preconditions{}.OpenAPIModelName():                                schema_pkg_apis_meta_v1_Preconditions(ref),
-		v1.RootPaths{}.OpenAPIModelName():                                    schema_pkg_apis_meta_v1_RootPaths(ref),
-		v1.ServerAddressByClientCIDR{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_ServerAddressByClientCIDR(ref),
-		v1.ShardInfo{}.OpenAPIModelName():                                    schema_pkg_apis_meta_v1_ShardInfo(ref),
-		v1.Status{}.OpenAPIModelName():                                       schema_pkg_apis_meta_v1_Status(ref),
-		v1.StatusCause{}.OpenAPIModelName():                                  schema_pkg_apis_meta_v1_StatusCause(ref),
-		v1.StatusDetails{}.OpenAPIModelName():                                schema_pkg_apis_meta_v1_StatusDetails(ref),
-		v1.Table{}.OpenAPIModelName():                                        schema_pkg_apis_meta_v1_Table(ref),
-		v1.TableColumnDefinition{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_TableColumnDefinition(ref),
-		v1.TableOptions{}.OpenAPIModelName():                                 schema_pkg_apis_meta_v1_TableOptions(ref),
-		v1.TableRow{}.OpenAPIModelName():                                     schema_pkg_apis_meta_v1_TableRow(ref),
-		v1.TableRowCondition{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_TableRowCondition(ref),
-		v1.Time{}.OpenAPIModelName():                                         schema_pkg_apis_meta_v1_Time(ref),
-		v1.Timestamp{}.OpenAPIModelName():                                    schema_pkg_apis_meta_v1_Timestamp(ref),
-		v1.TypeMeta{}.OpenAPIModelName():                                     schema_pkg_apis_meta_v1_TypeMeta(ref),
-		v1.UpdateOptions{}.OpenAPIModelName():                                schema_pkg_apis_meta_v1_UpdateOptions(ref),
-		v1.WatchEvent{}.OpenAPIModelName():                                   schema_pkg_apis_meta_v1_WatchEvent(ref),
-		runtime.RawExtension{}.OpenAPIModelName():                            schema_k8sio_apimachinery_pkg_runtime_RawExtension(ref),
-		runtime.TypeMeta{}.OpenAPIModelName():                                schema_k8sio_apimachinery_pkg_runtime_TypeMeta(ref),
-		runtime.Unknown{}.OpenAPIModelName():                                 schema_k8sio_apimachinery_pkg_runtime_Unknown(ref),
-		version.Info{}.OpenAPIModelName():                                    schema_k8sio_apimachinery_pkg_version_Info(ref),
+		v1alpha1.ClusterOperatorProgressInsight{}.OpenAPIModelName():             schema_pkg_apis_update_v1alpha1_ClusterOperatorProgressInsight(ref),
+		v1alpha1.ClusterOperatorProgressInsightList{}.OpenAPIModelName():         schema_pkg_apis_update_v1alpha1_ClusterOperatorProgressInsightList(ref),
+		v1alpha1.ClusterOperatorProgressInsightSpec{}.OpenAPIModelName():         schema_pkg_apis_update_v1alpha1_ClusterOperatorProgressInsightSpec(ref),
+		v1alpha1.ClusterOperatorProgressInsightStatus{}.OpenAPIModelName():       schema_pkg_apis_update_v1alpha1_ClusterOperatorProgressInsightStatus(ref),
+		v1alpha1.ClusterOperatorStatusInsight{}.OpenAPIModelName():               schema_pkg_apis_update_v1alpha1_ClusterOperatorStatusInsight(ref),
+		v1alpha1.ClusterVersionCondition{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_ClusterVersionCondition(ref),
+		v1alpha1.ClusterVersionProgressInsight{}.OpenAPIModelName():              schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsight(ref),
+		v1alpha1.ClusterVersionProgressInsightList{}.OpenAPIModelName():          schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsightList(ref),
+		v1alpha1.ClusterVersionProgressInsightSpec{}.OpenAPIModelName():          schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsightSpec(ref),
+		v1alpha1.ClusterVersionProgressInsightStatus{}.OpenAPIModelName():        schema_pkg_apis_update_v1alpha1_ClusterVersionProgressInsightStatus(ref),
+		v1alpha1.ClusterVersionStatusInsight{}.OpenAPIModelName():                schema_pkg_apis_update_v1alpha1_ClusterVersionStatusInsight(ref),
+		v1alpha1.ControlPlane{}.OpenAPIModelName():                               schema_pkg_apis_update_v1alpha1_ControlPlane(ref),
+		v1alpha1.ControlPlaneInformer{}.OpenAPIModelName():                       schema_pkg_apis_update_v1alpha1_ControlPlaneInformer(ref),
+		v1alpha1.ControlPlaneInsight{}.OpenAPIModelName():                        schema_pkg_apis_update_v1alpha1_ControlPlaneInsight(ref),
+		v1alpha1.ControlPlaneInsightUnion{}.OpenAPIModelName():                   schema_pkg_apis_update_v1alpha1_ControlPlaneInsightUnion(ref),
+		v1alpha1.ControlPlaneUpdateVersions{}.OpenAPIModelName():                 schema_pkg_apis_update_v1alpha1_ControlPlaneUpdateVersions(ref),
+		v1alpha1.HealthInsight{}.OpenAPIModelName():                              schema_pkg_apis_update_v1alpha1_HealthInsight(ref),
+		v1alpha1.HealthInsightList{}.OpenAPIModelName():                          schema_pkg_apis_update_v1alpha1_HealthInsightList(ref),
+		v1alpha1.HealthInsightSpec{}.OpenAPIModelName():                          schema_pkg_apis_update_v1alpha1_HealthInsightSpec(ref),
+		v1alpha1.HealthInsightStatus{}.OpenAPIModelName():                        schema_pkg_apis_update_v1alpha1_HealthInsightStatus(ref),
+		v1alpha1.HealthStatusInsight{}.OpenAPIModelName():                        schema_pkg_apis_update_v1alpha1_HealthStatusInsight(ref),
+		v1alpha1.HostedClusterOperatorProgressInsight{}.OpenAPIModelName():       schema_pkg_apis_update_v1alpha1_HostedClusterOperatorProgressInsight(ref),
+		v1alpha1.HostedClusterOperatorProgressInsightList{}.OpenAPIModelName():   schema_pkg_apis_update_v1alpha1_HostedClusterOperatorProgressInsightList(ref),
+		v1alpha1.HostedClusterUpdateStatus{}.OpenAPIModelName():                  schema_pkg_apis_update_v1alpha1_HostedClusterUpdateStatus(ref),
+		v1alpha1.HostedClusterUpdateStatusList{}.OpenAPIModelName():              schema_pkg_apis_update_v1alpha1_HostedClusterUpdateStatusList(ref),
+		v1alpha1.HostedClusterUpdateStatusSpec{}.OpenAPIModelName():              schema_pkg_apis_update_v1alpha1_HostedClusterUpdateStatusSpec(ref),
+		v1alpha1.HostedClusterVersionProgressInsight{}.OpenAPIModelName():        schema_pkg_apis_update_v1alpha1_HostedClusterVersionProgressInsight(ref),
+		v1alpha1.HostedClusterVersionProgressInsightList{}.OpenAPIModelName():    schema_pkg_apis_update_v1alpha1_HostedClusterVersionProgressInsightList(ref),
+		v1alpha1.HostedHealthInsight{}.OpenAPIModelName():                        schema_pkg_apis_update_v1alpha1_HostedHealthInsight(ref),
+		v1alpha1.HostedHealthInsightList{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_HostedHealthInsightList(ref),
+		v1alpha1.HostedMachineConfigPoolProgressInsight{}.OpenAPIModelName():     schema_pkg_apis_update_v1alpha1_HostedMachineConfigPoolProgressInsight(ref),
+		v1alpha1.HostedMachineConfigPoolProgressInsightList{}.OpenAPIModelName(): schema_pkg_apis_update_v1alpha1_HostedMachineConfigPoolProgressInsightList(ref),
+		v1alpha1.HostedNodeProgressInsight{}.OpenAPIModelName():                  schema_pkg_apis_update_v1alpha1_HostedNodeProgressInsight(ref),
+		v1alpha1.HostedNodeProgressInsightList{}.OpenAPIModelName():              schema_pkg_apis_update_v1alpha1_HostedNodeProgressInsightList(ref),
+		v1alpha1.InsightImpact{}.OpenAPIModelName():                              schema_pkg_apis_update_v1alpha1_InsightImpact(ref),
+		v1alpha1.InsightRemediation{}.OpenAPIModelName():                         schema_pkg_apis_update_v1alpha1_InsightRemediation(ref),
+		v1alpha1.InsightScope{}.OpenAPIModelName():                               schema_pkg_apis_update_v1alpha1_InsightScope(ref),
+		v1alpha1.MachineConfigPoolProgressInsight{}.OpenAPIModelName():           schema_pkg_apis_update_v1alpha1_MachineConfigPoolProgressInsight(ref),
+		v1alpha1.MachineConfigPoolProgressInsightList{}.OpenAPIModelName():       schema_pkg_apis_update_v1alpha1_MachineConfigPoolProgressInsightList(ref),
+		v1alpha1.MachineConfigPoolProgressInsightSpec{}.OpenAPIModelName():       schema_pkg_apis_update_v1alpha1_MachineConfigPoolProgressInsightSpec(ref),
+		v1alpha1.MachineConfigPoolProgressInsightStatus{}.OpenAPIModelName():     schema_pkg_apis_update_v1alpha1_MachineConfigPoolProgressInsightStatus(ref),
+		v1alpha1.MachineConfigPoolStatusInsight{}.OpenAPIModelName():             schema_pkg_apis_update_v1alpha1_MachineConfigPoolStatusInsight(ref),
+		v1alpha1.NodeProgressInsight{}.OpenAPIModelName():                        schema_pkg_apis_update_v1alpha1_NodeProgressInsight(ref),
+		v1alpha1.NodeProgressInsightList{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_NodeProgressInsightList(ref),
+		v1alpha1.NodeProgressInsightSpec{}.OpenAPIModelName():                    schema_pkg_apis_update_v1alpha1_NodeProgressInsightSpec(ref),
+		v1alpha1.NodeProgressInsightStatus{}.OpenAPIModelName():                  schema_pkg_apis_update_v1alpha1_NodeProgressInsightStatus(ref),
+		v1alpha1.NodeStatusInsight{}.OpenAPIModelName():                          schema_pkg_apis_update_v1alpha1_NodeStatusInsight(ref),
+		v1alpha1.NodeSummary{}.OpenAPIModelName():                                schema_pkg_apis_update_v1alpha1_NodeSummary(ref),
+		v1alpha1.Pool{}.OpenAPIModelName():                                       schema_pkg_apis_update_v1alpha1_Pool(ref),
+		v1alpha1.PoolResourceRef{}.OpenAPIModelName():                            schema_pkg_apis_update_v1alpha1_PoolResourceRef(ref),
+		v1alpha1.Precheck{}.OpenAPIModelName():                                   schema_pkg_apis_update_v1alpha1_Precheck(ref),
+		v1alpha1.PrecheckAlert{}.OpenAPIModelName():                              schema_pkg_apis_update_v1alpha1_PrecheckAlert(ref),
+		v1alpha1.ResourceRef{}.OpenAPIModelName():                                schema_pkg_apis_update_v1alpha1_ResourceRef(ref),
+		v1alpha1.UpdateCandidate{}.OpenAPIModelName():                            schema_pkg_apis_update_v1alpha1_UpdateCandidate(ref),
+		v1alpha1.UpdateCandidateList{}.OpenAPIModelName():                        schema_pkg_apis_update_v1alpha1_UpdateCandidateList(ref),
+		v1alpha1.UpdateCandidateSpec{}.OpenAPIModelName():                        schema_pkg_apis_update_v1alpha1_UpdateCandidateSpec(ref),
+		v1alpha1.UpdateCandidateStatus{}.OpenAPIModelName():                      schema_pkg_apis_update_v1alpha1_UpdateCandidateStatus(ref),
+		v1alpha1.UpdateReadiness{}.OpenAPIModelName():                            schema_pkg_apis_update_v1alpha1_UpdateReadiness(ref),
+		v1alpha1.UpdateReadinessList{}.OpenAPIModelName():                        schema_pkg_apis_update_v1alpha1_UpdateReadinessList(ref),
+		v1alpha1.UpdateReadinessSpec{}.OpenAPIModelName():                        schema_pkg_apis_update_v1alpha1_UpdateReadinessSpec(ref),
+		v1alpha1.UpdateReadinessStatus{}.OpenAPIModelName():                      schema_pkg_apis_update_v1alpha1_UpdateReadinessStatus(ref),
+		v1alpha1.UpdateRisk{}.OpenAPIModelName():                                 schema_pkg_apis_update_v1alpha1_UpdateRisk(ref),
+		v1alpha1.UpdateStatus{}.OpenAPIModelName():                               schema_pkg_apis_update_v1alpha1_UpdateStatus(ref),
+		v1alpha1.UpdateStatusList{}.OpenAPIModelName():                           schema_pkg_apis_update_v1alpha1_UpdateStatusList(ref),
+		v1alpha1.UpdateStatusSpec{}.OpenAPIModelName():                           schema_pkg_apis_update_v1alpha1_UpdateStatusSpec(ref),
+		v1alpha1.UpdateStatusStatus{}.OpenAPIModelName():                         schema_pkg_apis_update_v1alpha1_UpdateStatusStatus(ref),
+		v1alpha1.Version{}.OpenAPIModelName():                                    schema_pkg_apis_update_v1alpha1_Version(ref),
+		v1alpha1.VersionMetadata{}.OpenAPIModelName():                            schema_pkg_apis_update_v1alpha1_VersionMetadata(ref),
+		v1alpha1.WorkerPoolInformer{}.OpenAPIModelName():                         schema_pkg_apis_update_v1alpha1_WorkerPoolInformer(ref),
+		v1alpha1.WorkerPoolInsight{}.OpenAPIModelName():                          schema_pkg_apis_update_v1alpha1_WorkerPoolInsight(ref),
+		v1alpha1.WorkerPoolInsightUnion{}.OpenAPIModelName():                     schema_pkg_apis_update_v1alpha1_WorkerPoolInsightUnion(ref),
+		resource.Quantity{}.OpenAPIModelName():                                   schema_apimachinery_pkg_api_resource_Quantity(ref),
+		v1.APIGroup{}.OpenAPIModelName():                                         schema_pkg_apis_meta_v1_APIGroup(ref),
+		v1.APIGroupList{}.OpenAPIModelName():                                     schema_pkg_apis_meta_v1_APIGroupList(ref),
+		v1.APIResource{}.OpenAPIModelName():                                      schema_pkg_apis_meta_v1_APIResource(ref),
+		v1.APIResourceList{}.OpenAPIModelName():                                  schema_pkg_apis_meta_v1_APIResourceList(ref),
+		v1.APIVersions{}.OpenAPIModelName():                                      schema_pkg_apis_meta_v1_APIVersions(ref),
+		v1.ApplyOptions{}.OpenAPIModelName():                                     schema_pkg_apis_meta_v1_ApplyOptions(ref),
+		v1.Condition{}.OpenAPIModelName():                                        schema_pkg_apis_meta_v1_Condition(ref),
+		v1.CreateOptions{}.OpenAPIModelName():                                    schema_pkg_apis_meta_v1_CreateOptions(ref),
+		v1.DeleteOptions{}.OpenAPIModelName():                                    schema_pkg_apis_meta_v1_DeleteOptions(ref),
+		v1.Duration{}.OpenAPIModelName():                                         schema_pkg_apis_meta_v1_Duration(ref),
+		v1.FieldSelectorRequirement{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_FieldSelectorRequirement(ref),
+		v1.FieldsV1{}.OpenAPIModelName():                                         schema_pkg_apis_meta_v1_FieldsV1(ref),
+		v1.GetOptions{}.OpenAPIModelName():                                       schema_pkg_apis_meta_v1_GetOptions(ref),
+		v1.GroupKind{}.OpenAPIModelName():                                        schema_pkg_apis_meta_v1_GroupKind(ref),
+		v1.GroupResource{}.OpenAPIModelName():                                    schema_pkg_apis_meta_v1_GroupResource(ref),
+		v1.GroupVersion{}.OpenAPIModelName():                                     schema_pkg_apis_meta_v1_GroupVersion(ref),
+		v1.GroupVersionForDiscovery{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_GroupVersionForDiscovery(ref),
+		v1.GroupVersionKind{}.OpenAPIModelName():                                 schema_pkg_apis_meta_v1_GroupVersionKind(ref),
+		v1.GroupVersionResource{}.OpenAPIModelName():                             schema_pkg_apis_meta_v1_GroupVersionResource(ref),
+		v1.InternalEvent{}.OpenAPIModelName():                                    schema_pkg_apis_meta_v1_InternalEvent(ref),
+		v1.LabelSelector{}.OpenAPIModelName():                                    schema_pkg_apis_meta_v1_LabelSelector(ref),
+		v1.LabelSelectorRequirement{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_LabelSelectorRequirement(ref),
+		v1.List{}.OpenAPIModelName():                                             schema_pkg_apis_meta_v1_List(ref),
+		v1.ListMeta{}.OpenAPIModelName():                                         schema_pkg_apis_meta_v1_ListMeta(ref),
+		v1.ListOptions{}.OpenAPIModelName():                                      schema_pkg_apis_meta_v1_ListOptions(ref),
+		v1.ManagedFieldsEntry{}.OpenAPIModelName():                               schema_pkg_apis_meta_v1_ManagedFieldsEntry(ref),
+		v1.MicroTime{}.OpenAPIModelName():                                        schema_pkg_apis_meta_v1_MicroTime(ref),
+		v1.ObjectMeta{}.OpenAPIModelName():                                       schema_pkg_apis_meta_v1_ObjectMeta(ref),
+		v1.OwnerReference{}.OpenAPIModelName():                                   schema_pkg_apis_meta_v1_OwnerReference(ref),
+		v1.PartialObjectMetadata{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_PartialObjectMetadata(ref),
+		v1.PartialObjectMetadataList{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_PartialObjectMetadataList(ref),
+		v1.Patch{}.OpenAPIModelName():                                            schema_pkg_apis_meta_v1_Patch(ref),
+		v1.PatchOptions{}.OpenAPIModelName():                                     schema_pkg_apis_meta_v1_PatchOptions(ref),
+		v1.Preconditions{}.OpenAPIModelName():                                    schema_pkg_apis_meta_v1_Preconditions(ref),
+		v1.RootPaths{}.OpenAPIModelName():                                        schema_pkg_apis_meta_v1_RootPaths(ref),
+		v1.ServerAddressByClientCIDR{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_ServerAddressByClientCIDR(ref),
+		v1.ShardInfo{}.OpenAPIModelName():                                        schema_pkg_apis_meta_v1_ShardInfo(ref),
+		v1.Status{}.OpenAPIModelName():                                           schema_pkg_apis_meta_v1_Status(ref),
+		v1.StatusCause{}.OpenAPIModelName():                                      schema_pkg_apis_meta_v1_StatusCause(ref),
+		v1.StatusDetails{}.OpenAPIModelName():                                    schema_pkg_apis_meta_v1_StatusDetails(ref),
+		v1.Table{}.OpenAPIModelName():                                            schema_pkg_apis_meta_v1_Table(ref),
+		v1.TableColumnDefinition{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_TableColumnDefinition(ref),
+		v1.TableOptions{}.OpenAPIModelName():                                     schema_pkg_apis_meta_v1_TableOptions(ref),
+		v1.TableRow{}.OpenAPIModelName():                                         schema_pkg_apis_meta_v1_TableRow(ref),
+		v1.TableRowCondition{}.OpenAPIModelName():                                schema_pkg_apis_meta_v1_TableRowCondition(ref),
+		v1.Time{}.OpenAPIModelName():                                             schema_pkg_apis_meta_v1_Time(ref),
+		v1.Timestamp{}.OpenAPIModelName():                                        schema_pkg_apis_meta_v1_Timestamp(ref),
+		v1.TypeMeta{}.OpenAPIModelName():                                         schema_pkg_apis_meta_v1_TypeMeta(ref),
+		v1.UpdateOptions{}.OpenAPIModelName():                                    schema_pkg_apis_meta_v1_UpdateOptions(ref),
+		v1.WatchEvent{}.OpenAPIModelName():                                       schema_pkg_apis_meta_v1_WatchEvent(ref),
+		runtime.RawExtension{}.OpenAPIModelName():                                schema_k8sio_apimachinery_pkg_runtime_RawExtension(ref),
+		runtime.TypeMeta{}.OpenAPIModelName():                                    schema_k8sio_apimachinery_pkg_runtime_TypeMeta(ref),
+		runtime.Unknown{}.OpenAPIModelName():                                     schema_k8sio_apimachinery_pkg_runtime_Unknown(ref),
+		version.Info{}.OpenAPIModelName():                                        schema_k8sio_apimachinery_pkg_version_Info(ref),
 	}
 }
 
@@ -1238,6 +1251,617 @@ func schema_pkg_apis_update_v1alpha1_HealthStatusInsight(ref common.ReferenceCal
 		},
 		Dependencies: []string{
 			v1alpha1.InsightImpact{}.OpenAPIModelName(), v1alpha1.InsightRemediation{}.OpenAPIModelName(), v1alpha1.InsightScope{}.OpenAPIModelName(), v1.Time{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_HostedClusterOperatorProgressInsight(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "HostedClusterOperatorProgressInsight reports the update of one component of a hosted cluster's control plane (a ControlPlaneComponent). There is one per component, in the HostedCluster's namespace, named after the hosted cluster and the component; it is computed, never stored. It carries the same status as ClusterOperatorProgressInsight.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard object metadata. The labels update.openshift.io/hosted-cluster, update.openshift.io/scope, update.openshift.io/pool (the NodePool), update.openshift.io/informer and update.openshift.io/impact-level select insights.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "spec is empty.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ClusterOperatorProgressInsightSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status is the insight.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ClusterOperatorProgressInsightStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ClusterOperatorProgressInsightSpec{}.OpenAPIModelName(), v1alpha1.ClusterOperatorProgressInsightStatus{}.OpenAPIModelName(), v1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_HostedClusterOperatorProgressInsightList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "HostedClusterOperatorProgressInsightList is a list of HostedClusterOperatorProgressInsight objects.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "items are the HostedClusterOperatorProgressInsight objects.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.HostedClusterOperatorProgressInsight{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.HostedClusterOperatorProgressInsight{}.OpenAPIModelName(), v1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_HostedClusterUpdateStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "HostedClusterUpdateStatus reports how the update of one hosted cluster (a HyperShift HostedCluster and its NodePools) is going, as UpdateStatus does for a standalone cluster: the control plane (the HostedCluster, its version and components), one worker pool per NodePool (its Machines) and the server's conditions. There is one per HostedCluster, in its namespace and named after it; it is computed, never stored.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard object metadata: the HostedCluster's namespace and name.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "spec is empty.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.HostedClusterUpdateStatusSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status is the update's status, in the layout of UpdateStatus.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.UpdateStatusStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.HostedClusterUpdateStatusSpec{}.OpenAPIModelName(), v1alpha1.UpdateStatusStatus{}.OpenAPIModelName(), v1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_HostedClusterUpdateStatusList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "HostedClusterUpdateStatusList is a list of HostedClusterUpdateStatus objects.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "items are the HostedClusterUpdateStatus objects.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.HostedClusterUpdateStatus{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.HostedClusterUpdateStatus{}.OpenAPIModelName(), v1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_HostedClusterUpdateStatusSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "HostedClusterUpdateStatusSpec is empty.",
+				Type:        []string{"object"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_HostedClusterVersionProgressInsight(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "HostedClusterVersionProgressInsight reports the update of a hosted cluster's control plane as its HostedCluster shows it. There is one per HostedCluster, in its namespace, named after it; it is computed, never stored. It carries the same status as ClusterVersionProgressInsight.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard object metadata. The labels update.openshift.io/hosted-cluster, update.openshift.io/scope, update.openshift.io/pool (the NodePool), update.openshift.io/informer and update.openshift.io/impact-level select insights.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "spec is empty.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ClusterVersionProgressInsightSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status is the insight.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ClusterVersionProgressInsightStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ClusterVersionProgressInsightSpec{}.OpenAPIModelName(), v1alpha1.ClusterVersionProgressInsightStatus{}.OpenAPIModelName(), v1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_HostedClusterVersionProgressInsightList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "HostedClusterVersionProgressInsightList is a list of HostedClusterVersionProgressInsight objects.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "items are the HostedClusterVersionProgressInsight objects.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.HostedClusterVersionProgressInsight{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.HostedClusterVersionProgressInsight{}.OpenAPIModelName(), v1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_HostedHealthInsight(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "HostedHealthInsight reports a problem with a hosted cluster's update that needs the administrator's attention. There is one per health insight, in the HostedCluster's namespace, named after the hosted cluster and the insight's uid; it is computed, never stored. It carries the same status as HealthInsight.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard object metadata. The labels update.openshift.io/hosted-cluster, update.openshift.io/scope, update.openshift.io/pool (the NodePool), update.openshift.io/informer and update.openshift.io/impact-level select insights.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "spec is empty.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.HealthInsightSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status is the insight.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.HealthInsightStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.HealthInsightSpec{}.OpenAPIModelName(), v1alpha1.HealthInsightStatus{}.OpenAPIModelName(), v1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_HostedHealthInsightList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "HostedHealthInsightList is a list of HostedHealthInsight objects.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "items are the HostedHealthInsight objects.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.HostedHealthInsight{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.HostedHealthInsight{}.OpenAPIModelName(), v1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_HostedMachineConfigPoolProgressInsight(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "HostedMachineConfigPoolProgressInsight reports the update of one NodePool of a hosted cluster. There is one per NodePool, in its namespace, named after it; it is computed, never stored. It carries the same status as MachineConfigPoolProgressInsight.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard object metadata. The labels update.openshift.io/hosted-cluster, update.openshift.io/scope, update.openshift.io/pool (the NodePool), update.openshift.io/informer and update.openshift.io/impact-level select insights.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "spec is empty.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.MachineConfigPoolProgressInsightSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status is the insight.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.MachineConfigPoolProgressInsightStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.MachineConfigPoolProgressInsightSpec{}.OpenAPIModelName(), v1alpha1.MachineConfigPoolProgressInsightStatus{}.OpenAPIModelName(), v1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_HostedMachineConfigPoolProgressInsightList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "HostedMachineConfigPoolProgressInsightList is a list of HostedMachineConfigPoolProgressInsight objects.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "items are the HostedMachineConfigPoolProgressInsight objects.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.HostedMachineConfigPoolProgressInsight{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.HostedMachineConfigPoolProgressInsight{}.OpenAPIModelName(), v1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_HostedNodeProgressInsight(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "HostedNodeProgressInsight reports the update progress and health of one node of a hosted cluster (a Cluster API Machine of one of its NodePools). There is one per Machine, in the HostedCluster's namespace, named after the hosted cluster and the Machine; it is computed, never stored. It carries the same status as NodeProgressInsight.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard object metadata. The labels update.openshift.io/hosted-cluster, update.openshift.io/scope, update.openshift.io/pool (the NodePool), update.openshift.io/informer and update.openshift.io/impact-level select insights.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "spec is empty.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.NodeProgressInsightSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "status is the insight.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.NodeProgressInsightStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.NodeProgressInsightSpec{}.OpenAPIModelName(), v1alpha1.NodeProgressInsightStatus{}.OpenAPIModelName(), v1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_update_v1alpha1_HostedNodeProgressInsightList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "HostedNodeProgressInsightList is a list of HostedNodeProgressInsight objects.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata is the standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "items are the HostedNodeProgressInsight objects.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.HostedNodeProgressInsight{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.HostedNodeProgressInsight{}.OpenAPIModelName(), v1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 

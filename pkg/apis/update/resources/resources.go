@@ -110,14 +110,33 @@ func (k InsightKind) ShortName() string { return k.Names().ShortName }
 // String implements fmt.Stringer: the kind.
 func (k InsightKind) String() string { return k.Kind() }
 
+// HostedClusterUpdateStatus names the hostedclusterupdatestatuses resource:
+// one per HostedCluster, in its namespace.
+var HostedClusterUpdateStatus = Names{Kind: "HostedClusterUpdateStatus", Resource: "hostedclusterupdatestatuses", Singular: "hostedclusterupdatestatus", ShortName: "hcus"}
+
+// Hosted returns the names of the namespaced twin of kind k that serves the
+// same insights of hosted clusters: its kind is k's prefixed with Hosted, its
+// short name k's prefixed with h (HostedNodeProgressInsight, hnpi).
+func (k InsightKind) Hosted() Names {
+	n := k.Names()
+	if n.Kind == "" {
+		return Names{}
+	}
+	return insight("Hosted"+n.Kind, "h"+n.ShortName)
+}
+
 // All returns the names of every resource of update.openshift.io:
-// UpdateStatus, the per-insight kinds in their order, then the readiness
-// kinds.
+// UpdateStatus, the per-insight kinds in their order, the readiness kinds,
+// then HostedClusterUpdateStatus and the hosted per-insight kinds.
 func All() []Names {
-	out := make([]Names, 0, 3+NumInsightKinds)
+	out := make([]Names, 0, 4+2*NumInsightKinds)
 	out = append(out, UpdateStatus)
 	out = append(out, insightNames[:]...)
-	return append(out, UpdateReadiness, UpdateCandidate)
+	out = append(out, UpdateReadiness, UpdateCandidate, HostedClusterUpdateStatus)
+	for k := range NumInsightKinds {
+		out = append(out, k.Hosted())
+	}
+	return out
 }
 
 // Find returns the resource s names: its kind, plural, singular or short

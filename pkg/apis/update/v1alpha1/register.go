@@ -74,6 +74,18 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&UpdateReadinessList{},
 		&UpdateCandidate{},
 		&UpdateCandidateList{},
+		&HostedClusterUpdateStatus{},
+		&HostedClusterUpdateStatusList{},
+		&HostedClusterVersionProgressInsight{},
+		&HostedClusterVersionProgressInsightList{},
+		&HostedClusterOperatorProgressInsight{},
+		&HostedClusterOperatorProgressInsightList{},
+		&HostedMachineConfigPoolProgressInsight{},
+		&HostedMachineConfigPoolProgressInsightList{},
+		&HostedNodeProgressInsight{},
+		&HostedNodeProgressInsightList{},
+		&HostedHealthInsight{},
+		&HostedHealthInsightList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

@@ -244,6 +244,136 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*HostedClusterOperatorProgressInsight)(nil), (*update.HostedClusterOperatorProgressInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_HostedClusterOperatorProgressInsight_To_update_HostedClusterOperatorProgressInsight(a.(*HostedClusterOperatorProgressInsight), b.(*update.HostedClusterOperatorProgressInsight), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.HostedClusterOperatorProgressInsight)(nil), (*HostedClusterOperatorProgressInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_HostedClusterOperatorProgressInsight_To_v1alpha1_HostedClusterOperatorProgressInsight(a.(*update.HostedClusterOperatorProgressInsight), b.(*HostedClusterOperatorProgressInsight), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*HostedClusterOperatorProgressInsightList)(nil), (*update.HostedClusterOperatorProgressInsightList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_HostedClusterOperatorProgressInsightList_To_update_HostedClusterOperatorProgressInsightList(a.(*HostedClusterOperatorProgressInsightList), b.(*update.HostedClusterOperatorProgressInsightList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.HostedClusterOperatorProgressInsightList)(nil), (*HostedClusterOperatorProgressInsightList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_HostedClusterOperatorProgressInsightList_To_v1alpha1_HostedClusterOperatorProgressInsightList(a.(*update.HostedClusterOperatorProgressInsightList), b.(*HostedClusterOperatorProgressInsightList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*HostedClusterUpdateStatus)(nil), (*update.HostedClusterUpdateStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_HostedClusterUpdateStatus_To_update_HostedClusterUpdateStatus(a.(*HostedClusterUpdateStatus), b.(*update.HostedClusterUpdateStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.HostedClusterUpdateStatus)(nil), (*HostedClusterUpdateStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_HostedClusterUpdateStatus_To_v1alpha1_HostedClusterUpdateStatus(a.(*update.HostedClusterUpdateStatus), b.(*HostedClusterUpdateStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*HostedClusterUpdateStatusList)(nil), (*update.HostedClusterUpdateStatusList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_HostedClusterUpdateStatusList_To_update_HostedClusterUpdateStatusList(a.(*HostedClusterUpdateStatusList), b.(*update.HostedClusterUpdateStatusList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.HostedClusterUpdateStatusList)(nil), (*HostedClusterUpdateStatusList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_HostedClusterUpdateStatusList_To_v1alpha1_HostedClusterUpdateStatusList(a.(*update.HostedClusterUpdateStatusList), b.(*HostedClusterUpdateStatusList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*HostedClusterUpdateStatusSpec)(nil), (*update.HostedClusterUpdateStatusSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_HostedClusterUpdateStatusSpec_To_update_HostedClusterUpdateStatusSpec(a.(*HostedClusterUpdateStatusSpec), b.(*update.HostedClusterUpdateStatusSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.HostedClusterUpdateStatusSpec)(nil), (*HostedClusterUpdateStatusSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_HostedClusterUpdateStatusSpec_To_v1alpha1_HostedClusterUpdateStatusSpec(a.(*update.HostedClusterUpdateStatusSpec), b.(*HostedClusterUpdateStatusSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*HostedClusterVersionProgressInsight)(nil), (*update.HostedClusterVersionProgressInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_HostedClusterVersionProgressInsight_To_update_HostedClusterVersionProgressInsight(a.(*HostedClusterVersionProgressInsight), b.(*update.HostedClusterVersionProgressInsight), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.HostedClusterVersionProgressInsight)(nil), (*HostedClusterVersionProgressInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_HostedClusterVersionProgressInsight_To_v1alpha1_HostedClusterVersionProgressInsight(a.(*update.HostedClusterVersionProgressInsight), b.(*HostedClusterVersionProgressInsight), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*HostedClusterVersionProgressInsightList)(nil), (*update.HostedClusterVersionProgressInsightList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_HostedClusterVersionProgressInsightList_To_update_HostedClusterVersionProgressInsightList(a.(*HostedClusterVersionProgressInsightList), b.(*update.HostedClusterVersionProgressInsightList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.HostedClusterVersionProgressInsightList)(nil), (*HostedClusterVersionProgressInsightList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_HostedClusterVersionProgressInsightList_To_v1alpha1_HostedClusterVersionProgressInsightList(a.(*update.HostedClusterVersionProgressInsightList), b.(*HostedClusterVersionProgressInsightList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*HostedHealthInsight)(nil), (*update.HostedHealthInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_HostedHealthInsight_To_update_HostedHealthInsight(a.(*HostedHealthInsight), b.(*update.HostedHealthInsight), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.HostedHealthInsight)(nil), (*HostedHealthInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_HostedHealthInsight_To_v1alpha1_HostedHealthInsight(a.(*update.HostedHealthInsight), b.(*HostedHealthInsight), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*HostedHealthInsightList)(nil), (*update.HostedHealthInsightList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_HostedHealthInsightList_To_update_HostedHealthInsightList(a.(*HostedHealthInsightList), b.(*update.HostedHealthInsightList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.HostedHealthInsightList)(nil), (*HostedHealthInsightList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_HostedHealthInsightList_To_v1alpha1_HostedHealthInsightList(a.(*update.HostedHealthInsightList), b.(*HostedHealthInsightList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*HostedMachineConfigPoolProgressInsight)(nil), (*update.HostedMachineConfigPoolProgressInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_HostedMachineConfigPoolProgressInsight_To_update_HostedMachineConfigPoolProgressInsight(a.(*HostedMachineConfigPoolProgressInsight), b.(*update.HostedMachineConfigPoolProgressInsight), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.HostedMachineConfigPoolProgressInsight)(nil), (*HostedMachineConfigPoolProgressInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_HostedMachineConfigPoolProgressInsight_To_v1alpha1_HostedMachineConfigPoolProgressInsight(a.(*update.HostedMachineConfigPoolProgressInsight), b.(*HostedMachineConfigPoolProgressInsight), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*HostedMachineConfigPoolProgressInsightList)(nil), (*update.HostedMachineConfigPoolProgressInsightList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_HostedMachineConfigPoolProgressInsightList_To_update_HostedMachineConfigPoolProgressInsightList(a.(*HostedMachineConfigPoolProgressInsightList), b.(*update.HostedMachineConfigPoolProgressInsightList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.HostedMachineConfigPoolProgressInsightList)(nil), (*HostedMachineConfigPoolProgressInsightList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_HostedMachineConfigPoolProgressInsightList_To_v1alpha1_HostedMachineConfigPoolProgressInsightList(a.(*update.HostedMachineConfigPoolProgressInsightList), b.(*HostedMachineConfigPoolProgressInsightList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*HostedNodeProgressInsight)(nil), (*update.HostedNodeProgressInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_HostedNodeProgressInsight_To_update_HostedNodeProgressInsight(a.(*HostedNodeProgressInsight), b.(*update.HostedNodeProgressInsight), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.HostedNodeProgressInsight)(nil), (*HostedNodeProgressInsight)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_HostedNodeProgressInsight_To_v1alpha1_HostedNodeProgressInsight(a.(*update.HostedNodeProgressInsight), b.(*HostedNodeProgressInsight), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*HostedNodeProgressInsightList)(nil), (*update.HostedNodeProgressInsightList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_HostedNodeProgressInsightList_To_update_HostedNodeProgressInsightList(a.(*HostedNodeProgressInsightList), b.(*update.HostedNodeProgressInsightList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*update.HostedNodeProgressInsightList)(nil), (*HostedNodeProgressInsightList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_update_HostedNodeProgressInsightList_To_v1alpha1_HostedNodeProgressInsightList(a.(*update.HostedNodeProgressInsightList), b.(*HostedNodeProgressInsightList), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*InsightImpact)(nil), (*update.InsightImpact)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_InsightImpact_To_update_InsightImpact(a.(*InsightImpact), b.(*update.InsightImpact), scope)
 	}); err != nil {
@@ -1077,6 +1207,350 @@ func autoConvert_update_HealthStatusInsight_To_v1alpha1_HealthStatusInsight(in *
 // Convert_update_HealthStatusInsight_To_v1alpha1_HealthStatusInsight is an autogenerated conversion function.
 func Convert_update_HealthStatusInsight_To_v1alpha1_HealthStatusInsight(in *update.HealthStatusInsight, out *HealthStatusInsight, s conversion.Scope) error {
 	return autoConvert_update_HealthStatusInsight_To_v1alpha1_HealthStatusInsight(in, out, s)
+}
+
+func autoConvert_v1alpha1_HostedClusterOperatorProgressInsight_To_update_HostedClusterOperatorProgressInsight(in *HostedClusterOperatorProgressInsight, out *update.HostedClusterOperatorProgressInsight, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_ClusterOperatorProgressInsightSpec_To_update_ClusterOperatorProgressInsightSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_v1alpha1_ClusterOperatorProgressInsightStatus_To_update_ClusterOperatorProgressInsightStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_HostedClusterOperatorProgressInsight_To_update_HostedClusterOperatorProgressInsight is an autogenerated conversion function.
+func Convert_v1alpha1_HostedClusterOperatorProgressInsight_To_update_HostedClusterOperatorProgressInsight(in *HostedClusterOperatorProgressInsight, out *update.HostedClusterOperatorProgressInsight, s conversion.Scope) error {
+	return autoConvert_v1alpha1_HostedClusterOperatorProgressInsight_To_update_HostedClusterOperatorProgressInsight(in, out, s)
+}
+
+func autoConvert_update_HostedClusterOperatorProgressInsight_To_v1alpha1_HostedClusterOperatorProgressInsight(in *update.HostedClusterOperatorProgressInsight, out *HostedClusterOperatorProgressInsight, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_update_ClusterOperatorProgressInsightSpec_To_v1alpha1_ClusterOperatorProgressInsightSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_update_ClusterOperatorProgressInsightStatus_To_v1alpha1_ClusterOperatorProgressInsightStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_update_HostedClusterOperatorProgressInsight_To_v1alpha1_HostedClusterOperatorProgressInsight is an autogenerated conversion function.
+func Convert_update_HostedClusterOperatorProgressInsight_To_v1alpha1_HostedClusterOperatorProgressInsight(in *update.HostedClusterOperatorProgressInsight, out *HostedClusterOperatorProgressInsight, s conversion.Scope) error {
+	return autoConvert_update_HostedClusterOperatorProgressInsight_To_v1alpha1_HostedClusterOperatorProgressInsight(in, out, s)
+}
+
+func autoConvert_v1alpha1_HostedClusterOperatorProgressInsightList_To_update_HostedClusterOperatorProgressInsightList(in *HostedClusterOperatorProgressInsightList, out *update.HostedClusterOperatorProgressInsightList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]update.HostedClusterOperatorProgressInsight)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_HostedClusterOperatorProgressInsightList_To_update_HostedClusterOperatorProgressInsightList is an autogenerated conversion function.
+func Convert_v1alpha1_HostedClusterOperatorProgressInsightList_To_update_HostedClusterOperatorProgressInsightList(in *HostedClusterOperatorProgressInsightList, out *update.HostedClusterOperatorProgressInsightList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_HostedClusterOperatorProgressInsightList_To_update_HostedClusterOperatorProgressInsightList(in, out, s)
+}
+
+func autoConvert_update_HostedClusterOperatorProgressInsightList_To_v1alpha1_HostedClusterOperatorProgressInsightList(in *update.HostedClusterOperatorProgressInsightList, out *HostedClusterOperatorProgressInsightList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]HostedClusterOperatorProgressInsight)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_update_HostedClusterOperatorProgressInsightList_To_v1alpha1_HostedClusterOperatorProgressInsightList is an autogenerated conversion function.
+func Convert_update_HostedClusterOperatorProgressInsightList_To_v1alpha1_HostedClusterOperatorProgressInsightList(in *update.HostedClusterOperatorProgressInsightList, out *HostedClusterOperatorProgressInsightList, s conversion.Scope) error {
+	return autoConvert_update_HostedClusterOperatorProgressInsightList_To_v1alpha1_HostedClusterOperatorProgressInsightList(in, out, s)
+}
+
+func autoConvert_v1alpha1_HostedClusterUpdateStatus_To_update_HostedClusterUpdateStatus(in *HostedClusterUpdateStatus, out *update.HostedClusterUpdateStatus, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_HostedClusterUpdateStatusSpec_To_update_HostedClusterUpdateStatusSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_v1alpha1_UpdateStatusStatus_To_update_UpdateStatusStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_HostedClusterUpdateStatus_To_update_HostedClusterUpdateStatus is an autogenerated conversion function.
+func Convert_v1alpha1_HostedClusterUpdateStatus_To_update_HostedClusterUpdateStatus(in *HostedClusterUpdateStatus, out *update.HostedClusterUpdateStatus, s conversion.Scope) error {
+	return autoConvert_v1alpha1_HostedClusterUpdateStatus_To_update_HostedClusterUpdateStatus(in, out, s)
+}
+
+func autoConvert_update_HostedClusterUpdateStatus_To_v1alpha1_HostedClusterUpdateStatus(in *update.HostedClusterUpdateStatus, out *HostedClusterUpdateStatus, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_update_HostedClusterUpdateStatusSpec_To_v1alpha1_HostedClusterUpdateStatusSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_update_UpdateStatusStatus_To_v1alpha1_UpdateStatusStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_update_HostedClusterUpdateStatus_To_v1alpha1_HostedClusterUpdateStatus is an autogenerated conversion function.
+func Convert_update_HostedClusterUpdateStatus_To_v1alpha1_HostedClusterUpdateStatus(in *update.HostedClusterUpdateStatus, out *HostedClusterUpdateStatus, s conversion.Scope) error {
+	return autoConvert_update_HostedClusterUpdateStatus_To_v1alpha1_HostedClusterUpdateStatus(in, out, s)
+}
+
+func autoConvert_v1alpha1_HostedClusterUpdateStatusList_To_update_HostedClusterUpdateStatusList(in *HostedClusterUpdateStatusList, out *update.HostedClusterUpdateStatusList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]update.HostedClusterUpdateStatus)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_HostedClusterUpdateStatusList_To_update_HostedClusterUpdateStatusList is an autogenerated conversion function.
+func Convert_v1alpha1_HostedClusterUpdateStatusList_To_update_HostedClusterUpdateStatusList(in *HostedClusterUpdateStatusList, out *update.HostedClusterUpdateStatusList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_HostedClusterUpdateStatusList_To_update_HostedClusterUpdateStatusList(in, out, s)
+}
+
+func autoConvert_update_HostedClusterUpdateStatusList_To_v1alpha1_HostedClusterUpdateStatusList(in *update.HostedClusterUpdateStatusList, out *HostedClusterUpdateStatusList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]HostedClusterUpdateStatus)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_update_HostedClusterUpdateStatusList_To_v1alpha1_HostedClusterUpdateStatusList is an autogenerated conversion function.
+func Convert_update_HostedClusterUpdateStatusList_To_v1alpha1_HostedClusterUpdateStatusList(in *update.HostedClusterUpdateStatusList, out *HostedClusterUpdateStatusList, s conversion.Scope) error {
+	return autoConvert_update_HostedClusterUpdateStatusList_To_v1alpha1_HostedClusterUpdateStatusList(in, out, s)
+}
+
+func autoConvert_v1alpha1_HostedClusterUpdateStatusSpec_To_update_HostedClusterUpdateStatusSpec(in *HostedClusterUpdateStatusSpec, out *update.HostedClusterUpdateStatusSpec, s conversion.Scope) error {
+	*out = *(*update.HostedClusterUpdateStatusSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_HostedClusterUpdateStatusSpec_To_update_HostedClusterUpdateStatusSpec is an autogenerated conversion function.
+func Convert_v1alpha1_HostedClusterUpdateStatusSpec_To_update_HostedClusterUpdateStatusSpec(in *HostedClusterUpdateStatusSpec, out *update.HostedClusterUpdateStatusSpec, s conversion.Scope) error {
+	return autoConvert_v1alpha1_HostedClusterUpdateStatusSpec_To_update_HostedClusterUpdateStatusSpec(in, out, s)
+}
+
+func autoConvert_update_HostedClusterUpdateStatusSpec_To_v1alpha1_HostedClusterUpdateStatusSpec(in *update.HostedClusterUpdateStatusSpec, out *HostedClusterUpdateStatusSpec, s conversion.Scope) error {
+	*out = *(*HostedClusterUpdateStatusSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_update_HostedClusterUpdateStatusSpec_To_v1alpha1_HostedClusterUpdateStatusSpec is an autogenerated conversion function.
+func Convert_update_HostedClusterUpdateStatusSpec_To_v1alpha1_HostedClusterUpdateStatusSpec(in *update.HostedClusterUpdateStatusSpec, out *HostedClusterUpdateStatusSpec, s conversion.Scope) error {
+	return autoConvert_update_HostedClusterUpdateStatusSpec_To_v1alpha1_HostedClusterUpdateStatusSpec(in, out, s)
+}
+
+func autoConvert_v1alpha1_HostedClusterVersionProgressInsight_To_update_HostedClusterVersionProgressInsight(in *HostedClusterVersionProgressInsight, out *update.HostedClusterVersionProgressInsight, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_ClusterVersionProgressInsightSpec_To_update_ClusterVersionProgressInsightSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_v1alpha1_ClusterVersionProgressInsightStatus_To_update_ClusterVersionProgressInsightStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_HostedClusterVersionProgressInsight_To_update_HostedClusterVersionProgressInsight is an autogenerated conversion function.
+func Convert_v1alpha1_HostedClusterVersionProgressInsight_To_update_HostedClusterVersionProgressInsight(in *HostedClusterVersionProgressInsight, out *update.HostedClusterVersionProgressInsight, s conversion.Scope) error {
+	return autoConvert_v1alpha1_HostedClusterVersionProgressInsight_To_update_HostedClusterVersionProgressInsight(in, out, s)
+}
+
+func autoConvert_update_HostedClusterVersionProgressInsight_To_v1alpha1_HostedClusterVersionProgressInsight(in *update.HostedClusterVersionProgressInsight, out *HostedClusterVersionProgressInsight, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_update_ClusterVersionProgressInsightSpec_To_v1alpha1_ClusterVersionProgressInsightSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_update_ClusterVersionProgressInsightStatus_To_v1alpha1_ClusterVersionProgressInsightStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_update_HostedClusterVersionProgressInsight_To_v1alpha1_HostedClusterVersionProgressInsight is an autogenerated conversion function.
+func Convert_update_HostedClusterVersionProgressInsight_To_v1alpha1_HostedClusterVersionProgressInsight(in *update.HostedClusterVersionProgressInsight, out *HostedClusterVersionProgressInsight, s conversion.Scope) error {
+	return autoConvert_update_HostedClusterVersionProgressInsight_To_v1alpha1_HostedClusterVersionProgressInsight(in, out, s)
+}
+
+func autoConvert_v1alpha1_HostedClusterVersionProgressInsightList_To_update_HostedClusterVersionProgressInsightList(in *HostedClusterVersionProgressInsightList, out *update.HostedClusterVersionProgressInsightList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]update.HostedClusterVersionProgressInsight)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_HostedClusterVersionProgressInsightList_To_update_HostedClusterVersionProgressInsightList is an autogenerated conversion function.
+func Convert_v1alpha1_HostedClusterVersionProgressInsightList_To_update_HostedClusterVersionProgressInsightList(in *HostedClusterVersionProgressInsightList, out *update.HostedClusterVersionProgressInsightList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_HostedClusterVersionProgressInsightList_To_update_HostedClusterVersionProgressInsightList(in, out, s)
+}
+
+func autoConvert_update_HostedClusterVersionProgressInsightList_To_v1alpha1_HostedClusterVersionProgressInsightList(in *update.HostedClusterVersionProgressInsightList, out *HostedClusterVersionProgressInsightList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]HostedClusterVersionProgressInsight)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_update_HostedClusterVersionProgressInsightList_To_v1alpha1_HostedClusterVersionProgressInsightList is an autogenerated conversion function.
+func Convert_update_HostedClusterVersionProgressInsightList_To_v1alpha1_HostedClusterVersionProgressInsightList(in *update.HostedClusterVersionProgressInsightList, out *HostedClusterVersionProgressInsightList, s conversion.Scope) error {
+	return autoConvert_update_HostedClusterVersionProgressInsightList_To_v1alpha1_HostedClusterVersionProgressInsightList(in, out, s)
+}
+
+func autoConvert_v1alpha1_HostedHealthInsight_To_update_HostedHealthInsight(in *HostedHealthInsight, out *update.HostedHealthInsight, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_HealthInsightSpec_To_update_HealthInsightSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_v1alpha1_HealthInsightStatus_To_update_HealthInsightStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_HostedHealthInsight_To_update_HostedHealthInsight is an autogenerated conversion function.
+func Convert_v1alpha1_HostedHealthInsight_To_update_HostedHealthInsight(in *HostedHealthInsight, out *update.HostedHealthInsight, s conversion.Scope) error {
+	return autoConvert_v1alpha1_HostedHealthInsight_To_update_HostedHealthInsight(in, out, s)
+}
+
+func autoConvert_update_HostedHealthInsight_To_v1alpha1_HostedHealthInsight(in *update.HostedHealthInsight, out *HostedHealthInsight, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_update_HealthInsightSpec_To_v1alpha1_HealthInsightSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_update_HealthInsightStatus_To_v1alpha1_HealthInsightStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_update_HostedHealthInsight_To_v1alpha1_HostedHealthInsight is an autogenerated conversion function.
+func Convert_update_HostedHealthInsight_To_v1alpha1_HostedHealthInsight(in *update.HostedHealthInsight, out *HostedHealthInsight, s conversion.Scope) error {
+	return autoConvert_update_HostedHealthInsight_To_v1alpha1_HostedHealthInsight(in, out, s)
+}
+
+func autoConvert_v1alpha1_HostedHealthInsightList_To_update_HostedHealthInsightList(in *HostedHealthInsightList, out *update.HostedHealthInsightList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]update.HostedHealthInsight)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_HostedHealthInsightList_To_update_HostedHealthInsightList is an autogenerated conversion function.
+func Convert_v1alpha1_HostedHealthInsightList_To_update_HostedHealthInsightList(in *HostedHealthInsightList, out *update.HostedHealthInsightList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_HostedHealthInsightList_To_update_HostedHealthInsightList(in, out, s)
+}
+
+func autoConvert_update_HostedHealthInsightList_To_v1alpha1_HostedHealthInsightList(in *update.HostedHealthInsightList, out *HostedHealthInsightList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]HostedHealthInsight)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_update_HostedHealthInsightList_To_v1alpha1_HostedHealthInsightList is an autogenerated conversion function.
+func Convert_update_HostedHealthInsightList_To_v1alpha1_HostedHealthInsightList(in *update.HostedHealthInsightList, out *HostedHealthInsightList, s conversion.Scope) error {
+	return autoConvert_update_HostedHealthInsightList_To_v1alpha1_HostedHealthInsightList(in, out, s)
+}
+
+func autoConvert_v1alpha1_HostedMachineConfigPoolProgressInsight_To_update_HostedMachineConfigPoolProgressInsight(in *HostedMachineConfigPoolProgressInsight, out *update.HostedMachineConfigPoolProgressInsight, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_MachineConfigPoolProgressInsightSpec_To_update_MachineConfigPoolProgressInsightSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_v1alpha1_MachineConfigPoolProgressInsightStatus_To_update_MachineConfigPoolProgressInsightStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_HostedMachineConfigPoolProgressInsight_To_update_HostedMachineConfigPoolProgressInsight is an autogenerated conversion function.
+func Convert_v1alpha1_HostedMachineConfigPoolProgressInsight_To_update_HostedMachineConfigPoolProgressInsight(in *HostedMachineConfigPoolProgressInsight, out *update.HostedMachineConfigPoolProgressInsight, s conversion.Scope) error {
+	return autoConvert_v1alpha1_HostedMachineConfigPoolProgressInsight_To_update_HostedMachineConfigPoolProgressInsight(in, out, s)
+}
+
+func autoConvert_update_HostedMachineConfigPoolProgressInsight_To_v1alpha1_HostedMachineConfigPoolProgressInsight(in *update.HostedMachineConfigPoolProgressInsight, out *HostedMachineConfigPoolProgressInsight, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_update_MachineConfigPoolProgressInsightSpec_To_v1alpha1_MachineConfigPoolProgressInsightSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_update_MachineConfigPoolProgressInsightStatus_To_v1alpha1_MachineConfigPoolProgressInsightStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_update_HostedMachineConfigPoolProgressInsight_To_v1alpha1_HostedMachineConfigPoolProgressInsight is an autogenerated conversion function.
+func Convert_update_HostedMachineConfigPoolProgressInsight_To_v1alpha1_HostedMachineConfigPoolProgressInsight(in *update.HostedMachineConfigPoolProgressInsight, out *HostedMachineConfigPoolProgressInsight, s conversion.Scope) error {
+	return autoConvert_update_HostedMachineConfigPoolProgressInsight_To_v1alpha1_HostedMachineConfigPoolProgressInsight(in, out, s)
+}
+
+func autoConvert_v1alpha1_HostedMachineConfigPoolProgressInsightList_To_update_HostedMachineConfigPoolProgressInsightList(in *HostedMachineConfigPoolProgressInsightList, out *update.HostedMachineConfigPoolProgressInsightList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]update.HostedMachineConfigPoolProgressInsight)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_HostedMachineConfigPoolProgressInsightList_To_update_HostedMachineConfigPoolProgressInsightList is an autogenerated conversion function.
+func Convert_v1alpha1_HostedMachineConfigPoolProgressInsightList_To_update_HostedMachineConfigPoolProgressInsightList(in *HostedMachineConfigPoolProgressInsightList, out *update.HostedMachineConfigPoolProgressInsightList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_HostedMachineConfigPoolProgressInsightList_To_update_HostedMachineConfigPoolProgressInsightList(in, out, s)
+}
+
+func autoConvert_update_HostedMachineConfigPoolProgressInsightList_To_v1alpha1_HostedMachineConfigPoolProgressInsightList(in *update.HostedMachineConfigPoolProgressInsightList, out *HostedMachineConfigPoolProgressInsightList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]HostedMachineConfigPoolProgressInsight)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_update_HostedMachineConfigPoolProgressInsightList_To_v1alpha1_HostedMachineConfigPoolProgressInsightList is an autogenerated conversion function.
+func Convert_update_HostedMachineConfigPoolProgressInsightList_To_v1alpha1_HostedMachineConfigPoolProgressInsightList(in *update.HostedMachineConfigPoolProgressInsightList, out *HostedMachineConfigPoolProgressInsightList, s conversion.Scope) error {
+	return autoConvert_update_HostedMachineConfigPoolProgressInsightList_To_v1alpha1_HostedMachineConfigPoolProgressInsightList(in, out, s)
+}
+
+func autoConvert_v1alpha1_HostedNodeProgressInsight_To_update_HostedNodeProgressInsight(in *HostedNodeProgressInsight, out *update.HostedNodeProgressInsight, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_NodeProgressInsightSpec_To_update_NodeProgressInsightSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_v1alpha1_NodeProgressInsightStatus_To_update_NodeProgressInsightStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_HostedNodeProgressInsight_To_update_HostedNodeProgressInsight is an autogenerated conversion function.
+func Convert_v1alpha1_HostedNodeProgressInsight_To_update_HostedNodeProgressInsight(in *HostedNodeProgressInsight, out *update.HostedNodeProgressInsight, s conversion.Scope) error {
+	return autoConvert_v1alpha1_HostedNodeProgressInsight_To_update_HostedNodeProgressInsight(in, out, s)
+}
+
+func autoConvert_update_HostedNodeProgressInsight_To_v1alpha1_HostedNodeProgressInsight(in *update.HostedNodeProgressInsight, out *HostedNodeProgressInsight, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_update_NodeProgressInsightSpec_To_v1alpha1_NodeProgressInsightSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_update_NodeProgressInsightStatus_To_v1alpha1_NodeProgressInsightStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_update_HostedNodeProgressInsight_To_v1alpha1_HostedNodeProgressInsight is an autogenerated conversion function.
+func Convert_update_HostedNodeProgressInsight_To_v1alpha1_HostedNodeProgressInsight(in *update.HostedNodeProgressInsight, out *HostedNodeProgressInsight, s conversion.Scope) error {
+	return autoConvert_update_HostedNodeProgressInsight_To_v1alpha1_HostedNodeProgressInsight(in, out, s)
+}
+
+func autoConvert_v1alpha1_HostedNodeProgressInsightList_To_update_HostedNodeProgressInsightList(in *HostedNodeProgressInsightList, out *update.HostedNodeProgressInsightList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]update.HostedNodeProgressInsight)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_HostedNodeProgressInsightList_To_update_HostedNodeProgressInsightList is an autogenerated conversion function.
+func Convert_v1alpha1_HostedNodeProgressInsightList_To_update_HostedNodeProgressInsightList(in *HostedNodeProgressInsightList, out *update.HostedNodeProgressInsightList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_HostedNodeProgressInsightList_To_update_HostedNodeProgressInsightList(in, out, s)
+}
+
+func autoConvert_update_HostedNodeProgressInsightList_To_v1alpha1_HostedNodeProgressInsightList(in *update.HostedNodeProgressInsightList, out *HostedNodeProgressInsightList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]HostedNodeProgressInsight)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_update_HostedNodeProgressInsightList_To_v1alpha1_HostedNodeProgressInsightList is an autogenerated conversion function.
+func Convert_update_HostedNodeProgressInsightList_To_v1alpha1_HostedNodeProgressInsightList(in *update.HostedNodeProgressInsightList, out *HostedNodeProgressInsightList, s conversion.Scope) error {
+	return autoConvert_update_HostedNodeProgressInsightList_To_v1alpha1_HostedNodeProgressInsightList(in, out, s)
 }
 
 func autoConvert_v1alpha1_InsightImpact_To_update_InsightImpact(in *InsightImpact, out *update.InsightImpact, s conversion.Scope) error {

@@ -125,6 +125,71 @@ func (in HealthStatusInsight) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in HostedClusterOperatorProgressInsight) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.HostedClusterOperatorProgressInsight"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in HostedClusterOperatorProgressInsightList) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.HostedClusterOperatorProgressInsightList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in HostedClusterUpdateStatus) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.HostedClusterUpdateStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in HostedClusterUpdateStatusList) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.HostedClusterUpdateStatusList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in HostedClusterUpdateStatusSpec) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.HostedClusterUpdateStatusSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in HostedClusterVersionProgressInsight) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.HostedClusterVersionProgressInsight"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in HostedClusterVersionProgressInsightList) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.HostedClusterVersionProgressInsightList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in HostedHealthInsight) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.HostedHealthInsight"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in HostedHealthInsightList) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.HostedHealthInsightList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in HostedMachineConfigPoolProgressInsight) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.HostedMachineConfigPoolProgressInsight"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in HostedMachineConfigPoolProgressInsightList) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.HostedMachineConfigPoolProgressInsightList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in HostedNodeProgressInsight) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.HostedNodeProgressInsight"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in HostedNodeProgressInsightList) OpenAPIModelName() string {
+	return "io.openshift.update.v1alpha1.HostedNodeProgressInsightList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in InsightImpact) OpenAPIModelName() string {
 	return "io.openshift.update.v1alpha1.InsightImpact"
 }

@@ -62,6 +62,18 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Update().V1alpha1().ClusterVersionProgressInsights().Informer()}, nil
 	case updatev1alpha1.SchemeGroupVersion.WithResource("healthinsights"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Update().V1alpha1().HealthInsights().Informer()}, nil
+	case updatev1alpha1.SchemeGroupVersion.WithResource("hostedclusteroperatorprogressinsights"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Update().V1alpha1().HostedClusterOperatorProgressInsights().Informer()}, nil
+	case updatev1alpha1.SchemeGroupVersion.WithResource("hostedclusterupdatestatuses"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Update().V1alpha1().HostedClusterUpdateStatuses().Informer()}, nil
+	case updatev1alpha1.SchemeGroupVersion.WithResource("hostedclusterversionprogressinsights"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Update().V1alpha1().HostedClusterVersionProgressInsights().Informer()}, nil
+	case updatev1alpha1.SchemeGroupVersion.WithResource("hostedhealthinsights"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Update().V1alpha1().HostedHealthInsights().Informer()}, nil
+	case updatev1alpha1.SchemeGroupVersion.WithResource("hostedmachineconfigpoolprogressinsights"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Update().V1alpha1().HostedMachineConfigPoolProgressInsights().Informer()}, nil
+	case updatev1alpha1.SchemeGroupVersion.WithResource("hostednodeprogressinsights"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Update().V1alpha1().HostedNodeProgressInsights().Informer()}, nil
 	case updatev1alpha1.SchemeGroupVersion.WithResource("machineconfigpoolprogressinsights"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Update().V1alpha1().MachineConfigPoolProgressInsights().Informer()}, nil
 	case updatev1alpha1.SchemeGroupVersion.WithResource("nodeprogressinsights"):

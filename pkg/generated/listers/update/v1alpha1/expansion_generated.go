@@ -28,6 +28,54 @@ type ClusterVersionProgressInsightListerExpansion interface{}
 // HealthInsightLister.
 type HealthInsightListerExpansion interface{}
 
+// HostedClusterOperatorProgressInsightListerExpansion allows custom methods to be added to
+// HostedClusterOperatorProgressInsightLister.
+type HostedClusterOperatorProgressInsightListerExpansion interface{}
+
+// HostedClusterOperatorProgressInsightNamespaceListerExpansion allows custom methods to be added to
+// HostedClusterOperatorProgressInsightNamespaceLister.
+type HostedClusterOperatorProgressInsightNamespaceListerExpansion interface{}
+
+// HostedClusterUpdateStatusListerExpansion allows custom methods to be added to
+// HostedClusterUpdateStatusLister.
+type HostedClusterUpdateStatusListerExpansion interface{}
+
+// HostedClusterUpdateStatusNamespaceListerExpansion allows custom methods to be added to
+// HostedClusterUpdateStatusNamespaceLister.
+type HostedClusterUpdateStatusNamespaceListerExpansion interface{}
+
+// HostedClusterVersionProgressInsightListerExpansion allows custom methods to be added to
+// HostedClusterVersionProgressInsightLister.
+type HostedClusterVersionProgressInsightListerExpansion interface{}
+
+// HostedClusterVersionProgressInsightNamespaceListerExpansion allows custom methods to be added to
+// HostedClusterVersionProgressInsightNamespaceLister.
+type HostedClusterVersionProgressInsightNamespaceListerExpansion interface{}
+
+// HostedHealthInsightListerExpansion allows custom methods to be added to
+// HostedHealthInsightLister.
+type HostedHealthInsightListerExpansion interface{}
+
+// HostedHealthInsightNamespaceListerExpansion allows custom methods to be added to
+// HostedHealthInsightNamespaceLister.
+type HostedHealthInsightNamespaceListerExpansion interface{}
+
+// HostedMachineConfigPoolProgressInsightListerExpansion allows custom methods to be added to
+// HostedMachineConfigPoolProgressInsightLister.
+type HostedMachineConfigPoolProgressInsightListerExpansion interface{}
+
+// HostedMachineConfigPoolProgressInsightNamespaceListerExpansion allows custom methods to be added to
+// HostedMachineConfigPoolProgressInsightNamespaceLister.
+type HostedMachineConfigPoolProgressInsightNamespaceListerExpansion interface{}
+
+// HostedNodeProgressInsightListerExpansion allows custom methods to be added to
+// HostedNodeProgressInsightLister.
+type HostedNodeProgressInsightListerExpansion interface{}
+
+// HostedNodeProgressInsightNamespaceListerExpansion allows custom methods to be added to
+// HostedNodeProgressInsightNamespaceLister.
+type HostedNodeProgressInsightNamespaceListerExpansion interface{}
+
 // MachineConfigPoolProgressInsightListerExpansion allows custom methods to be added to
 // MachineConfigPoolProgressInsightLister.
 type MachineConfigPoolProgressInsightListerExpansion interface{}

@@ -28,6 +28,18 @@ type Interface interface {
 	ClusterVersionProgressInsights() TypedClusterVersionProgressInsightInformer
 	// HealthInsights returns a HealthInsightInformer.
 	HealthInsights() TypedHealthInsightInformer
+	// HostedClusterOperatorProgressInsights returns a HostedClusterOperatorProgressInsightInformer.
+	HostedClusterOperatorProgressInsights() TypedHostedClusterOperatorProgressInsightInformer
+	// HostedClusterUpdateStatuses returns a HostedClusterUpdateStatusInformer.
+	HostedClusterUpdateStatuses() TypedHostedClusterUpdateStatusInformer
+	// HostedClusterVersionProgressInsights returns a HostedClusterVersionProgressInsightInformer.
+	HostedClusterVersionProgressInsights() TypedHostedClusterVersionProgressInsightInformer
+	// HostedHealthInsights returns a HostedHealthInsightInformer.
+	HostedHealthInsights() TypedHostedHealthInsightInformer
+	// HostedMachineConfigPoolProgressInsights returns a HostedMachineConfigPoolProgressInsightInformer.
+	HostedMachineConfigPoolProgressInsights() TypedHostedMachineConfigPoolProgressInsightInformer
+	// HostedNodeProgressInsights returns a HostedNodeProgressInsightInformer.
+	HostedNodeProgressInsights() TypedHostedNodeProgressInsightInformer
 	// MachineConfigPoolProgressInsights returns a MachineConfigPoolProgressInsightInformer.
 	MachineConfigPoolProgressInsights() TypedMachineConfigPoolProgressInsightInformer
 	// NodeProgressInsights returns a NodeProgressInsightInformer.
@@ -64,6 +76,36 @@ func (v *version) ClusterVersionProgressInsights() TypedClusterVersionProgressIn
 // HealthInsights returns a TypedHealthInsightInformer.
 func (v *version) HealthInsights() TypedHealthInsightInformer {
 	return &healthInsightInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
+}
+
+// HostedClusterOperatorProgressInsights returns a TypedHostedClusterOperatorProgressInsightInformer.
+func (v *version) HostedClusterOperatorProgressInsights() TypedHostedClusterOperatorProgressInsightInformer {
+	return &hostedClusterOperatorProgressInsightInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// HostedClusterUpdateStatuses returns a TypedHostedClusterUpdateStatusInformer.
+func (v *version) HostedClusterUpdateStatuses() TypedHostedClusterUpdateStatusInformer {
+	return &hostedClusterUpdateStatusInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// HostedClusterVersionProgressInsights returns a TypedHostedClusterVersionProgressInsightInformer.
+func (v *version) HostedClusterVersionProgressInsights() TypedHostedClusterVersionProgressInsightInformer {
+	return &hostedClusterVersionProgressInsightInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// HostedHealthInsights returns a TypedHostedHealthInsightInformer.
+func (v *version) HostedHealthInsights() TypedHostedHealthInsightInformer {
+	return &hostedHealthInsightInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// HostedMachineConfigPoolProgressInsights returns a TypedHostedMachineConfigPoolProgressInsightInformer.
+func (v *version) HostedMachineConfigPoolProgressInsights() TypedHostedMachineConfigPoolProgressInsightInformer {
+	return &hostedMachineConfigPoolProgressInsightInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// HostedNodeProgressInsights returns a TypedHostedNodeProgressInsightInformer.
+func (v *version) HostedNodeProgressInsights() TypedHostedNodeProgressInsightInformer {
+	return &hostedNodeProgressInsightInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 
 // MachineConfigPoolProgressInsights returns a TypedMachineConfigPoolProgressInsightInformer.

@@ -22,6 +22,18 @@ type ClusterVersionProgressInsightExpansion interface{}
 
 type HealthInsightExpansion interface{}
 
+type HostedClusterOperatorProgressInsightExpansion interface{}
+
+type HostedClusterUpdateStatusExpansion interface{}
+
+type HostedClusterVersionProgressInsightExpansion interface{}
+
+type HostedHealthInsightExpansion interface{}
+
+type HostedMachineConfigPoolProgressInsightExpansion interface{}
+
+type HostedNodeProgressInsightExpansion interface{}
+
 type MachineConfigPoolProgressInsightExpansion interface{}
 
 type NodeProgressInsightExpansion interface{}

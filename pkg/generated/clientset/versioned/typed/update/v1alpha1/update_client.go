@@ -29,6 +29,12 @@ type UpdateV1alpha1Interface interface {
 	ClusterOperatorProgressInsightsGetter
 	ClusterVersionProgressInsightsGetter
 	HealthInsightsGetter
+	HostedClusterOperatorProgressInsightsGetter
+	HostedClusterUpdateStatusesGetter
+	HostedClusterVersionProgressInsightsGetter
+	HostedHealthInsightsGetter
+	HostedMachineConfigPoolProgressInsightsGetter
+	HostedNodeProgressInsightsGetter
 	MachineConfigPoolProgressInsightsGetter
 	NodeProgressInsightsGetter
 	UpdateCandidatesGetter
@@ -51,6 +57,30 @@ func (c *UpdateV1alpha1Client) ClusterVersionProgressInsights() ClusterVersionPr
 
 func (c *UpdateV1alpha1Client) HealthInsights() HealthInsightInterface {
 	return newHealthInsights(c)
+}
+
+func (c *UpdateV1alpha1Client) HostedClusterOperatorProgressInsights(namespace string) HostedClusterOperatorProgressInsightInterface {
+	return newHostedClusterOperatorProgressInsights(c, namespace)
+}
+
+func (c *UpdateV1alpha1Client) HostedClusterUpdateStatuses(namespace string) HostedClusterUpdateStatusInterface {
+	return newHostedClusterUpdateStatuses(c, namespace)
+}
+
+func (c *UpdateV1alpha1Client) HostedClusterVersionProgressInsights(namespace string) HostedClusterVersionProgressInsightInterface {
+	return newHostedClusterVersionProgressInsights(c, namespace)
+}
+
+func (c *UpdateV1alpha1Client) HostedHealthInsights(namespace string) HostedHealthInsightInterface {
+	return newHostedHealthInsights(c, namespace)
+}
+
+func (c *UpdateV1alpha1Client) HostedMachineConfigPoolProgressInsights(namespace string) HostedMachineConfigPoolProgressInsightInterface {
+	return newHostedMachineConfigPoolProgressInsights(c, namespace)
+}
+
+func (c *UpdateV1alpha1Client) HostedNodeProgressInsights(namespace string) HostedNodeProgressInsightInterface {
+	return newHostedNodeProgressInsights(c, namespace)
 }
 
 func (c *UpdateV1alpha1Client) MachineConfigPoolProgressInsights() MachineConfigPoolProgressInsightInterface {

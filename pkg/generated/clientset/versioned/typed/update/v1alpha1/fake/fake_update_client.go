@@ -38,6 +38,30 @@ func (c *FakeUpdateV1alpha1) HealthInsights() v1alpha1.HealthInsightInterface {
 	return newFakeHealthInsights(c)
 }
 
+func (c *FakeUpdateV1alpha1) HostedClusterOperatorProgressInsights(namespace string) v1alpha1.HostedClusterOperatorProgressInsightInterface {
+	return newFakeHostedClusterOperatorProgressInsights(c, namespace)
+}
+
+func (c *FakeUpdateV1alpha1) HostedClusterUpdateStatuses(namespace string) v1alpha1.HostedClusterUpdateStatusInterface {
+	return newFakeHostedClusterUpdateStatuses(c, namespace)
+}
+
+func (c *FakeUpdateV1alpha1) HostedClusterVersionProgressInsights(namespace string) v1alpha1.HostedClusterVersionProgressInsightInterface {
+	return newFakeHostedClusterVersionProgressInsights(c, namespace)
+}
+
+func (c *FakeUpdateV1alpha1) HostedHealthInsights(namespace string) v1alpha1.HostedHealthInsightInterface {
+	return newFakeHostedHealthInsights(c, namespace)
+}
+
+func (c *FakeUpdateV1alpha1) HostedMachineConfigPoolProgressInsights(namespace string) v1alpha1.HostedMachineConfigPoolProgressInsightInterface {
+	return newFakeHostedMachineConfigPoolProgressInsights(c, namespace)
+}
+
+func (c *FakeUpdateV1alpha1) HostedNodeProgressInsights(namespace string) v1alpha1.HostedNodeProgressInsightInterface {
+	return newFakeHostedNodeProgressInsights(c, namespace)
+}
+
 func (c *FakeUpdateV1alpha1) MachineConfigPoolProgressInsights() v1alpha1.MachineConfigPoolProgressInsightInterface {
 	return newFakeMachineConfigPoolProgressInsights(c)
 }

@@ -17,6 +17,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"k8s.io/klog/v2"
@@ -26,8 +27,9 @@ import (
 	"github.com/update-status/apiserver/pkg/simulator/hosted"
 )
 
-// driveHosted runs n hosted clusters (pkg/simulator/hosted) in the
-// namespace "clusters", one update after another, the first with a drain
+// driveHosted runs n hosted clusters (pkg/simulator/hosted), hosted-N in
+// namespace tenant-N (localstack.HostedReaderNamespace is tenant-1), one
+// update after another, the first with a drain
 // held for holdDrain (real time) past its NodePool's nodeDrainTimeout in
 // every update. It runs beside the standalone demo and never stops it: an
 // error is logged and ends only this loop.
@@ -38,6 +40,9 @@ func driveHosted(ctx context.Context, cp *localstack.ControlPlane, n int, speed 
 			return err
 		}
 		clusters := hosted.NewClusters(n)
+		for i := range clusters {
+			clusters[i].Namespace = fmt.Sprintf("tenant-%d", i+1)
+		}
 		if holdDrain > 0 {
 			clusters[0].Faults = []hosted.Fault{hosted.FaultHeldDrain}
 		}

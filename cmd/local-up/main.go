@@ -93,7 +93,7 @@ func newCommand(ctx context.Context) *cobra.Command {
 	fs.IntVar(&routerPods, "router-pods", 4, "pods of the simulated ingress router on the workers, with its PodDisruptionBudget openshift-ingress/router-default; the held drain (--hold-drain) keeps one on the held node with the budget at 0")
 	fs.BoolVar(&withMCNs, "machine-config-nodes", true, "install the MachineConfigNode CRD and have the simulator write a MachineConfigNode per node as the machine-config operator does (Cordoned, Drained, the drain's error); the drain informer reads them")
 	fs.BoolVar(&withHostedCRDs, "hosted-crds", true, "install the CRDs of a HyperShift management cluster (HostedCluster, HostedControlPlane, NodePool, ControlPlaneComponent, Cluster API Machine/MachineSet/MachineDeployment; pkg/hypershift/crds), so that update-simulator --hosted-clusters can write them")
-	fs.IntVar(&hostedClusters, "hosted-clusters", 3, "with --hosted-crds: hosted clusters updating one update after another beside the standalone cluster (HostedClusters and NodePools in namespace clusters, control planes in clusters-NAME), the first with a drain held for --hold-drain past its NodePool's nodeDrainTimeout; 0: none")
+	fs.IntVar(&hostedClusters, "hosted-clusters", 3, "with --hosted-crds: hosted clusters updating one update after another beside the standalone cluster (hosted-N and its NodePool in namespace tenant-N, its control plane in tenant-N-hosted-N), the first with a drain held for --hold-drain past its NodePool's nodeDrainTimeout; 0: none")
 	fs.BoolVar(&withDrainInformer, "drain-informer", true, "run update-status-drain-informer with its own ServiceAccount (artifacts/local/drain-informer.yaml): it names the pod and the budget that hold a drain")
 	fs.Float64Var(&simSpeed, "speed", 60, "speed factor of the simulated update (60: an update of about 75 minutes takes about a minute and a quarter)")
 	logsapi.AddFlags(logging, fss.FlagSet("logging"))
@@ -158,6 +158,8 @@ func run(ctx context.Context, outDir string, interval time.Duration, pause int) 
 		"kubeconfig":        cp.Users.Admin,
 		"kubeconfig-viewer": cp.Users.Viewer,
 		"kubeconfig-nobody": cp.Users.Nobody,
+		// Reads the hosted clusters of one namespace (RoleBinding), no other.
+		"kubeconfig-hosted-reader": cp.Users.HostedReader,
 	}
 	for name, user := range kubeconfigs {
 		if err := localstack.WriteKubeconfig(filepath.Join(outDir, name), cp.KubeAPIServer.URL, cp.PKI.CAPEM, user); err != nil {

@@ -146,8 +146,8 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	if cp.Applier, err = NewApplier(admin); err != nil {
 		return nil, err
 	}
-	for _, u := range []User{cp.Users.Admin, cp.Users.Viewer, cp.Users.Nobody, cp.Users.Server} {
-		if err := WriteKubeconfig(cp.KubeconfigPath(u.Name), cp.KubeAPIServer.URL, cp.PKI.CAPEM, u); err != nil {
+	for _, u := range cp.Users.all() {
+		if err := WriteKubeconfig(cp.KubeconfigPath(u.Name), cp.KubeAPIServer.URL, cp.PKI.CAPEM, *u); err != nil {
 			return nil, err
 		}
 	}

@@ -57,12 +57,14 @@ var deployVariants = []struct {
 	dir       string
 	openshift bool // service CA, monitoring, SCC, TLS profile, alerts
 	ha        bool // two replicas on different nodes and a PDB
+	hosted    bool // a management cluster: reads HyperShift and Cluster API objects
 }{
 	{dir: ".", ha: true}, // the same as kubernetes
 	{dir: "kubernetes", ha: true},
 	{dir: "kubernetes-single-node"},
 	{dir: "openshift", openshift: true, ha: true},
 	{dir: "openshift-single-node", openshift: true},
+	{dir: "openshift-management-cluster", openshift: true, ha: true, hosted: true},
 }
 
 // renderDeploy returns the objects `kubectl kustomize` renders for a
@@ -144,7 +146,52 @@ func TestDeployVariants(t *testing.T) {
 			checkAvailability(t, r, v.ha)
 			checkNetworkPolicies(t, r, v.openshift)
 			checkOpenShift(t, r, v.openshift)
+			checkHostedSources(t, r, v.hosted)
 		})
+	}
+}
+
+// checkHostedSources: only the management-cluster variants read the hosted
+// clusters' objects, with get, list and watch of exactly the HyperShift and
+// Cluster API resources the server reads, bound to the server's
+// ServiceAccount.
+func checkHostedSources(t *testing.T, r rendered, hosted bool) {
+	t.Helper()
+	const name = "update-status-apiserver:hosted-sources"
+	var role *unstructured.Unstructured
+	for _, o := range r["ClusterRole"] {
+		if o.GetName() == name {
+			role = o
+		}
+	}
+	if !hosted {
+		if role != nil {
+			t.Errorf("ClusterRole %s outside a management-cluster variant", name)
+		}
+		return
+	}
+	if role == nil {
+		t.Fatalf("no ClusterRole %s", name)
+	}
+	want := map[string][]any{
+		"hypershift.openshift.io": {"hostedclusters", "nodepools", "hostedcontrolplanes", "controlplanecomponents"},
+		"cluster.x-k8s.io":        {"machines", "machinesets", "machinedeployments"},
+	}
+	rules := slice(role.Object, "rules")
+	if len(rules) != len(want) {
+		t.Fatalf("%s rules %v, want one per group of %v", name, rules, want)
+	}
+	for _, rule := range rules {
+		m := rule.(map[string]any)
+		groups, _ := m["apiGroups"].([]any)
+		if len(groups) != 1 || !reflect.DeepEqual(m["resources"], want[groups[0].(string)]) || !reflect.DeepEqual(m["verbs"], []any{"get", "list", "watch"}) {
+			t.Errorf("%s rule %v, want get, list, watch of %v", name, m, want)
+		}
+	}
+	binding := r.one(t, "ClusterRoleBinding", name)
+	subjects := slice(binding.Object, "subjects")
+	if len(subjects) != 1 || subjects[0].(map[string]any)["name"] != deployName || subjects[0].(map[string]any)["namespace"] != deployNamespace {
+		t.Errorf("%s subjects %v, want the server's ServiceAccount", name, subjects)
 	}
 }
 

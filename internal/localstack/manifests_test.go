@@ -150,7 +150,7 @@ func TestLocalArtifacts(t *testing.T) {
 			checkReaderRules(t, o)
 		}
 	}
-	for kind, want := range map[string]int{"Namespace": 3, "ServiceAccount": 1, "Service": 1, "APIService": 1, "ClusterRole": 4, "ClusterRoleBinding": 4, "Role": 1, "RoleBinding": 3} {
+	for kind, want := range map[string]int{"Namespace": 4, "ServiceAccount": 1, "Service": 1, "APIService": 1, "ClusterRole": 5, "ClusterRoleBinding": 4, "Role": 1, "RoleBinding": 4} {
 		if kinds[kind] != want {
 			t.Errorf("%d %s objects, want %d", kinds[kind], kind, want)
 		}
@@ -190,9 +190,9 @@ func checkReaderRules(t *testing.T, role *unstructured.Unstructured) {
 	for _, r := range rule["resources"].([]any) {
 		got[r.(string)] = true
 	}
-	want := []string{"updatestatuses", resources.UpdateReadiness.Resource, resources.UpdateCandidate.Resource}
-	for k := resources.InsightKind(0); k < resources.NumInsightKinds; k++ {
-		want = append(want, k.Resource())
+	var want []string
+	for _, n := range resources.All() {
+		want = append(want, n.Resource)
 	}
 	for _, r := range want {
 		if !got[r] {

@@ -43,6 +43,9 @@ const (
 	ViewerUser = "viewer"
 	// NobodyUser is authenticated and bound to no role.
 	NobodyUser = "nobody"
+	// HostedReaderUser is bound only to the hostedclusterupdatestatus-reader
+	// ClusterRole, by a RoleBinding in HostedReaderNamespace.
+	HostedReaderUser = "hosted-reader"
 	// ServerUser is the identity of the update-status-apiserver. It is named
 	// like the ServiceAccount of a real deployment, so the RBAC of
 	// artifacts/local binds it exactly as it would bind that ServiceAccount.
@@ -56,19 +59,24 @@ const (
 	ServerServiceName    = "update-status-apiserver"
 	APIServiceName       = "v1alpha1.update.openshift.io"
 	ReaderClusterRole    = "updatestatus-reader"
+	// HostedReaderNamespace is the one namespace whose hosted clusters
+	// HostedReaderUser may read.
+	HostedReaderNamespace = "tenant-1"
 )
 
 // Users holds the token users of a control plane.
 type Users struct {
 	Admin, Viewer, Nobody, Server User
+	HostedReader                  User
 }
 
 // NewUsers creates the users with fresh random tokens.
 func NewUsers() (*Users, error) {
 	u := &Users{
-		Admin:  User{Name: AdminUser, UID: "uid-admin", Groups: []string{"system:masters"}},
-		Viewer: User{Name: ViewerUser, UID: "uid-viewer"},
-		Nobody: User{Name: NobodyUser, UID: "uid-nobody"},
+		Admin:        User{Name: AdminUser, UID: "uid-admin", Groups: []string{"system:masters"}},
+		Viewer:       User{Name: ViewerUser, UID: "uid-viewer"},
+		Nobody:       User{Name: NobodyUser, UID: "uid-nobody"},
+		HostedReader: User{Name: HostedReaderUser, UID: "uid-hosted-reader"},
 		Server: User{Name: ServerUser, UID: "uid-update-status-apiserver",
 			Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ServerNamespace}},
 	}
@@ -82,7 +90,9 @@ func NewUsers() (*Users, error) {
 	return u, nil
 }
 
-func (u *Users) all() []*User { return []*User{&u.Admin, &u.Viewer, &u.Nobody, &u.Server} }
+func (u *Users) all() []*User {
+	return []*User{&u.Admin, &u.Viewer, &u.Nobody, &u.Server, &u.HostedReader}
+}
 
 // WriteTokenFile writes the kube-apiserver's --token-auth-file.
 func (u *Users) WriteTokenFile(path string) error {

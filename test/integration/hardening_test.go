@@ -245,6 +245,7 @@ func TestFreshClusterLeastPrivilege(t *testing.T) {
 		{dir: "artifacts/deploy/kubernetes-single-node"},
 		{dir: "artifacts/deploy/openshift", ha: true, openshift: true},
 		{dir: "artifacts/deploy/openshift-single-node", openshift: true},
+		{dir: "artifacts/deploy/openshift-management-cluster", ha: true, openshift: true},
 	} {
 		res := cp2.Kubectl(ctx, localstack.AdminUser, "apply", "--dry-run=server", "-k", filepath.Join(cp2.RepoRoot, v.dir))
 		if res.Err != nil {

@@ -15,6 +15,7 @@
 package hosted
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -81,9 +82,12 @@ func (c *cluster) done() bool {
 
 func (c *cluster) nextTimes() []time.Time { return []time.Time{c.cpNext, c.cvoNext, c.poolNext} }
 
+// namespace is the namespace of the HostedCluster and its NodePool.
+func (c *cluster) namespace() string { return cmp.Or(c.opts.Namespace, c.sim.opts.Namespace) }
+
 func (c *cluster) create(now time.Time) {
 	s := c.sim
-	ns, v := s.opts.Namespace, s.opts.FromVersion
+	ns, v := c.namespace(), s.opts.FromVersion
 	c.cpNS = hypershift.ControlPlaneNamespace(ns, c.opts.Name)
 	c.namespaces = []*corev1.Namespace{
 		{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: c.cpNS,

@@ -79,6 +79,9 @@ var DefaultTiming = Timing{Component: 30 * time.Second, CVO: 2 * time.Minute, Pr
 type ClusterOptions struct {
 	// Name of the HostedCluster.
 	Name string
+	// Namespace of the HostedCluster and its NodePool; empty means
+	// Options.Namespace.
+	Namespace string
 	// UpgradeType of its NodePool.
 	UpgradeType hyperv1.UpgradeType
 	// Nodes of its NodePool; zero means 3.
@@ -232,8 +235,12 @@ func (s *Simulator) Create(ctx context.Context) error {
 	defer s.mu.Unlock()
 	now := s.opts.Clock.Now()
 	s.created = true
-	s.mark(&corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: s.opts.Namespace}}, true, false, false)
+	marked := map[string]bool{}
 	for _, c := range s.clusters {
+		if ns := c.namespace(); !marked[ns] {
+			marked[ns] = true
+			s.mark(&corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: ns}}, true, false, false)
+		}
 		c.create(now)
 	}
 	return s.flush(ctx, now)

@@ -25,12 +25,15 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/component-base/logs"
 	logsapi "k8s.io/component-base/logs/api/v1"
 	"k8s.io/component-base/term"
 
 	"github.com/update-status/apiserver/pkg/drain"
+	"github.com/update-status/apiserver/pkg/drain/informer"
 )
 
 // Defaults of the flags.
@@ -121,4 +124,24 @@ func NewCommand(ctx context.Context) *cobra.Command {
 	cols, _, _ := term.TerminalSize(cmd.OutOrStdout())
 	cliflag.SetUsageAndHelpFunc(cmd, fss, cols)
 	return cmd
+}
+
+// Run connects to the cluster and runs the controller until ctx ends; then
+// it withdraws the contribution. o must be valid.
+func (o *Options) Run(ctx context.Context) error {
+	var cfg *rest.Config
+	var err error
+	if o.Kubeconfig != "" {
+		cfg, err = clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
+	} else {
+		cfg, err = rest.InClusterConfig()
+	}
+	if err != nil {
+		return fmt.Errorf("kubeconfig: %w", err)
+	}
+	c, err := informer.NewController(cfg, informer.Config{Namespace: o.Namespace, Name: o.Name, Lease: o.Lease, Resync: o.Resync, DrainTimeout: o.DrainTimeout})
+	if err != nil {
+		return err
+	}
+	return c.Run(ctx)
 }

@@ -12,7 +12,12 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-package app
+// Package informer is the drain-diagnosis informer's controller: it follows
+// the cordoned Nodes, their Pods, PodDisruptionBudgets, MachineConfigPools
+// and MachineConfigNodes, judges each drain with package drain and keeps its
+// UpdateInformer equal to the findings (cmd/update-status-drain-informer
+// runs it).
+package informer
 
 import (
 	"context"
@@ -41,7 +46,6 @@ import (
 	policylisters "k8s.io/client-go/listers/policy/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
@@ -51,24 +55,18 @@ import (
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 )
 
-// Run connects to the cluster and runs the controller until ctx ends; then
-// it withdraws the contribution. o must be valid.
-func (o *Options) Run(ctx context.Context) error {
-	var cfg *rest.Config
-	var err error
-	if o.Kubeconfig != "" {
-		cfg, err = clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
-	} else {
-		cfg, err = rest.InClusterConfig()
-	}
-	if err != nil {
-		return fmt.Errorf("kubeconfig: %w", err)
-	}
-	c, err := NewController(cfg, o)
-	if err != nil {
-		return err
-	}
-	return c.Run(ctx)
+// Config is what a Controller is told.
+type Config struct {
+	// Namespace and Name are those of the UpdateInformer the findings are
+	// written to.
+	Namespace, Name string
+	// Lease is the contribution's lease.
+	Lease time.Duration
+	// Resync is the longest time between two evaluations.
+	Resync time.Duration
+	// DrainTimeout is the age of a drain after which its insight is an
+	// Error rather than a Warning.
+	DrainTimeout time.Duration
 }
 
 // Controller evaluates the draining nodes and keeps the contribution equal
@@ -162,7 +160,7 @@ type finding struct {
 // NewController returns a controller for the cluster of cfg. It reads the
 // machineconfiguration.openshift.io/v1 resources only when discovery says
 // they are served.
-func NewController(cfg *rest.Config, o *Options) (*Controller, error) {
+func NewController(cfg *rest.Config, o Config) (*Controller, error) {
 	// Uncompressed responses: the watches are of a few objects each (one
 	// node's pods, one MachineConfigNode), and a compressed stream holds a
 	// decompressor of some 40 KiB for its lifetime.

@@ -29,7 +29,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/clock"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/pkg/hypershift"
 	"github.com/update-status/apiserver/pkg/simulator"
@@ -356,12 +355,12 @@ func (s *Simulator) Run(ctx context.Context) error {
 	}
 }
 
-// RunVirtual is Run on the fake clock fc (the simulator's): it jumps to
+// RunVirtual is Run on the virtual clock fc (the simulator's): it jumps to
 // each next transition until every update is done (nil), nothing is
 // scheduled (ErrStalled) or maxSteps steps ran.
-func (s *Simulator) RunVirtual(ctx context.Context, fc *clocktesting.FakeClock, maxSteps int) error {
+func (s *Simulator) RunVirtual(ctx context.Context, fc simulator.VirtualClock, maxSteps int) error {
 	if fc == nil || s.opts.Clock != clock.WithTicker(fc) {
-		return errors.New("hosted: RunVirtual needs the simulator's own fake clock")
+		return errors.New("hosted: RunVirtual needs the simulator's own virtual clock")
 	}
 	if err := s.begin(ctx); err != nil {
 		return err

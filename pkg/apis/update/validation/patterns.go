@@ -62,19 +62,6 @@ func isDNSName(s string) bool {
 	return true
 }
 
-// isOperatorName reports whether s matches P-OPNAME: ^[a-z0-9-]+$
-func isOperatorName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c != '-' && !isLowerAlnum(c) {
-			return false
-		}
-	}
-	return true
-}
-
 // isConditionReason reports whether s matches the metav1.Condition reason
 // pattern: ^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$
 func isConditionReason(s string) bool {

@@ -19,6 +19,8 @@ import (
 	"testing"
 
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 )
 
 // The hand-written matchers must accept exactly what upstream's patterns
@@ -44,8 +46,8 @@ func checkMatchers(t *testing.T, s string) {
 	if got, want := isDNSName(s), dnsRE.MatchString(s); got != want {
 		t.Errorf("isDNSName(%q) = %v, pattern says %v", s, got, want)
 	}
-	if got, want := isOperatorName(s), opNameRE.MatchString(s); got != want {
-		t.Errorf("isOperatorName(%q) = %v, pattern says %v", s, got, want)
+	if got, want := conventions.IsOperatorName(s), opNameRE.MatchString(s) && len(s) <= maxOperatorNameLength; got != want {
+		t.Errorf("conventions.IsOperatorName(%q) = %v, pattern and length say %v", s, got, want)
 	}
 	if got, want := isConditionReason(s), reasonRE.MatchString(s); got != want {
 		t.Errorf("isConditionReason(%q) = %v, pattern says %v", s, got, want)

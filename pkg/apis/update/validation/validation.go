@@ -26,13 +26,13 @@ package validation
 
 import (
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 )
@@ -556,18 +556,11 @@ func (v *validator) health(p *path, h *v1alpha1.HealthStatusInsight, where *plac
 
 	rem := p.child("remediation")
 	refp := rem.child("reference")
-	if v.length(&refp, h.Remediation.Reference, maxReferenceLength, true) && !isURL(h.Remediation.Reference) {
+	if v.length(&refp, h.Remediation.Reference, maxReferenceLength, true) && !conventions.IsURL(h.Remediation.Reference) {
 		v.add(field.Invalid(refp.build(), h.Remediation.Reference, msgURL))
 	}
 	efp := rem.child("estimatedFinish")
 	v.optionalTime(&efp, h.Remediation.EstimatedFinish)
-}
-
-// isURL is the Go equivalent of the CEL isURL function of the Kubernetes CEL
-// library, which accepts what url.ParseRequestURI accepts.
-func isURL(s string) bool {
-	_, err := url.ParseRequestURI(s)
-	return err == nil
 }
 
 // reference checks a ResourceRef and, when rule is not nil, the CEL rule that
@@ -675,7 +668,7 @@ func (v *validator) subdomainField(p *path, s string, required bool) {
 }
 
 func (v *validator) operatorName(p *path, s string) {
-	if v.length(p, s, maxOperatorNameLength, true) && !isOperatorName(s) {
+	if v.length(p, s, maxOperatorNameLength, true) && !conventions.IsOperatorName(s) { // P-OPNAME; the length is checked first
 		v.add(field.Invalid(p.build(), s, msgOperatorName))
 	}
 }

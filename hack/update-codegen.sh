@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates every generated file: protobuf (generated.proto, generated.pb.go
-# and the protobuf tags of the versioned types), deepcopy, conversion and
+# and the protobuf tags of the versioned types), the internal types
+# (hack/internaltypes), deepcopy, conversion and
 # defaulter helpers beside the types, and OpenAPI definitions, clientset (with
 # watch, without apply configurations), listers and informers under pkg/generated/,
 # and the CustomResourceDefinitions of artifacts/deploy/crds (controller-gen,
@@ -50,6 +51,10 @@ PATH="${GOBIN}:${PATH}" "${GOBIN}/go-to-protobuf" \
     --proto-import /usr/include \
     --apimachinery-packages "-k8s.io/apimachinery/pkg/util/intstr,-k8s.io/apimachinery/pkg/api/resource,-k8s.io/apimachinery/pkg/runtime/schema,-k8s.io/apimachinery/pkg/runtime,-k8s.io/apimachinery/pkg/apis/meta/v1" \
     --packages "${MODULE}/pkg/apis/update/v1alpha1"
+
+# The internal (hub) types are generated from the versioned ones
+# (docs/api-decisions.md#the-internal-version); deepcopy and conversion read them.
+go run ./hack/internaltypes
 
 kube::codegen::gen_helpers \
     --boilerplate "${ROOT}/hack/boilerplate.go.txt" \

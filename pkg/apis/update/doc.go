@@ -12,8 +12,11 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package update holds the internal (hub) types of the update.openshift.io API
-// group. Every served version converts to and from these types.
+// Package update holds the internal types of the update.openshift.io API
+// group, which the registry stores and k8s.io/apiserver converts to the served
+// version. They are generated from the v1alpha1 types (zz_generated.types.go,
+// hack/internaltypes); the engine, validation and clients work on v1alpha1
+// (docs/api-decisions.md#the-internal-version).
 //
 // +k8s:deepcopy-gen=package
 // +groupName=update.openshift.io

@@ -15,13 +15,11 @@
 package monitoring
 
 import (
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/testutil"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
@@ -129,45 +127,5 @@ update_status_hosted_health_insights{hosted_cluster="demo",impact_level="Warning
 				t.Fatal(err)
 			}
 		})
-	}
-}
-
-// TestHostedNames: with a standalone cluster and a hosted one, the registry
-// gathers without a conflict of labels, and reports exactly Names and
-// HostedNames.
-func TestHostedNames(t *testing.T) {
-	started := time.Unix(1700000000, 0)
-	obj := &update.UpdateStatus{Status: update.UpdateStatusStatus{
-		Conditions: []metav1.Condition{{Type: "Available", Status: metav1.ConditionTrue, Reason: "AsExpected"}},
-		ControlPlane: &update.ControlPlane{Informers: []update.ControlPlaneInformer{{Name: "cpi", Insights: []update.ControlPlaneInsight{
-			cvInsight(10, "Progressing", started, &started),
-			{UID: "mp", Insight: update.ControlPlaneInsightUnion{MachineConfigPoolStatusInsight: poolInsight("master", "Pending", 0, nil)}},
-		}}}},
-	}}
-	hosted := hostedCluster("clusters", "demo", 50, "workers")
-	hosted.Status.ControlPlane.Informers[0].Insights[0] = cvInsight(50, "Progressing", started, &started)
-	c := NewCollector()
-	c.SetSource(func() *update.UpdateStatus { return obj })
-	c.SetHostedSource(func() []*update.HostedClusterUpdateStatus { return []*update.HostedClusterUpdateStatus{hosted} })
-	reg := metrics.NewKubeRegistry()
-	reg.CustomMustRegister(c)
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, f := range families {
-		got = append(got, f.GetName())
-	}
-	want := append(Names(), HostedNames()...)
-	sort.Strings(got)
-	sort.Strings(want)
-	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Errorf("reported %v, want %v", got, want)
-	}
-	for _, n := range HostedNames() {
-		if !strings.HasPrefix(n, "update_status_hosted_") {
-			t.Errorf("hosted metric %s lacks the update_status_hosted_ prefix", n)
-		}
 	}
 }

@@ -36,31 +36,33 @@ type HostedObjects struct {
 // insight carries the status of its standalone twin.
 func (h *HostedObjects) For(name string) *Objects {
 	ours := func(m *metav1.ObjectMeta) bool { return m.Labels[v1alpha1.LabelHostedCluster] == name }
-	var out Objects
-	for i := range h.ClusterVersions {
-		if o := &h.ClusterVersions[i]; ours(&o.ObjectMeta) {
-			out.ClusterVersions = append(out.ClusterVersions, v1alpha1.ClusterVersionProgressInsight{ObjectMeta: o.ObjectMeta, Status: o.Status})
+	return &Objects{
+		ClusterVersions: twins(h.ClusterVersions, func(o *v1alpha1.HostedClusterVersionProgressInsight) (v1alpha1.ClusterVersionProgressInsight, bool) {
+			return v1alpha1.ClusterVersionProgressInsight{ObjectMeta: o.ObjectMeta, Status: o.Status}, ours(&o.ObjectMeta)
+		}),
+		ClusterOperators: twins(h.ClusterOperators, func(o *v1alpha1.HostedClusterOperatorProgressInsight) (v1alpha1.ClusterOperatorProgressInsight, bool) {
+			return v1alpha1.ClusterOperatorProgressInsight{ObjectMeta: o.ObjectMeta, Status: o.Status}, ours(&o.ObjectMeta)
+		}),
+		MachineConfigPools: twins(h.MachineConfigPools, func(o *v1alpha1.HostedMachineConfigPoolProgressInsight) (v1alpha1.MachineConfigPoolProgressInsight, bool) {
+			return v1alpha1.MachineConfigPoolProgressInsight{ObjectMeta: o.ObjectMeta, Status: o.Status}, ours(&o.ObjectMeta)
+		}),
+		Nodes: twins(h.Nodes, func(o *v1alpha1.HostedNodeProgressInsight) (v1alpha1.NodeProgressInsight, bool) {
+			return v1alpha1.NodeProgressInsight{ObjectMeta: o.ObjectMeta, Status: o.Status}, ours(&o.ObjectMeta)
+		}),
+		Health: twins(h.Health, func(o *v1alpha1.HostedHealthInsight) (v1alpha1.HealthInsight, bool) {
+			return v1alpha1.HealthInsight{ObjectMeta: o.ObjectMeta, Status: o.Status}, ours(&o.ObjectMeta)
+		}),
+	}
+}
+
+// twins returns the standalone twins of the hosted objects in that twin
+// says are kept.
+func twins[H, S any](in []H, twin func(*H) (S, bool)) []S {
+	var out []S
+	for i := range in {
+		if o, keep := twin(&in[i]); keep {
+			out = append(out, o)
 		}
 	}
-	for i := range h.ClusterOperators {
-		if o := &h.ClusterOperators[i]; ours(&o.ObjectMeta) {
-			out.ClusterOperators = append(out.ClusterOperators, v1alpha1.ClusterOperatorProgressInsight{ObjectMeta: o.ObjectMeta, Status: o.Status})
-		}
-	}
-	for i := range h.MachineConfigPools {
-		if o := &h.MachineConfigPools[i]; ours(&o.ObjectMeta) {
-			out.MachineConfigPools = append(out.MachineConfigPools, v1alpha1.MachineConfigPoolProgressInsight{ObjectMeta: o.ObjectMeta, Status: o.Status})
-		}
-	}
-	for i := range h.Nodes {
-		if o := &h.Nodes[i]; ours(&o.ObjectMeta) {
-			out.Nodes = append(out.Nodes, v1alpha1.NodeProgressInsight{ObjectMeta: o.ObjectMeta, Status: o.Status})
-		}
-	}
-	for i := range h.Health {
-		if o := &h.Health[i]; ours(&o.ObjectMeta) {
-			out.Health = append(out.Health, v1alpha1.HealthInsight{ObjectMeta: o.ObjectMeta, Status: o.Status})
-		}
-	}
-	return &out
+	return out
 }

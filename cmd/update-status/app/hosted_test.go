@@ -15,19 +15,26 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	clienttesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/update-status/apiserver/internal/testio"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned/fake"
@@ -190,4 +197,68 @@ func mustHosted(t *testing.T, s string) types.NamespacedName {
 		t.Fatal(err)
 	}
 	return k
+}
+
+// TestReportHostedWatch: report --hosted-cluster --watch prints the report
+// again when that hosted cluster's object changes, and not when another
+// hosted cluster's of the same namespace does.
+func TestReportHostedWatch(t *testing.T) {
+	objs, demo, now := hostedTwin(20, "clusters", "demo")
+	other := demo.DeepCopy()
+	other.Name = "other"
+	client := fake.NewSimpleClientset(append(objs, other)...)
+	var out, errOut testio.SyncBuffer
+	deps := Deps{
+		Out: &out, ErrOut: &errOut,
+		Clock:     clocktesting.NewFakePassiveClock(now.Time),
+		NewClient: func(string) (versioned.Interface, error) { return client, nil },
+	}
+	watching := make(chan struct{})
+	var once sync.Once
+	testio.OnWatch(client, resources.HostedClusterUpdateStatus.Resource, func(watch.Interface) { once.Do(func() { close(watching) }) })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int)
+	go func() {
+		done <- Run(ctx, deps, []string{"report", "--kubeconfig", "k", "--hosted-cluster", "clusters/demo", "--watch"})
+	}()
+	reports := func() []string { return strings.Split(out.String(), "= Control Plane =")[1:] }
+	waitFor := func(what string, ok func([]string) bool) {
+		t.Helper()
+		if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+			return ok(reports()), nil
+		}); err != nil {
+			t.Fatalf("timed out waiting for %s; output:\n%.3000s\nerrors:\n%s", what, out.String(), errOut.String())
+		}
+	}
+	waitFor("the first report", func(r []string) bool { return len(r) == 1 && strings.Contains(r[0], "= Update Health =") })
+	select {
+	case <-watching:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the command never watched; errors:\n%s", errOut.String())
+	}
+	gvr := v1alpha1.SchemeGroupVersion.WithResource(resources.HostedClusterUpdateStatus.Resource)
+	// Another hosted cluster changes first, then ours: one more report, of
+	// ours, without its NodePools.
+	changedOther := other.DeepCopy()
+	changedOther.ResourceVersion = "8"
+	if err := client.Tracker().Update(gvr, changedOther, "clusters"); err != nil {
+		t.Fatal(err)
+	}
+	changed := demo.DeepCopy()
+	changed.ResourceVersion = "9"
+	changed.Status.WorkerPools = nil
+	if err := client.Tracker().Update(gvr, changed, "clusters"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("a report of the changed object", func(r []string) bool {
+		return len(r) >= 2 && !strings.Contains(r[len(r)-1], "= Node Pool Upgrade =")
+	})
+	if r := reports(); len(r) != 2 {
+		t.Errorf("%d reports, want 2: the other hosted cluster's change printed one", len(r))
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d: %s", code, errOut.String())
+	}
 }

@@ -72,38 +72,89 @@ var (
 	}
 )
 
-func desc(name, help string, labels ...string) *metrics.Desc {
-	return metrics.NewDesc(name, help, labels, nil, metrics.ALPHA, "")
+// Hosted clusters' metrics are the same metrics under their own names (see
+// HostedName), with the labels namespace and hosted_cluster first: one set
+// per HostedClusterUpdateStatus. A name keeps one set of labels, as
+// Prometheus requires, so the standalone cluster's series and the alerting
+// rules over them are unchanged.
+const (
+	// LabelNamespace is the label of a hosted cluster's namespace.
+	LabelNamespace = "namespace"
+	// LabelHostedCluster is the label of a hosted cluster's name.
+	LabelHostedCluster = "hosted_cluster"
+)
+
+// HostedName returns the name of the metric of hosted clusters that
+// mirrors the update metric name, e.g.
+// update_status_hosted_control_plane_completion_ratio.
+func HostedName(name string) string {
+	if rest, ok := strings.CutPrefix(name, "update_status_"); ok {
+		return "update_status_hosted_" + rest
+	}
+	return name
+}
+
+// descs are the descriptors of one set of update metrics.
+type descs struct {
+	completion, assessment, poolNodes, poolCompletion, poolAssessment, started, estimated,
+	health, informer, informerHealth, info, available *metrics.Desc
+}
+
+func (d *descs) all() []*metrics.Desc {
+	return []*metrics.Desc{d.completion, d.assessment, d.poolNodes, d.poolCompletion, d.poolAssessment,
+		d.started, d.estimated, d.health, d.informer, d.informerHealth, d.info, d.available}
+}
+
+// newDescs returns the descriptors of the standalone cluster's metrics, or
+// with hosted those of the hosted clusters'.
+func newDescs(hosted bool) *descs {
+	object, pool := "the UpdateStatus", "a MachineConfigPool"
+	var first []string
+	if hosted {
+		object, pool = "a HostedClusterUpdateStatus", "a hosted cluster's NodePool"
+		first = []string{LabelNamespace, LabelHostedCluster}
+	}
+	desc := func(name, help string, labels ...string) *metrics.Desc {
+		if hosted {
+			name = HostedName(name)
+			help = strings.ReplaceAll(help, "cluster operators", "control-plane components") + " One set per hosted cluster."
+		}
+		return metrics.NewDesc(name, help, append(append([]string(nil), first...), labels...), nil, metrics.ALPHA, "")
+	}
+	poolNodesHelp := "Nodes of " + pool + " by state, from the pool insight's node summaries"
+	if !hosted {
+		poolNodesHelp += " (the control plane's pool is pool=\"master\")"
+	}
+	return &descs{
+		completion: desc(MetricCompletion,
+			"Completion of the control plane update (0..1): the share of cluster operators updated, as status.controlPlane's ClusterVersion insight says."),
+		assessment: desc(MetricAssessment,
+			"The control plane's assessment: 1 for the current one, 0 for the others.", "assessment"),
+		poolNodes: desc(MetricPoolNodes, poolNodesHelp+".", "pool", "state"),
+		poolCompletion: desc(MetricPoolCompletion,
+			"Completion of a pool's update (0..1): the share of its nodes updated.", "pool"),
+		poolAssessment: desc(MetricPoolAssessment,
+			"A pool's assessment: 1 for the current one, 0 for the others.", "pool", "assessment"),
+		started: desc(MetricStarted,
+			"When the current or last update started (Unix seconds)."),
+		estimated: desc(MetricEstimatedCompletion,
+			"When the control plane update is estimated to complete (Unix seconds); absent when unknown."),
+		health: desc(MetricHealthInsights,
+			"Health insights of "+object+" by impact level.", "impact_level"),
+		informer: desc(MetricInformerInsights,
+			"Insights an informer lists in "+object+", under the control plane and every pool.", "informer"),
+		informerHealth: desc(MetricInformerHealthInsights,
+			"Health insights an informer lists in "+object+", by impact level.", "informer", "impact_level"),
+		info: desc(MetricInfo,
+			"Always 1; the labels are the target and previous versions of the current or last update.", "target_version", "previous_version"),
+		available: desc(MetricAvailable,
+			"1 when "+object+"'s Available condition is True, 0 otherwise; reason is the condition's reason.", "reason"),
+	}
 }
 
 var (
-	completionDesc = desc(MetricCompletion,
-		"Completion of the control plane update (0..1): the share of cluster operators updated, as status.controlPlane's ClusterVersion insight says.")
-	assessmentDesc = desc(MetricAssessment,
-		"The control plane's assessment: 1 for the current one, 0 for the others.", "assessment")
-	poolNodesDesc = desc(MetricPoolNodes,
-		"Nodes of a MachineConfigPool by state, from the pool insight's node summaries (the control plane's pool is pool=\"master\").", "pool", "state")
-	poolCompletionDesc = desc(MetricPoolCompletion,
-		"Completion of a pool's update (0..1): the share of its nodes updated.", "pool")
-	poolAssessmentDesc = desc(MetricPoolAssessment,
-		"A pool's assessment: 1 for the current one, 0 for the others.", "pool", "assessment")
-	startedDesc = desc(MetricStarted,
-		"When the current or last update started (Unix seconds).")
-	estimatedDesc = desc(MetricEstimatedCompletion,
-		"When the control plane update is estimated to complete (Unix seconds); absent when unknown.")
-	healthDesc = desc(MetricHealthInsights,
-		"Health insights of the UpdateStatus by impact level.", "impact_level")
-	informerDesc = desc(MetricInformerInsights,
-		"Insights an informer lists in the UpdateStatus, under the control plane and every pool.", "informer")
-	informerHealthDesc = desc(MetricInformerHealthInsights,
-		"Health insights an informer lists in the UpdateStatus, by impact level.", "informer", "impact_level")
-	infoDesc = desc(MetricInfo,
-		"Always 1; the labels are the target and previous versions of the current or last update.", "target_version", "previous_version")
-	availableDesc = desc(MetricAvailable,
-		"1 when the UpdateStatus's Available condition is True, 0 otherwise; reason is the condition's reason.", "reason")
-
-	allDescs = []*metrics.Desc{completionDesc, assessmentDesc, poolNodesDesc, poolCompletionDesc, poolAssessmentDesc,
-		startedDesc, estimatedDesc, healthDesc, informerDesc, informerHealthDesc, infoDesc, availableDesc}
+	standaloneDescs = newDescs(false)
+	hostedDescs     = newDescs(true)
 )
 
 // Names lists the names of the update metrics.
@@ -113,56 +164,103 @@ func Names() []string {
 		MetricInfo, MetricAvailable}
 }
 
+// HostedNames lists the names of the update metrics of hosted clusters.
+func HostedNames() []string {
+	names := Names()
+	for i, n := range names {
+		names[i] = HostedName(n)
+	}
+	return names
+}
+
 // Collector exposes the update metrics of the UpdateStatus its source
-// returns. Everything is computed from that one object when /metrics is
+// returns, and those of the HostedClusterUpdateStatuses its hosted source
+// returns. Everything is computed from those objects when /metrics is
 // scraped, so every replica that serves the same revision reports the same
-// values, and the cost is one walk over the object per scrape, nothing
+// values, and the cost is one walk over each object per scrape, nothing
 // between scrapes. There is no per-node series.
 type Collector struct {
 	metrics.BaseStableCollector
-	source atomic.Pointer[func() *update.UpdateStatus]
+	source       atomic.Pointer[func() *update.UpdateStatus]
+	hostedSource atomic.Pointer[func() []*update.HostedClusterUpdateStatus]
 }
 
 // NewCollector returns a Collector without a source; it reports nothing
-// until SetSource.
+// until SetSource or SetHostedSource.
 func NewCollector() *Collector { return &Collector{} }
 
 // SetSource makes c report the object source returns: the served UpdateStatus,
 // or nil while none is served.
 func (c *Collector) SetSource(source func() *update.UpdateStatus) { c.source.Store(&source) }
 
+// SetHostedSource makes c report, for every object source returns, the
+// metrics of hosted clusters: the served HostedClusterUpdateStatuses of every
+// namespace, none while none is served. Nil entries are skipped, and an
+// object with the namespace and name of an earlier one.
+func (c *Collector) SetHostedSource(source func() []*update.HostedClusterUpdateStatus) {
+	c.hostedSource.Store(&source)
+}
+
 // DescribeWithStability implements metrics.StableCollector.
 func (c *Collector) DescribeWithStability(ch chan<- *metrics.Desc) {
-	for _, d := range allDescs {
+	for _, d := range standaloneDescs.all() {
+		ch <- d
+	}
+	for _, d := range hostedDescs.all() {
 		ch <- d
 	}
 }
 
 // CollectWithStability implements metrics.StableCollector.
 func (c *Collector) CollectWithStability(ch chan<- metrics.Metric) {
-	src := c.source.Load()
-	if src == nil {
-		return
+	emit := func(m metrics.Metric) { ch <- m }
+	if src := c.source.Load(); src != nil {
+		if obj := (*src)(); obj != nil {
+			Collect(obj, emit)
+		}
 	}
-	if obj := (*src)(); obj != nil {
-		Collect(obj, func(m metrics.Metric) { ch <- m })
+	if src := c.hostedSource.Load(); src != nil {
+		seen := map[[2]string]bool{}
+		for _, obj := range (*src)() {
+			if obj == nil {
+				continue
+			}
+			key := [2]string{obj.Namespace, obj.Name}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			CollectHosted(obj, emit)
+		}
 	}
 }
 
 // Collect emits the update metrics of obj.
 func Collect(obj *update.UpdateStatus, emit func(metrics.Metric)) {
-	gauge := func(d *metrics.Desc, v float64, labels ...string) {
-		emit(metrics.NewLazyConstMetric(d, metrics.GaugeValue, v, labels...))
+	collect(standaloneDescs, &obj.Status, emit)
+}
+
+// CollectHosted emits the update metrics of the hosted cluster of obj,
+// labelled with its namespace and name.
+func CollectHosted(obj *update.HostedClusterUpdateStatus, emit func(metrics.Metric)) {
+	collect(hostedDescs, &obj.Status, emit, obj.Namespace, obj.Name)
+}
+
+// collect emits the metrics of st with the descriptors d, each with the
+// label values first and then its own.
+func collect(d *descs, st *update.UpdateStatusStatus, emit func(metrics.Metric), first ...string) {
+	gauge := func(desc *metrics.Desc, v float64, labels ...string) {
+		emit(metrics.NewLazyConstMetric(desc, metrics.GaugeValue, v, append(append([]string(nil), first...), labels...)...))
 	}
-	oneOf := func(d *metrics.Desc, current string, values []string, prefix ...string) {
+	oneOf := func(desc *metrics.Desc, current string, values []string, prefix ...string) {
 		for _, v := range values {
-			gauge(d, boolValue(v == current), append(prefix, v)...)
+			gauge(desc, boolValue(v == current), append(append([]string(nil), prefix...), v)...)
 		}
 	}
 
-	for _, c := range obj.Status.Conditions {
+	for _, c := range st.Conditions {
 		if c.Type == v1alpha1.UpdateStatusAvailable {
-			gauge(availableDesc, boolValue(c.Status == metav1.ConditionTrue), c.Reason)
+			gauge(d.available, boolValue(c.Status == metav1.ConditionTrue), c.Reason)
 		}
 	}
 
@@ -191,23 +289,23 @@ func Collect(obj *update.UpdateStatus, emit func(metrics.Metric)) {
 		case external:
 		case cv != nil && !cvSeen:
 			cvSeen = true
-			gauge(completionDesc, float64(cv.Completion)/100)
-			oneOf(assessmentDesc, string(cv.Assessment), controlPlaneAssessments)
-			gauge(startedDesc, unixSeconds(cv.StartedAt.UnixNano()))
+			gauge(d.completion, float64(cv.Completion)/100)
+			oneOf(d.assessment, string(cv.Assessment), controlPlaneAssessments)
+			gauge(d.started, unixSeconds(cv.StartedAt.UnixNano()))
 			if cv.EstimatedCompletedAt != nil {
-				gauge(estimatedDesc, unixSeconds(cv.EstimatedCompletedAt.UnixNano()))
+				gauge(d.estimated, unixSeconds(cv.EstimatedCompletedAt.UnixNano()))
 			}
-			gauge(infoDesc, 1, cv.Versions.Target.Version, cv.Versions.Previous.Version)
+			gauge(d.info, 1, cv.Versions.Target.Version, cv.Versions.Previous.Version)
 		case pool != nil && !poolSeen[pool.Name]:
 			poolSeen[pool.Name] = true
-			gauge(poolCompletionDesc, float64(pool.Completion)/100, pool.Name)
-			oneOf(poolAssessmentDesc, string(pool.Assessment), poolAssessments, pool.Name)
+			gauge(d.poolCompletion, float64(pool.Completion)/100, pool.Name)
+			oneOf(d.poolAssessment, string(pool.Assessment), poolAssessments, pool.Name)
 			for _, state := range nodeStates {
-				gauge(poolNodesDesc, float64(count(pool.Summaries, state)), pool.Name, strings.ToLower(string(state)))
+				gauge(d.poolNodes, float64(count(pool.Summaries, state)), pool.Name, strings.ToLower(string(state)))
 			}
 		}
 	}
-	if cp := obj.Status.ControlPlane; cp != nil {
+	if cp := st.ControlPlane; cp != nil {
 		for i := range cp.Informers {
 			for j := range cp.Informers[i].Insights {
 				in := &cp.Informers[i].Insights[j].Insight
@@ -215,9 +313,9 @@ func Collect(obj *update.UpdateStatus, emit func(metrics.Metric)) {
 			}
 		}
 	}
-	for p := range obj.Status.WorkerPools {
-		for i := range obj.Status.WorkerPools[p].Informers {
-			inf := &obj.Status.WorkerPools[p].Informers[i]
+	for p := range st.WorkerPools {
+		for i := range st.WorkerPools[p].Informers {
+			inf := &st.WorkerPools[p].Informers[i]
 			for j := range inf.Insights {
 				in := &inf.Insights[j].Insight
 				visit(inf.Name, nil, in.MachineConfigPoolStatusInsight, in.HealthInsight)
@@ -225,13 +323,13 @@ func Collect(obj *update.UpdateStatus, emit func(metrics.Metric)) {
 		}
 	}
 	for _, l := range impactLevels {
-		gauge(healthDesc, float64(health[l]), string(l))
+		gauge(d.health, float64(health[l]), string(l))
 	}
 	for _, name := range slices.Sorted(maps.Keys(informers)) {
 		ic := informers[name]
-		gauge(informerDesc, float64(ic.insights), name)
+		gauge(d.informer, float64(ic.insights), name)
 		for _, l := range impactLevels {
-			gauge(informerHealthDesc, float64(ic.health[l]), name, string(l))
+			gauge(d.informerHealth, float64(ic.health[l]), name, string(l))
 		}
 	}
 }

@@ -208,8 +208,9 @@ func TestCollectorWithoutSource(t *testing.T) {
 	}
 }
 
-// TestNames: Names, which clients filter /metrics by, lists exactly the
-// metrics the collector reports for an updating cluster.
+// TestNames: Names and HostedNames, which clients filter /metrics by, list
+// exactly the metrics the collector reports for an updating cluster and
+// for hosted clusters beside it, gathered without a conflict of labels.
 func TestNames(t *testing.T) {
 	started := time.Unix(1700000000, 0)
 	obj := &update.UpdateStatus{Status: update.UpdateStatusStatus{
@@ -219,8 +220,34 @@ func TestNames(t *testing.T) {
 			{UID: "mp", Insight: update.ControlPlaneInsightUnion{MachineConfigPoolStatusInsight: poolInsight("master", "Pending", 0, nil)}},
 		}}}},
 	}}
-	c := NewCollector()
-	c.SetSource(func() *update.UpdateStatus { return obj })
+	hosted := hostedCluster("clusters", "demo", 50, "workers")
+	hosted.Status.ControlPlane.Informers[0].Insights[0] = cvInsight(50, "Progressing", started, &started)
+	for _, tc := range []struct {
+		name   string
+		hosted []*update.HostedClusterUpdateStatus
+		want   []string
+	}{
+		{name: "standalone", want: Names()},
+		{name: "standalone and hosted", hosted: []*update.HostedClusterUpdateStatus{hosted}, want: append(Names(), HostedNames()...)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewCollector()
+			c.SetSource(func() *update.UpdateStatus { return obj })
+			c.SetHostedSource(func() []*update.HostedClusterUpdateStatus { return tc.hosted })
+			checkGathered(t, c, tc.want)
+		})
+	}
+	for _, n := range HostedNames() {
+		if !strings.HasPrefix(n, "update_status_hosted_") {
+			t.Errorf("hosted metric %s lacks the update_status_hosted_ prefix", n)
+		}
+	}
+}
+
+// checkGathered registers c, gathers it (which fails on a conflict of
+// labels) and checks it reports exactly the metrics named want.
+func checkGathered(t *testing.T, c *Collector, want []string) {
+	t.Helper()
 	reg := metrics.NewKubeRegistry()
 	reg.CustomMustRegister(c)
 	families, err := reg.Gather()
@@ -231,11 +258,11 @@ func TestNames(t *testing.T) {
 	for _, f := range families {
 		got = append(got, f.GetName())
 	}
-	want := Names()
+	want = append([]string(nil), want...)
 	sort.Strings(got)
 	sort.Strings(want)
 	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Errorf("reported %v, Names %v", got, want)
+		t.Errorf("reported %v, want %v", got, want)
 	}
 }
 

@@ -82,7 +82,7 @@ func (r *renderer) nodes(p *poolView, controlPlane bool) {
 		}
 		r.printf("\nControl Plane Nodes")
 	} else {
-		r.printf("\nWorker Pool Nodes: %s", p.name)
+		r.printf("\n%s: %s", r.words.poolNodes, p.name)
 	}
 	detailed := r.details.enabled(DetailsNodes)
 	tw := tabwriter.NewWriter(r.w, 0, 0, 3, ' ', 0)

@@ -80,10 +80,65 @@ func RenderInPoolOrder(w io.Writer, obj *v1alpha1.UpdateStatus, now time.Time, d
 	if obj == nil {
 		return fmt.Errorf("no UpdateStatus to report on")
 	}
+	return renderWith(w, &obj.Status, now, details, pools, &standaloneWords)
+}
+
+// RenderHosted writes the report for a hosted cluster's obj as seen at now:
+// the layout of Render, with the words of a hosted cluster (its control
+// plane's components, its NodePools in the worker pools' place).
+func RenderHosted(w io.Writer, obj *v1alpha1.HostedClusterUpdateStatus, now time.Time, details Details) error {
+	if obj == nil {
+		return fmt.Errorf("no HostedClusterUpdateStatus to report on")
+	}
+	return renderWith(w, &obj.Status, now, details, nil, &hostedWords)
+}
+
+func renderWith(w io.Writer, st *v1alpha1.UpdateStatusStatus, now time.Time, details Details, pools []string, words *wording) error {
 	bw := bufio.NewWriter(w)
-	r := &renderer{w: bw, now: now, details: details, v: newView(&obj.Status, pools)}
+	r := &renderer{w: bw, now: now, details: details, v: newView(st, pools), words: words}
 	r.render()
 	return bw.Flush()
+}
+
+// wording is what the report calls the parts of a cluster.
+type wording struct {
+	// notUpdating is the whole report of a cluster that is not updating.
+	notUpdating string
+	// fieldWidth is the width of the control plane's field names, colon
+	// and padding included.
+	fieldWidth int
+	// operators is what the completion counts ("%d operators updated");
+	// operatorHealth names the health field; updatingOperators heads the
+	// table of updating ones.
+	operators, operatorHealth, updatingOperators string
+	// workerUpgrade heads the pools' section, poolColumn names the pool
+	// table's first column, poolNodes heads a pool's node table.
+	workerUpgrade, poolColumn, poolNodes string
+}
+
+// standaloneWords are oc's.
+var standaloneWords = wording{
+	notUpdating:       "The cluster is not updating.",
+	fieldWidth:        len("Operator Health: "),
+	operators:         "operators",
+	operatorHealth:    "Operator Health",
+	updatingOperators: "Updating Cluster Operators",
+	workerUpgrade:     "Worker Upgrade",
+	poolColumn:        "WORKER POOL",
+	poolNodes:         "Worker Pool Nodes",
+}
+
+// hostedWords name a hosted cluster's parts as HyperShift does: the control
+// plane's ControlPlaneComponents, the NodePools.
+var hostedWords = wording{
+	notUpdating:       "The hosted cluster is not updating.",
+	fieldWidth:        len("Component Health: "),
+	operators:         "components",
+	operatorHealth:    "Component Health",
+	updatingOperators: "Updating Control Plane Components",
+	workerUpgrade:     "Node Pool Upgrade",
+	poolColumn:        "NODE POOL",
+	poolNodes:         "Node Pool Nodes",
 }
 
 type renderer struct {
@@ -91,13 +146,20 @@ type renderer struct {
 	now     time.Time
 	details Details
 	v       *view
+	words   *wording
+}
+
+// field writes one field of the control plane's section: its name padded
+// to the section's width, then the value as format and args give it.
+func (r *renderer) field(name, format string, args ...any) {
+	r.printf("%-*s"+format, append([]any{r.words.fieldWidth, name + ":"}, args...)...)
 }
 
 func (r *renderer) printf(format string, args ...any) { _, _ = fmt.Fprintf(r.w, format, args...) }
 
 func (r *renderer) render() {
 	if !r.v.updating() {
-		r.printf("The cluster is not updating.\n")
+		r.printf("%s\n", r.words.notUpdating)
 		return
 	}
 	r.controlPlane()
@@ -112,7 +174,7 @@ func (r *renderer) render() {
 		}
 	}
 	if workerUpgrade {
-		r.printf("\n= Worker Upgrade =\n")
+		r.printf("\n= %s =\n", r.words.workerUpgrade)
 		r.pools()
 		for _, p := range r.v.workers {
 			r.nodes(p, false)
@@ -193,13 +255,15 @@ func (r *renderer) controlPlane() {
 			}
 		}
 	}
-	r.printf("= Control Plane =\nAssessment:      %s\nTarget Version:  %s\n", assessment, target)
+	r.printf("= Control Plane =\n")
+	r.field("Assessment", "%s\n", assessment)
+	r.field("Target Version", "%s\n", target)
 	if len(ops.updating) > 0 {
 		names := make([]string, len(ops.updating))
 		for i, co := range ops.updating {
 			names[i] = co.Name
 		}
-		r.printf("Updating:        %s\n", strings.Join(names, ", "))
+		r.field("Updating", "%s\n", strings.Join(names, ", "))
 	}
 	var completion int32
 	switch {
@@ -208,8 +272,8 @@ func (r *renderer) controlPlane() {
 	case ops.total > 0:
 		completion = int32(math.RoundToEven(float64(ops.updated) / float64(ops.total) * 100))
 	}
-	r.printf("Completion:      %d%% (%d operators updated, %d updating, %d waiting)\n", completion, ops.updated, len(ops.updating), ops.waiting)
-	r.printf("Duration:        %s", conventions.ShortDuration(roundedDuration(duration)))
+	r.field("Completion", "%d%% (%d %s updated, %d updating, %d waiting)\n", completion, ops.updated, r.words.operators, len(ops.updating), ops.waiting)
+	r.field("Duration", "%s", conventions.ShortDuration(roundedDuration(duration)))
 	if estimate != 0 {
 		var text string
 		switch {
@@ -231,10 +295,11 @@ func (r *renderer) controlPlane() {
 	if ops.degraded > 0 {
 		health = append(health, fmt.Sprintf("%d Available but degraded", ops.degraded))
 	}
-	r.printf("\nOperator Health: %s\n", strings.Join(health, ", "))
+	r.printf("\n")
+	r.field(r.words.operatorHealth, "%s\n", strings.Join(health, ", "))
 
 	if r.details.enabled(DetailsOperators) && len(ops.updating) > 0 {
-		r.printf("\nUpdating Cluster Operators")
+		r.printf("\n%s", r.words.updatingOperators)
 		tw := tabwriter.NewWriter(r.w, 0, 0, 3, ' ', 0)
 		_, _ = io.WriteString(tw, "\nNAME\tSINCE\tREASON\tMESSAGE\n")
 		for _, co := range ops.updating {
@@ -267,7 +332,7 @@ func ellipsis(s string, maxLen int) string {
 // pools writes the worker pool table.
 func (r *renderer) pools() {
 	tw := tabwriter.NewWriter(r.w, 0, 0, 3, ' ', 0)
-	_, _ = io.WriteString(tw, "\nWORKER POOL\tASSESSMENT\tCOMPLETION\tSTATUS\n")
+	_, _ = io.WriteString(tw, "\n"+r.words.poolColumn+"\tASSESSMENT\tCOMPLETION\tSTATUS\n")
 	for _, p := range r.v.workers {
 		if p.mcp == nil {
 			continue

@@ -50,6 +50,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
@@ -81,8 +82,13 @@ type Options struct {
 	// through a DNS name bound to loopback.
 	AllowedHosts []string
 	// Source forces the resources read: SourceInsights or
-	// SourceUpdateStatus; empty asks discovery.
+	// SourceUpdateStatus (with HostedCluster, SourceHostedInsights or
+	// SourceHostedStatus); empty asks discovery.
 	Source string
+	// HostedCluster, when set, is the hosted cluster (HyperShift
+	// HostedCluster) the page follows instead of the standalone cluster:
+	// its HostedClusterUpdateStatus, or its hosted per-insight objects.
+	HostedCluster types.NamespacedName
 }
 
 // Handler serves the page and its event stream. Run keeps its model.
@@ -127,6 +133,9 @@ func NewHandler(opts Options) *Handler {
 		opts.ClientBuffer = 64
 	}
 	h := &Handler{opts: opts, model: newModel(), mux: http.NewServeMux(), subs: map[*subscriber]struct{}{}}
+	if h.hosted() {
+		h.model.hostedCluster = &HostedCluster{Namespace: opts.HostedCluster.Namespace, Name: opts.HostedCluster.Name}
+	}
 	assets, err := fs.Sub(static, "static")
 	if err != nil {
 		panic(err)

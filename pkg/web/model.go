@@ -185,6 +185,9 @@ type APIError struct {
 // Snapshot is the whole picture, sent to a browser when it connects.
 type Snapshot struct {
 	Seq uint64 `json:"seq"`
+	// HostedCluster is the hosted cluster the page follows; absent for a
+	// standalone cluster.
+	HostedCluster *HostedCluster `json:"hostedCluster,omitempty"`
 	// Now is the server's clock, so the page measures durations with it.
 	Now          time.Time     `json:"now"`
 	Source       string        `json:"source"`
@@ -194,6 +197,13 @@ type Snapshot struct {
 	Nodes        []Node        `json:"nodes"`
 	Health       []Health      `json:"health"`
 	Errors       []APIError    `json:"errors"`
+}
+
+// HostedCluster names a hosted cluster: its HostedCluster's namespace and
+// name.
+type HostedCluster struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
 }
 
 // Delta is what changed since the previous event; absent fields did not.
@@ -223,6 +233,10 @@ type poolState struct {
 // model is the picture the page shows, kept from the watched resources,
 // with what changed since the last flush.
 type model struct {
+	// hostedCluster is the hosted cluster followed, nil for a standalone
+	// cluster; set once, before the model is used.
+	hostedCluster *HostedCluster
+
 	mu        sync.Mutex
 	seq       uint64
 	source    string
@@ -781,7 +795,7 @@ func (m *model) errorsLocked() []APIError {
 func (m *model) snapshot(now time.Time) *Snapshot {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	s := &Snapshot{Seq: m.seq, Now: now.UTC(), Source: m.source, Synced: m.synced, ControlPlane: m.controlPlaneLocked(now),
+	s := &Snapshot{Seq: m.seq, HostedCluster: m.hostedCluster, Now: now.UTC(), Source: m.source, Synced: m.synced, ControlPlane: m.controlPlaneLocked(now),
 		Pools: m.poolsLocked(), Nodes: make([]Node, 0, len(m.nodes)), Health: m.healthLocked(), Errors: m.errorsLocked()}
 	for _, n := range m.nodes {
 		s.Nodes = append(s.Nodes, n)

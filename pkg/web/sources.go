@@ -22,6 +22,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -39,7 +41,57 @@ const (
 	// SourceUpdateStatus is updatestatuses/cluster alone, for a server
 	// that does not serve the per-insight resources.
 	SourceUpdateStatus = "updatestatus"
+	// SourceHostedInsights is, for a hosted cluster (Options.HostedCluster),
+	// the five hosted per-insight resources in its namespace, labelled with
+	// its name.
+	SourceHostedInsights = "hosted-insights"
+	// SourceHostedStatus is, for a hosted cluster, its
+	// HostedClusterUpdateStatus alone.
+	SourceHostedStatus = "hostedclusterupdatestatus"
 )
+
+// resourceSet are the resources the page may read: the per-insight ones,
+// or the one object that holds them all.
+type resourceSet struct {
+	// insights are the per-insight resources, in the order of
+	// resources.InsightKind.
+	insights [resources.NumInsightKinds]string
+	// status is the resource of the object.
+	status string
+	// insightsSource and statusSource name the two choices.
+	insightsSource, statusSource string
+}
+
+// resourceSet returns the resources of a standalone cluster, or of the
+// hosted cluster the page follows.
+func (h *Handler) resourceSet() resourceSet {
+	rs := resourceSet{status: resources.UpdateStatus.Resource, insightsSource: SourceInsights, statusSource: SourceUpdateStatus}
+	if h.hosted() {
+		rs = resourceSet{status: resources.HostedClusterUpdateStatus.Resource, insightsSource: SourceHostedInsights, statusSource: SourceHostedStatus}
+	}
+	for k := range resources.NumInsightKinds {
+		if h.hosted() {
+			rs.insights[k] = k.Hosted().Resource
+		} else {
+			rs.insights[k] = k.Resource()
+		}
+	}
+	return rs
+}
+
+// hosted reports whether the page follows a hosted cluster.
+func (h *Handler) hosted() bool { return h.opts.HostedCluster.Name != "" }
+
+// listOptions narrows a list or watch to the hosted cluster the page
+// follows: its per-insight objects by label, its status object by name.
+func (h *Handler) listOptions(o *metav1.ListOptions, source string) {
+	switch source {
+	case SourceHostedInsights:
+		o.LabelSelector = labels.SelectorFromSet(labels.Set{v1alpha1.LabelHostedCluster: h.opts.HostedCluster.Name}).String()
+	case SourceHostedStatus:
+		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", h.opts.HostedCluster.Name).String()
+	}
+}
 
 // discoveryResource names the discovery request among the page's errors.
 const discoveryResource = "discovery"
@@ -86,17 +138,32 @@ func (h *Handler) watchCluster(ctx context.Context) {
 	h.model.setSource(source)
 	klog.InfoS("Watching the cluster", "source", source)
 
-	factory := externalversions.NewSharedInformerFactory(h.opts.Client, 0)
+	var factoryOpts []externalversions.SharedInformerOption
+	if h.hosted() {
+		factoryOpts = append(factoryOpts, externalversions.WithNamespace(h.opts.HostedCluster.Namespace),
+			externalversions.WithTweakListOptions(func(o *metav1.ListOptions) { h.listOptions(o, source) }))
+	}
+	factory := externalversions.NewSharedInformerFactoryWithOptions(h.opts.Client, 0, factoryOpts...)
 	informers := factory.Update().V1alpha1()
 	watched := map[string]cache.SharedIndexInformer{}
-	if source == SourceInsights {
-		watched[resources.NodeInsights.Resource()] = informers.NodeProgressInsights().Informer()
-		watched[resources.MachineConfigPoolInsights.Resource()] = informers.MachineConfigPoolProgressInsights().Informer()
-		watched[resources.ClusterVersionInsights.Resource()] = informers.ClusterVersionProgressInsights().Informer()
-		watched[resources.ClusterOperatorInsights.Resource()] = informers.ClusterOperatorProgressInsights().Informer()
-		watched[resources.HealthInsights.Resource()] = informers.HealthInsights().Informer()
-	} else {
-		watched[resources.UpdateStatus.Resource] = informers.UpdateStatuses().Informer()
+	rs := h.resourceSet()
+	switch source {
+	case SourceInsights:
+		watched[rs.insights[resources.NodeInsights]] = informers.NodeProgressInsights().Informer()
+		watched[rs.insights[resources.MachineConfigPoolInsights]] = informers.MachineConfigPoolProgressInsights().Informer()
+		watched[rs.insights[resources.ClusterVersionInsights]] = informers.ClusterVersionProgressInsights().Informer()
+		watched[rs.insights[resources.ClusterOperatorInsights]] = informers.ClusterOperatorProgressInsights().Informer()
+		watched[rs.insights[resources.HealthInsights]] = informers.HealthInsights().Informer()
+	case SourceHostedInsights:
+		watched[rs.insights[resources.NodeInsights]] = informers.HostedNodeProgressInsights().Informer()
+		watched[rs.insights[resources.MachineConfigPoolInsights]] = informers.HostedMachineConfigPoolProgressInsights().Informer()
+		watched[rs.insights[resources.ClusterVersionInsights]] = informers.HostedClusterVersionProgressInsights().Informer()
+		watched[rs.insights[resources.ClusterOperatorInsights]] = informers.HostedClusterOperatorProgressInsights().Informer()
+		watched[rs.insights[resources.HealthInsights]] = informers.HostedHealthInsights().Informer()
+	case SourceHostedStatus:
+		watched[rs.status] = informers.HostedClusterUpdateStatuses().Informer()
+	default:
+		watched[rs.status] = informers.UpdateStatuses().Informer()
 	}
 	for resource, inf := range watched {
 		if err := inf.SetWatchErrorHandler(func(_ *cache.Reflector, err error) {
@@ -126,7 +193,9 @@ func (h *Handler) watchCluster(ctx context.Context) {
 }
 
 // discover says which resources to read: the per-insight resources when
-// the server serves them and the user may read them, else UpdateStatus.
+// the server serves them and the user may read them, else the object that
+// holds them all (updatestatuses/cluster, or the hosted cluster's
+// hostedclusterupdatestatuses object).
 func (h *Handler) discover(ctx context.Context) (string, error) {
 	list, err := h.opts.Client.Discovery().ServerResourcesForGroupVersion(v1alpha1.SchemeGroupVersion.String())
 	if err != nil {
@@ -136,23 +205,42 @@ func (h *Handler) discover(ctx context.Context) (string, error) {
 	for _, r := range list.APIResources {
 		served[r.Name] = true
 	}
-	for k := resources.InsightKind(0); k < resources.NumInsightKinds; k++ {
-		if !served[k.Resource()] {
-			if !served[resources.UpdateStatus.Resource] {
-				return "", fmt.Errorf("the server serves neither updatestatuses nor %s", k.Resource())
+	rs := h.resourceSet()
+	for _, resource := range rs.insights {
+		if !served[resource] {
+			if !served[rs.status] {
+				return "", fmt.Errorf("the server serves neither %s nor %s", rs.status, resource)
 			}
-			return SourceUpdateStatus, nil
+			return rs.statusSource, nil
 		}
 	}
-	// A role may grant updatestatuses and not the per-insight resources:
-	// the page then reads what the user may read.
-	if err := h.read(ctx, resources.NodeInsights.Resource()); apierrors.IsForbidden(err) && served[resources.UpdateStatus.Resource] {
-		if h.read(ctx, resources.UpdateStatus.Resource) == nil {
-			klog.InfoS("The per-insight resources are forbidden to this user; reading updatestatuses", "reason", err.Error())
-			return SourceUpdateStatus, nil
+	// A role may grant the object and not the per-insight resources: the
+	// page then reads what the user may read.
+	if err := h.read(ctx, rs.insights[resources.NodeInsights]); apierrors.IsForbidden(err) && served[rs.status] {
+		if h.read(ctx, rs.status) == nil {
+			klog.InfoS("The per-insight resources are forbidden to this user; reading "+rs.status, "reason", err.Error())
+			return rs.statusSource, nil
 		}
 	}
-	return SourceInsights, nil
+	return rs.insightsSource, nil
+}
+
+// standaloneTwin returns the standalone object that carries the same
+// insight as a hosted per-insight object, obj itself for any other.
+func standaloneTwin(obj any) any {
+	switch o := obj.(type) {
+	case *v1alpha1.HostedNodeProgressInsight:
+		return &v1alpha1.NodeProgressInsight{ObjectMeta: o.ObjectMeta, Status: o.Status}
+	case *v1alpha1.HostedMachineConfigPoolProgressInsight:
+		return &v1alpha1.MachineConfigPoolProgressInsight{ObjectMeta: o.ObjectMeta, Status: o.Status}
+	case *v1alpha1.HostedClusterVersionProgressInsight:
+		return &v1alpha1.ClusterVersionProgressInsight{ObjectMeta: o.ObjectMeta, Status: o.Status}
+	case *v1alpha1.HostedClusterOperatorProgressInsight:
+		return &v1alpha1.ClusterOperatorProgressInsight{ObjectMeta: o.ObjectMeta, Status: o.Status}
+	case *v1alpha1.HostedHealthInsight:
+		return &v1alpha1.HealthInsight{ObjectMeta: o.ObjectMeta, Status: o.Status}
+	}
+	return obj
 }
 
 // eventHandler applies one informer's events to the model. An event also
@@ -162,6 +250,8 @@ func (h *Handler) eventHandler(resource string) cache.ResourceEventHandler {
 		if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj, deleted = t.Obj, true
 		}
+		// A hosted cluster's insights are those of the standalone kinds.
+		obj = standaloneTwin(obj)
 		h.model.setError(resource, nil)
 		m := h.model
 		// The update's progress is the server's assessment: of an
@@ -208,7 +298,16 @@ func (h *Handler) eventHandler(resource string) cache.ResourceEventHandler {
 				m.setHealth(uid, informer, &o.Status.HealthStatusInsight)
 			}
 		case *v1alpha1.UpdateStatus:
-			if o.Name != resources.UpdateStatusName {
+			if o.Name != resources.UpdateStatusName || h.hosted() {
+				return
+			}
+			if deleted {
+				m.setStatus(&v1alpha1.UpdateStatusStatus{})
+			} else {
+				m.setStatus(&o.Status)
+			}
+		case *v1alpha1.HostedClusterUpdateStatus:
+			if o.Namespace != h.opts.HostedCluster.Namespace || o.Name != h.opts.HostedCluster.Name {
 				return
 			}
 			if deleted {
@@ -245,12 +344,21 @@ func (h *Handler) probe(ctx context.Context) {
 	}
 }
 
-// read lists at most one object of resource.
+// read lists at most one object of resource, as the page reads it.
 func (h *Handler) read(ctx context.Context, resource string) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	c := h.opts.Client.UpdateV1alpha1()
 	opts := metav1.ListOptions{Limit: 1}
+	ns := h.opts.HostedCluster.Namespace
+	rs := h.resourceSet()
+	if h.hosted() {
+		source := rs.insightsSource
+		if resource == rs.status {
+			source = rs.statusSource
+		}
+		h.listOptions(&opts, source)
+	}
 	var err error
 	switch resource {
 	case resources.UpdateStatus.Resource:
@@ -265,6 +373,18 @@ func (h *Handler) read(ctx context.Context, resource string) error {
 		_, err = c.ClusterOperatorProgressInsights().List(ctx, opts)
 	case resources.HealthInsights.Resource():
 		_, err = c.HealthInsights().List(ctx, opts)
+	case resources.HostedClusterUpdateStatus.Resource:
+		_, err = c.HostedClusterUpdateStatuses(ns).List(ctx, opts)
+	case resources.NodeInsights.Hosted().Resource:
+		_, err = c.HostedNodeProgressInsights(ns).List(ctx, opts)
+	case resources.MachineConfigPoolInsights.Hosted().Resource:
+		_, err = c.HostedMachineConfigPoolProgressInsights(ns).List(ctx, opts)
+	case resources.ClusterVersionInsights.Hosted().Resource:
+		_, err = c.HostedClusterVersionProgressInsights(ns).List(ctx, opts)
+	case resources.ClusterOperatorInsights.Hosted().Resource:
+		_, err = c.HostedClusterOperatorProgressInsights(ns).List(ctx, opts)
+	case resources.HealthInsights.Hosted().Resource:
+		_, err = c.HostedHealthInsights(ns).List(ctx, opts)
 	}
 	return err
 }

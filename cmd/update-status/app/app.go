@@ -29,6 +29,7 @@ import (
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/yaml"
@@ -200,28 +201,54 @@ func newComputeCommand(deps Deps) *cobra.Command {
 
 func newReportCommand(deps Deps) *cobra.Command {
 	var o offlineOptions
-	var details, kubeconfig string
+	var details, kubeconfig, fromFile, hostedCluster string
 	var watch bool
 	cmd := &cobra.Command{
-		Use:   "report [--details none|nodes|operators|health|all] (--from-dir DIR [--now T] | --kubeconfig FILE [--watch])",
+		Use: "report [--details none|nodes|operators|health|all] [--hosted-cluster NS/NAME]\n" +
+			"  (--from-dir DIR [--now T] | --from-file FILE [--now T] | --kubeconfig FILE [--watch])",
 		Short: "Print the report of `oc adm upgrade status`, rendered from the UpdateStatus object",
 		Long: "Print the report of `oc adm upgrade status`, rendered from the UpdateStatus object. When the object left\n" +
 			"insights out to stay within the API's limits and the cluster serves the per-insight resources\n" +
-			"(nodeprogressinsights and the others), the report reads them too and lists every node.",
+			"(nodeprogressinsights and the others), the report reads them too and lists every node.\n\n" +
+			"With --hosted-cluster NAMESPACE/NAME it reports on that hosted cluster (HyperShift) instead, from its\n" +
+			"HostedClusterUpdateStatus: its control plane and components, its NodePools in the worker pools' place.\n\n" +
+			"--from-file reads the objects from a file saved from a cluster (kubectl get updatestatus,npi -o yaml; for a\n" +
+			"hosted cluster kubectl get hcus,hnpi -n NAMESPACE -o yaml), judged at --now (default: the wall clock).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			d, err := report.ParseDetails(details)
 			if err != nil {
 				return err
 			}
+			var hosted *types.NamespacedName
+			if hostedCluster != "" {
+				key, err := parseHostedCluster(hostedCluster)
+				if err != nil {
+					return err
+				}
+				hosted = &key
+			}
+			inputs := 0
+			for _, set := range []bool{o.fromDir != "", fromFile != "", kubeconfig != ""} {
+				if set {
+					inputs++
+				}
+			}
+			switch {
+			case inputs > 1:
+				return errors.New("--from-dir, --from-file and --kubeconfig are mutually exclusive")
+			case inputs == 0:
+				return errors.New("one of --from-dir, --from-file or --kubeconfig is required")
+			case watch && kubeconfig == "":
+				return errors.New("--watch needs --kubeconfig")
+			case o.now != "" && kubeconfig != "":
+				return errors.New("--now needs --from-dir or --from-file")
+			case hosted != nil && o.fromDir != "":
+				return errors.New("--hosted-cluster needs --kubeconfig or --from-file: --from-dir computes a standalone cluster's UpdateStatus")
+			}
 			out := cmd.OutOrStdout()
 			switch {
-			case o.fromDir != "" && kubeconfig != "":
-				return errors.New("--from-dir and --kubeconfig are mutually exclusive")
 			case o.fromDir != "":
-				if watch {
-					return errors.New("--watch needs --kubeconfig")
-				}
 				c, err := o.compute(deps.Clock)
 				if err != nil {
 					return err
@@ -231,28 +258,58 @@ func newReportCommand(deps Deps) *cobra.Command {
 					return err
 				}
 				return report.RenderInPoolOrder(out, obj, c.now, d, sourcefiles.PoolOrder(c.src))
-			case kubeconfig != "":
-				if o.now != "" {
-					return errors.New("--now needs --from-dir")
-				}
-				client, err := deps.NewClient(kubeconfig)
-				if err != nil {
-					return err
-				}
-				s := &served{client: client, out: out, clock: deps.Clock, details: d}
-				if watch {
-					return s.watch(cmd.Context())
-				}
-				return s.once(cmd.Context())
+			case fromFile != "":
+				return reportFromFile(out, fromFile, hosted, o.now, deps.Clock, d)
 			}
-			return errors.New("one of --from-dir or --kubeconfig is required")
+			client, err := deps.NewClient(kubeconfig)
+			if err != nil {
+				return err
+			}
+			var t target = clusterStatus{client: client}
+			if hosted != nil {
+				t = hostedStatus{client: client, key: *hosted}
+			}
+			s := &served{target: t, out: out, clock: deps.Clock, details: d}
+			if watch {
+				return s.watch(cmd.Context())
+			}
+			return s.once(cmd.Context())
 		},
 	}
 	o.addFlags(cmd)
 	cmd.Flags().StringVar(&details, "details", string(report.DetailsNone), "Show detailed output in selected section. One of: none, all, nodes, health, operators")
-	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "Read the served updatestatuses/cluster with this kubeconfig")
+	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "Read the served updatestatuses/cluster (or hostedclusterupdatestatuses, with --hosted-cluster) with this kubeconfig")
 	cmd.Flags().BoolVar(&watch, "watch", false, "With --kubeconfig: print the report again on every change of the object")
+	cmd.Flags().StringVar(&fromFile, "from-file", "", "Read the UpdateStatus (or HostedClusterUpdateStatus) and its per-insight objects from this YAML or JSON file, saved from a cluster")
+	cmd.Flags().StringVar(&hostedCluster, "hosted-cluster", "", "Report on the hosted cluster (HyperShift HostedCluster) NAMESPACE/NAME from its HostedClusterUpdateStatus")
 	return cmd
+}
+
+// reportFromFile prints the report of the object saved in path.
+func reportFromFile(out io.Writer, path string, hosted *types.NamespacedName, nowFlag string, c clock.PassiveClock, d report.Details) error {
+	now := c.Now()
+	if nowFlag != "" && nowFlag != "now" {
+		var err error
+		if now, err = time.Parse(time.RFC3339Nano, nowFlag); err != nil {
+			return fmt.Errorf("invalid --now %q: %w", nowFlag, err)
+		}
+	}
+	saved, err := readSaved(path)
+	if err != nil {
+		return err
+	}
+	if hosted != nil {
+		obj, err := saved.hostedStatus(path, *hosted)
+		if err != nil {
+			return err
+		}
+		return report.RenderHosted(out, obj, now, d)
+	}
+	obj, err := saved.updateStatus(path)
+	if err != nil {
+		return err
+	}
+	return report.Render(out, obj, now, d)
 }
 
 // Run executes the command line args and returns the process exit code.

@@ -23,6 +23,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -64,9 +65,10 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// served prints reports of the UpdateStatus a cluster serves.
+// served prints reports of the object a cluster serves: its UpdateStatus or
+// one HostedClusterUpdateStatus (the target).
 type served struct {
-	client  versioned.Interface
+	target  target
 	out     io.Writer
 	clock   clock.PassiveClock
 	details report.Details
@@ -74,54 +76,60 @@ type served struct {
 	printed int
 }
 
-// render prints the report of obj, completed with the insights it left out.
-func (s *served) render(ctx context.Context, obj *v1alpha1.UpdateStatus) error {
-	obj = s.completed(ctx, obj)
+// target is the object a report follows.
+type target interface {
+	// String names the object in messages, e.g. updatestatuses/cluster.
+	String() string
+	// get reads the object: its resourceVersion and status.
+	get(ctx context.Context) (string, *v1alpha1.UpdateStatusStatus, error)
+	// watch watches the object from resourceVersion rv.
+	watch(ctx context.Context, rv string) (watch.Interface, error)
+	// of returns the resourceVersion and status of obj, a watch's object;
+	// false when obj is not the object followed.
+	of(obj runtime.Object) (string, *v1alpha1.UpdateStatusStatus, bool)
+	// insights lists the per-insight objects about the object at a
+	// revision not older than rv.
+	insights(ctx context.Context, rv string) (*untruncate.Objects, error)
+	// render writes the report of st.
+	render(w io.Writer, st *v1alpha1.UpdateStatusStatus, now time.Time, details report.Details) error
+}
+
+// render prints the report of st, completed with the insights it left out.
+func (s *served) render(ctx context.Context, rv string, st *v1alpha1.UpdateStatusStatus) error {
+	st = s.completed(ctx, rv, st)
 	if s.printed > 0 {
 		if _, err := fmt.Fprintln(s.out); err != nil {
 			return err
 		}
 	}
 	s.printed++
-	return report.Render(s.out, obj, s.clock.Now(), s.details)
-}
-
-func (s *served) get(ctx context.Context) (*v1alpha1.UpdateStatus, error) {
-	obj, err := s.client.UpdateV1alpha1().UpdateStatuses().Get(ctx, resources.UpdateStatusName, metav1.GetOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("reading updatestatuses/%s: %w", resources.UpdateStatusName, err)
-	}
-	return obj, nil
+	return s.target.render(s.out, st, s.clock.Now(), s.details)
 }
 
 // once prints the report of the object as served now.
 func (s *served) once(ctx context.Context) error {
-	obj, err := s.get(ctx)
+	rv, st, err := s.target.get(ctx)
 	if err != nil {
 		return err
 	}
-	return s.render(ctx, obj)
+	return s.render(ctx, rv, st)
 }
 
 // watch prints the report, then again on every watch event that changes
 // the object, until ctx ends. A watch that closes is resumed from the last
 // resourceVersion; an expired one starts over from a fresh read.
 func (s *served) watch(ctx context.Context) error {
-	obj, err := s.get(ctx)
+	rv, st, err := s.target.get(ctx)
 	if err != nil {
 		return err
 	}
-	if err := s.render(ctx, obj); err != nil {
+	if err := s.render(ctx, rv, st); err != nil {
 		return err
 	}
-	rv := obj.ResourceVersion
 	for ctx.Err() == nil {
-		w, err := s.client.UpdateV1alpha1().UpdateStatuses().Watch(ctx, metav1.ListOptions{
-			FieldSelector:   fields.OneTermEqualSelector("metadata.name", resources.UpdateStatusName).String(),
-			ResourceVersion: rv,
-		})
+		w, err := s.target.watch(ctx, rv)
 		if err != nil {
-			klog.ErrorS(err, "Watching the UpdateStatus failed, retrying", "resourceVersion", rv)
+			klog.ErrorS(err, "Watching failed, retrying", "object", s.target.String(), "resourceVersion", rv)
 			if !sleep(ctx, time.Second) {
 				break
 			}
@@ -149,67 +157,110 @@ func (s *served) drain(ctx context.Context, w watch.Interface, rv string) (strin
 			}
 			switch ev.Type {
 			case watch.Added, watch.Modified:
-				obj, isStatus := ev.Object.(*v1alpha1.UpdateStatus)
-				if !isStatus || (rv != "" && obj.ResourceVersion == rv) {
+				objRV, st, ours := s.target.of(ev.Object)
+				if !ours || (rv != "" && objRV == rv) {
 					continue // not ours, or the version already shown
 				}
-				rv = obj.ResourceVersion
-				if err := s.render(ctx, obj); err != nil {
+				rv = objRV
+				if err := s.render(ctx, rv, st); err != nil {
 					return rv, err
 				}
 			case watch.Deleted:
-				_, _ = fmt.Fprintf(s.out, "\nupdatestatuses/%s was deleted\n", resources.UpdateStatusName)
+				_, _ = fmt.Fprintf(s.out, "\n%s was deleted\n", s.target)
 			case watch.Error:
 				err := apierrors.FromObject(ev.Object)
 				if apierrors.IsGone(err) || apierrors.IsResourceExpired(err) {
-					obj, gerr := s.get(ctx)
+					objRV, st, gerr := s.target.get(ctx)
 					if gerr != nil {
 						return rv, gerr
 					}
-					rv = obj.ResourceVersion
-					if err := s.render(ctx, obj); err != nil {
+					rv = objRV
+					if err := s.render(ctx, rv, st); err != nil {
 						return rv, err
 					}
 					return rv, nil
 				}
-				klog.ErrorS(err, "The UpdateStatus watch reported an error", "resourceVersion", rv)
+				klog.ErrorS(err, "The watch reported an error", "object", s.target.String(), "resourceVersion", rv)
 				return rv, nil
 			}
 		}
 	}
 }
 
-// completed returns obj with the insights it left out to stay within the
+// completed returns st with the insights it left out to stay within the
 // API's limits put back from the per-insight resources, so that the report
-// lists every node; obj itself when nothing was left out. The lists are read
-// at a revision not older than obj's: since obj's content is the same in
-// every revision from its resourceVersion on, they describe the same cluster
-// state or a newer one. A server that does not serve the per-insight
-// resources (404) leaves obj as it is, silently; any other failure leaves it
-// too, with a warning: obj still says what it left out.
-func (s *served) completed(ctx context.Context, obj *v1alpha1.UpdateStatus) *v1alpha1.UpdateStatus {
-	if !untruncate.Truncated(&obj.Status) {
-		return obj
+// lists every node; st itself when nothing was left out. The lists are read
+// at a revision not older than st's (rv): since the object's content is the
+// same in every revision from its resourceVersion on, they describe the same
+// cluster state or a newer one. A server that does not serve the per-insight
+// resources (404) leaves st as it is, silently; any other failure leaves it
+// too, with a warning: st still says what it left out.
+func (s *served) completed(ctx context.Context, rv string, st *v1alpha1.UpdateStatusStatus) *v1alpha1.UpdateStatusStatus {
+	if !untruncate.Truncated(st) {
+		return st
 	}
-	objs, err := listInsights(ctx, s.client.UpdateV1alpha1(), obj.ResourceVersion)
+	objs, err := s.target.insights(ctx, rv)
 	if err != nil {
 		if !apierrors.IsNotFound(err) {
-			klog.ErrorS(err, "Reading the per-insight resources failed; the report shows the UpdateStatus alone, which left out insights")
+			klog.ErrorS(err, "Reading the per-insight resources failed; the report shows the object alone, which left out insights", "object", s.target.String())
 		}
-		return obj
+		return st
 	}
-	out := *obj
-	out.Status = *untruncate.Status(&obj.Status, objs)
-	return &out
+	return untruncate.Status(st, objs)
+}
+
+// clusterStatus is the UpdateStatus of a standalone cluster.
+type clusterStatus struct{ client versioned.Interface }
+
+func (clusterStatus) String() string {
+	return resources.UpdateStatus.Resource + "/" + resources.UpdateStatusName
+}
+
+func (t clusterStatus) get(ctx context.Context) (string, *v1alpha1.UpdateStatusStatus, error) {
+	obj, err := t.client.UpdateV1alpha1().UpdateStatuses().Get(ctx, resources.UpdateStatusName, metav1.GetOptions{})
+	if err != nil {
+		return "", nil, fmt.Errorf("reading %s: %w", t, err)
+	}
+	return obj.ResourceVersion, &obj.Status, nil
+}
+
+func (t clusterStatus) watch(ctx context.Context, rv string) (watch.Interface, error) {
+	return t.client.UpdateV1alpha1().UpdateStatuses().Watch(ctx, metav1.ListOptions{
+		FieldSelector:   fields.OneTermEqualSelector("metadata.name", resources.UpdateStatusName).String(),
+		ResourceVersion: rv,
+	})
+}
+
+func (clusterStatus) of(obj runtime.Object) (string, *v1alpha1.UpdateStatusStatus, bool) {
+	o, ok := obj.(*v1alpha1.UpdateStatus)
+	if !ok || o.Name != resources.UpdateStatusName {
+		return "", nil, false
+	}
+	return o.ResourceVersion, &o.Status, true
+}
+
+func (t clusterStatus) insights(ctx context.Context, rv string) (*untruncate.Objects, error) {
+	return listInsights(ctx, t.client.UpdateV1alpha1(), rv)
+}
+
+func (clusterStatus) render(w io.Writer, st *v1alpha1.UpdateStatusStatus, now time.Time, details report.Details) error {
+	return report.Render(w, &v1alpha1.UpdateStatus{Status: *st}, now, details)
+}
+
+// listOptions are the options of the lists that complete an object of
+// resourceVersion rv: not older than it.
+func listOptions(rv string) metav1.ListOptions {
+	opts := metav1.ListOptions{ResourceVersion: rv}
+	if rv != "" {
+		opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
+	}
+	return opts
 }
 
 // listInsights lists every object of the five per-insight kinds at a
 // revision not older than rv.
 func listInsights(ctx context.Context, c updatev1alpha1.UpdateV1alpha1Interface, rv string) (*untruncate.Objects, error) {
-	opts := metav1.ListOptions{ResourceVersion: rv}
-	if rv != "" {
-		opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
-	}
+	opts := listOptions(rv)
 	var objs untruncate.Objects
 	nodes, err := c.NodeProgressInsights().List(ctx, opts)
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	"github.com/update-status/apiserver/pkg/web"
@@ -33,16 +34,25 @@ import (
 const defaultListen = "127.0.0.1:8080"
 
 func newWebCommand(deps Deps) *cobra.Command {
-	var kubeconfig, listen string
+	var kubeconfig, listen, hostedCluster string
 	cmd := &cobra.Command{
-		Use:   "web --kubeconfig FILE [--listen 127.0.0.1:8080]",
+		Use:   "web --kubeconfig FILE [--listen 127.0.0.1:8080] [--hosted-cluster NAMESPACE/NAME]",
 		Short: "Serve a page that follows the cluster update live",
 		Long: "Serve one page that follows the cluster update live: the control plane, a grid of node cells per pool,\n" +
 			"and the health insights, streamed from the cluster's watch. The page reads the cluster as the\n" +
 			"kubeconfig's user, so RBAC applies as it does to kubectl. It listens on loopback unless --listen\n" +
-			"gives another address; then anyone who reaches that address reads what that user may read.",
+			"gives another address; then anyone who reaches that address reads what that user may read.\n\n" +
+			"With --hosted-cluster NAMESPACE/NAME the page follows that hosted cluster (HyperShift) on a management\n" +
+			"cluster instead: its control plane and components, and its NodePools in the pools' place.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			var hosted types.NamespacedName
+			if hostedCluster != "" {
+				var err error
+				if hosted, err = parseHostedCluster(hostedCluster); err != nil {
+					return err
+				}
+			}
 			if kubeconfig == "" {
 				kubeconfig = os.Getenv("KUBECONFIG")
 			}
@@ -62,7 +72,7 @@ func newWebCommand(deps Deps) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			opts := web.Options{Client: client}
+			opts := web.Options{Client: client, HostedCluster: hosted}
 			if loopback {
 				opts.AllowedHosts = web.LoopbackHosts(l.Addr().String())
 			} else {
@@ -72,6 +82,7 @@ func newWebCommand(deps Deps) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "Read the cluster with this kubeconfig (default $KUBECONFIG)")
+	cmd.Flags().StringVar(&hostedCluster, "hosted-cluster", "", "Follow the hosted cluster (HyperShift HostedCluster) NAMESPACE/NAME instead of the standalone cluster")
 	cmd.Flags().StringVar(&listen, "listen", defaultListen, "Address to serve the page on (host:port; port 0 picks one). A non-loopback address serves the user's read rights to the network")
 	return cmd
 }

@@ -39,6 +39,9 @@ func TestWebFlags(t *testing.T) {
 	if _, errOut, code := run(t, deps, "web", "--kubeconfig", "k", "--listen", "8080"); code == 0 || !strings.Contains(errOut, "invalid --listen") {
 		t.Errorf("a listen address without a port: exit %d, %q", code, errOut)
 	}
+	if _, errOut, code := run(t, deps, "web", "--kubeconfig", "k", "--hosted-cluster", "demo"); code == 0 || !strings.Contains(errOut, `invalid --hosted-cluster "demo"`) {
+		t.Errorf("a hosted cluster without a namespace: exit %d, %q", code, errOut)
+	}
 }
 
 func TestIsLoopback(t *testing.T) {

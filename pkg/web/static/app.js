@@ -33,6 +33,7 @@
   var nodes = new Map();      // name -> node
   var pools = new Map();      // name -> pool view
   var controlPlane = null;
+  var hosted = null;          // the hosted cluster followed, null for a standalone one
   var serverOffset = 0;       // server clock minus browser clock, ms
   var dirty = new Set();      // pools to redraw
   var frameAsked = false;
@@ -91,6 +92,7 @@
   function applySnapshot(s) {
     serverOffset = Date.parse(s.now) - Date.now();
     nodes.clear();
+    setHosted(s.hostedCluster);
     pools.forEach(function (p) { p.el.remove(); });
     pools.clear();
     (s.pools || []).forEach(setPool);
@@ -167,10 +169,24 @@
     pools.forEach(markDirty);
   }
 
+  // setHosted names the page after the hosted cluster it follows: its
+  // control plane's components, its NodePools.
+  function setHosted(h) {
+    if (!h || hosted) { return; }
+    hosted = h;
+    var title = "Hosted cluster " + h.namespace + "/" + h.name + " update status";
+    document.title = title;
+    document.querySelector("header h1").textContent = title;
+    document.body.setAttribute("data-hosted-cluster", h.namespace + "/" + h.name);
+    $("cp-operators").previousElementSibling.textContent = "Components";
+  }
+
   function setSource(source, synced) {
     document.body.setAttribute("data-source", source || "");
     document.body.setAttribute("data-synced", synced ? "true" : "false");
-    var text = source === "insights" ? "per-insight resources" : source === "updatestatus" ? "updatestatuses/cluster" : "";
+    var text = source === "insights" ? "per-insight resources" : source === "updatestatus" ? "updatestatuses/cluster" :
+      source === "hosted-insights" ? "hosted per-insight resources" :
+      source === "hostedclusterupdatestatus" && hosted ? "hostedclusterupdatestatuses/" + hosted.name : "";
     $("source").textContent = text ? "reading " + text + (synced ? "" : " (loading…)") : "";
   }
 
@@ -266,7 +282,7 @@
     el2.setAttribute("data-completion", String(s.completion));
     var total = s.summaries && s.summaries.Total !== undefined ? s.summaries.Total : s.nodes;
     el2.setAttribute("data-total", String(total));
-    p.kind.textContent = s.controlPlane ? "control-plane nodes" : "worker pool";
+    p.kind.textContent = s.controlPlane ? "control-plane nodes" : hosted ? "node pool" : "worker pool";
     p.assess.textContent = s.assessment || "";
     p.assess.setAttribute("data-value", s.assessment || "");
     // The pool insight's own count, which the completion is computed from:

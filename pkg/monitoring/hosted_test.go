@@ -1,0 +1,131 @@
+// Copyright The update-status-apiserver Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package monitoring
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-base/metrics/testutil"
+
+	"github.com/update-status/apiserver/pkg/apis/update"
+)
+
+// hostedCluster returns a hosted cluster ns/name whose control plane is at
+// completion and whose NodePool np has five machines, two of them updated.
+func hostedCluster(ns, name string, completion int32, np string) *update.HostedClusterUpdateStatus {
+	started := time.Unix(1700000000, 0)
+	return &update.HostedClusterUpdateStatus{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Status: update.UpdateStatusStatus{
+			Conditions: []metav1.Condition{{Type: "Available", Status: metav1.ConditionTrue, Reason: "AsExpected"}},
+			ControlPlane: &update.ControlPlane{Informers: []update.ControlPlaneInformer{{Name: "cpi", Insights: []update.ControlPlaneInsight{
+				cvInsight(completion, "Progressing", started, nil),
+			}}}},
+			WorkerPools: []update.Pool{{Name: np, Informers: []update.WorkerPoolInformer{{Name: "nodes", Insights: []update.WorkerPoolInsight{
+				{UID: "np", Insight: update.WorkerPoolInsightUnion{MachineConfigPoolStatusInsight: poolInsight(np, "Progressing", 40,
+					map[string]int32{"Total": 5, "Available": 4, "Progressing": 1, "Outdated": 3, "Draining": 1})}},
+				{UID: "drain", Insight: update.WorkerPoolInsightUnion{HealthInsight: health("Error")}},
+			}}}}},
+		},
+	}
+}
+
+func TestCollectHosted(t *testing.T) {
+	started := time.Unix(1700000000, 0)
+	standalone := &update.UpdateStatus{Status: update.UpdateStatusStatus{
+		ControlPlane: &update.ControlPlane{Informers: []update.ControlPlaneInformer{{Name: "cpi", Insights: []update.ControlPlaneInsight{
+			cvInsight(10, "Progressing", started, nil),
+		}}}},
+	}}
+	demo := hostedCluster("clusters", "demo", 71, "workers")
+	tests := []struct {
+		name       string
+		standalone *update.UpdateStatus
+		hosted     []*update.HostedClusterUpdateStatus
+		names      []string
+		want       string
+	}{{
+		name:       "two hosted clusters, NodePools of the same name, beside the standalone cluster",
+		standalone: standalone,
+		hosted:     []*update.HostedClusterUpdateStatus{demo, hostedCluster("team-b", "prod", 30, "workers")},
+		names: []string{MetricCompletion, HostedName(MetricCompletion), HostedName(MetricPoolCompletion), HostedName(MetricPoolNodes),
+			HostedName(MetricAvailable)},
+		want: `
+# HELP update_status_control_plane_completion_ratio [ALPHA] Completion of the control plane update (0..1): the share of cluster operators updated, as status.controlPlane's ClusterVersion insight says.
+# TYPE update_status_control_plane_completion_ratio gauge
+update_status_control_plane_completion_ratio 0.1
+# HELP update_status_hosted_available [ALPHA] 1 when a HostedClusterUpdateStatus's Available condition is True, 0 otherwise; reason is the condition's reason. One set per hosted cluster.
+# TYPE update_status_hosted_available gauge
+update_status_hosted_available{hosted_cluster="demo",namespace="clusters",reason="AsExpected"} 1
+update_status_hosted_available{hosted_cluster="prod",namespace="team-b",reason="AsExpected"} 1
+# HELP update_status_hosted_control_plane_completion_ratio [ALPHA] Completion of the control plane update (0..1): the share of control-plane components updated, as status.controlPlane's ClusterVersion insight says. One set per hosted cluster.
+# TYPE update_status_hosted_control_plane_completion_ratio gauge
+update_status_hosted_control_plane_completion_ratio{hosted_cluster="demo",namespace="clusters"} 0.71
+update_status_hosted_control_plane_completion_ratio{hosted_cluster="prod",namespace="team-b"} 0.3
+# HELP update_status_hosted_pool_completion_ratio [ALPHA] Completion of a pool's update (0..1): the share of its nodes updated. One set per hosted cluster.
+# TYPE update_status_hosted_pool_completion_ratio gauge
+update_status_hosted_pool_completion_ratio{hosted_cluster="demo",namespace="clusters",pool="workers"} 0.4
+update_status_hosted_pool_completion_ratio{hosted_cluster="prod",namespace="team-b",pool="workers"} 0.4
+# HELP update_status_hosted_pool_nodes [ALPHA] Nodes of a hosted cluster's NodePool by state, from the pool insight's node summaries. One set per hosted cluster.
+# TYPE update_status_hosted_pool_nodes gauge
+update_status_hosted_pool_nodes{hosted_cluster="demo",namespace="clusters",pool="workers",state="available"} 4
+update_status_hosted_pool_nodes{hosted_cluster="demo",namespace="clusters",pool="workers",state="degraded"} 0
+update_status_hosted_pool_nodes{hosted_cluster="demo",namespace="clusters",pool="workers",state="draining"} 1
+update_status_hosted_pool_nodes{hosted_cluster="demo",namespace="clusters",pool="workers",state="excluded"} 0
+update_status_hosted_pool_nodes{hosted_cluster="demo",namespace="clusters",pool="workers",state="outdated"} 3
+update_status_hosted_pool_nodes{hosted_cluster="demo",namespace="clusters",pool="workers",state="progressing"} 1
+update_status_hosted_pool_nodes{hosted_cluster="demo",namespace="clusters",pool="workers",state="total"} 5
+update_status_hosted_pool_nodes{hosted_cluster="prod",namespace="team-b",pool="workers",state="available"} 4
+update_status_hosted_pool_nodes{hosted_cluster="prod",namespace="team-b",pool="workers",state="degraded"} 0
+update_status_hosted_pool_nodes{hosted_cluster="prod",namespace="team-b",pool="workers",state="draining"} 1
+update_status_hosted_pool_nodes{hosted_cluster="prod",namespace="team-b",pool="workers",state="excluded"} 0
+update_status_hosted_pool_nodes{hosted_cluster="prod",namespace="team-b",pool="workers",state="outdated"} 3
+update_status_hosted_pool_nodes{hosted_cluster="prod",namespace="team-b",pool="workers",state="progressing"} 1
+update_status_hosted_pool_nodes{hosted_cluster="prod",namespace="team-b",pool="workers",state="total"} 5
+`,
+	}, {
+		name:   "nil entries and a repeated hosted cluster are skipped",
+		hosted: []*update.HostedClusterUpdateStatus{nil, demo, hostedCluster("clusters", "demo", 99, "other"), nil},
+		names:  []string{MetricCompletion, HostedName(MetricCompletion), HostedName(MetricHealthInsights)},
+		want: `
+# HELP update_status_hosted_control_plane_completion_ratio [ALPHA] Completion of the control plane update (0..1): the share of control-plane components updated, as status.controlPlane's ClusterVersion insight says. One set per hosted cluster.
+# TYPE update_status_hosted_control_plane_completion_ratio gauge
+update_status_hosted_control_plane_completion_ratio{hosted_cluster="demo",namespace="clusters"} 0.71
+# HELP update_status_hosted_health_insights [ALPHA] Health insights of a HostedClusterUpdateStatus by impact level. One set per hosted cluster.
+# TYPE update_status_hosted_health_insights gauge
+update_status_hosted_health_insights{hosted_cluster="demo",impact_level="Critical",namespace="clusters"} 0
+update_status_hosted_health_insights{hosted_cluster="demo",impact_level="Error",namespace="clusters"} 1
+update_status_hosted_health_insights{hosted_cluster="demo",impact_level="Info",namespace="clusters"} 0
+update_status_hosted_health_insights{hosted_cluster="demo",impact_level="Unknown",namespace="clusters"} 0
+update_status_hosted_health_insights{hosted_cluster="demo",impact_level="Warning",namespace="clusters"} 0
+`,
+	}, {
+		name:  "no hosted cluster served",
+		names: []string{HostedName(MetricCompletion), HostedName(MetricPoolNodes)},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewCollector()
+			c.SetSource(func() *update.UpdateStatus { return tc.standalone })
+			c.SetHostedSource(func() []*update.HostedClusterUpdateStatus { return tc.hosted })
+			if err := testutil.CustomCollectAndCompare(c, strings.NewReader(tc.want), tc.names...); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

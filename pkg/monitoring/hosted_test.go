@@ -71,32 +71,32 @@ func TestCollectHosted(t *testing.T) {
 update_status_control_plane_completion_ratio 0.1
 # HELP update_status_hosted_available [ALPHA] 1 when a HostedClusterUpdateStatus's Available condition is True, 0 otherwise; reason is the condition's reason. One set per hosted cluster.
 # TYPE update_status_hosted_available gauge
-update_status_hosted_available{hosted_cluster="demo",namespace="clusters",reason="AsExpected"} 1
-update_status_hosted_available{hosted_cluster="prod",namespace="team-b",reason="AsExpected"} 1
+update_status_hosted_available{hosted_cluster="demo",hosted_cluster_namespace="clusters",reason="AsExpected"} 1
+update_status_hosted_available{hosted_cluster="prod",hosted_cluster_namespace="team-b",reason="AsExpected"} 1
 # HELP update_status_hosted_control_plane_completion_ratio [ALPHA] Completion of the control plane update (0..1): the share of control-plane components updated, as status.controlPlane's ClusterVersion insight says. One set per hosted cluster.
 # TYPE update_status_hosted_control_plane_completion_ratio gauge
-update_status_hosted_control_plane_completion_ratio{hosted_cluster="demo",namespace="clusters"} 0.71
-update_status_hosted_control_plane_completion_ratio{hosted_cluster="prod",namespace="team-b"} 0.3
+update_status_hosted_control_plane_completion_ratio{hosted_cluster="demo",hosted_cluster_namespace="clusters"} 0.71
+update_status_hosted_control_plane_completion_ratio{hosted_cluster="prod",hosted_cluster_namespace="team-b"} 0.3
 # HELP update_status_hosted_pool_completion_ratio [ALPHA] Completion of a pool's update (0..1): the share of its nodes updated. One set per hosted cluster.
 # TYPE update_status_hosted_pool_completion_ratio gauge
-update_status_hosted_pool_completion_ratio{hosted_cluster="demo",namespace="clusters",pool="workers"} 0.4
-update_status_hosted_pool_completion_ratio{hosted_cluster="prod",namespace="team-b",pool="workers"} 0.4
+update_status_hosted_pool_completion_ratio{hosted_cluster="demo",hosted_cluster_namespace="clusters",pool="workers"} 0.4
+update_status_hosted_pool_completion_ratio{hosted_cluster="prod",hosted_cluster_namespace="team-b",pool="workers"} 0.4
 # HELP update_status_hosted_pool_nodes [ALPHA] Nodes of a hosted cluster's NodePool by state, from the pool insight's node summaries. One set per hosted cluster.
 # TYPE update_status_hosted_pool_nodes gauge
-update_status_hosted_pool_nodes{hosted_cluster="demo",namespace="clusters",pool="workers",state="available"} 4
-update_status_hosted_pool_nodes{hosted_cluster="demo",namespace="clusters",pool="workers",state="degraded"} 0
-update_status_hosted_pool_nodes{hosted_cluster="demo",namespace="clusters",pool="workers",state="draining"} 1
-update_status_hosted_pool_nodes{hosted_cluster="demo",namespace="clusters",pool="workers",state="excluded"} 0
-update_status_hosted_pool_nodes{hosted_cluster="demo",namespace="clusters",pool="workers",state="outdated"} 3
-update_status_hosted_pool_nodes{hosted_cluster="demo",namespace="clusters",pool="workers",state="progressing"} 1
-update_status_hosted_pool_nodes{hosted_cluster="demo",namespace="clusters",pool="workers",state="total"} 5
-update_status_hosted_pool_nodes{hosted_cluster="prod",namespace="team-b",pool="workers",state="available"} 4
-update_status_hosted_pool_nodes{hosted_cluster="prod",namespace="team-b",pool="workers",state="degraded"} 0
-update_status_hosted_pool_nodes{hosted_cluster="prod",namespace="team-b",pool="workers",state="draining"} 1
-update_status_hosted_pool_nodes{hosted_cluster="prod",namespace="team-b",pool="workers",state="excluded"} 0
-update_status_hosted_pool_nodes{hosted_cluster="prod",namespace="team-b",pool="workers",state="outdated"} 3
-update_status_hosted_pool_nodes{hosted_cluster="prod",namespace="team-b",pool="workers",state="progressing"} 1
-update_status_hosted_pool_nodes{hosted_cluster="prod",namespace="team-b",pool="workers",state="total"} 5
+update_status_hosted_pool_nodes{hosted_cluster="demo",hosted_cluster_namespace="clusters",pool="workers",state="available"} 4
+update_status_hosted_pool_nodes{hosted_cluster="demo",hosted_cluster_namespace="clusters",pool="workers",state="degraded"} 0
+update_status_hosted_pool_nodes{hosted_cluster="demo",hosted_cluster_namespace="clusters",pool="workers",state="draining"} 1
+update_status_hosted_pool_nodes{hosted_cluster="demo",hosted_cluster_namespace="clusters",pool="workers",state="excluded"} 0
+update_status_hosted_pool_nodes{hosted_cluster="demo",hosted_cluster_namespace="clusters",pool="workers",state="outdated"} 3
+update_status_hosted_pool_nodes{hosted_cluster="demo",hosted_cluster_namespace="clusters",pool="workers",state="progressing"} 1
+update_status_hosted_pool_nodes{hosted_cluster="demo",hosted_cluster_namespace="clusters",pool="workers",state="total"} 5
+update_status_hosted_pool_nodes{hosted_cluster="prod",hosted_cluster_namespace="team-b",pool="workers",state="available"} 4
+update_status_hosted_pool_nodes{hosted_cluster="prod",hosted_cluster_namespace="team-b",pool="workers",state="degraded"} 0
+update_status_hosted_pool_nodes{hosted_cluster="prod",hosted_cluster_namespace="team-b",pool="workers",state="draining"} 1
+update_status_hosted_pool_nodes{hosted_cluster="prod",hosted_cluster_namespace="team-b",pool="workers",state="excluded"} 0
+update_status_hosted_pool_nodes{hosted_cluster="prod",hosted_cluster_namespace="team-b",pool="workers",state="outdated"} 3
+update_status_hosted_pool_nodes{hosted_cluster="prod",hosted_cluster_namespace="team-b",pool="workers",state="progressing"} 1
+update_status_hosted_pool_nodes{hosted_cluster="prod",hosted_cluster_namespace="team-b",pool="workers",state="total"} 5
 `,
 	}, {
 		name:   "nil entries and a repeated hosted cluster are skipped",
@@ -105,14 +105,14 @@ update_status_hosted_pool_nodes{hosted_cluster="prod",namespace="team-b",pool="w
 		want: `
 # HELP update_status_hosted_control_plane_completion_ratio [ALPHA] Completion of the control plane update (0..1): the share of control-plane components updated, as status.controlPlane's ClusterVersion insight says. One set per hosted cluster.
 # TYPE update_status_hosted_control_plane_completion_ratio gauge
-update_status_hosted_control_plane_completion_ratio{hosted_cluster="demo",namespace="clusters"} 0.71
+update_status_hosted_control_plane_completion_ratio{hosted_cluster="demo",hosted_cluster_namespace="clusters"} 0.71
 # HELP update_status_hosted_health_insights [ALPHA] Health insights of a HostedClusterUpdateStatus by impact level. One set per hosted cluster.
 # TYPE update_status_hosted_health_insights gauge
-update_status_hosted_health_insights{hosted_cluster="demo",impact_level="Critical",namespace="clusters"} 0
-update_status_hosted_health_insights{hosted_cluster="demo",impact_level="Error",namespace="clusters"} 1
-update_status_hosted_health_insights{hosted_cluster="demo",impact_level="Info",namespace="clusters"} 0
-update_status_hosted_health_insights{hosted_cluster="demo",impact_level="Unknown",namespace="clusters"} 0
-update_status_hosted_health_insights{hosted_cluster="demo",impact_level="Warning",namespace="clusters"} 0
+update_status_hosted_health_insights{hosted_cluster="demo",hosted_cluster_namespace="clusters",impact_level="Critical"} 0
+update_status_hosted_health_insights{hosted_cluster="demo",hosted_cluster_namespace="clusters",impact_level="Error"} 1
+update_status_hosted_health_insights{hosted_cluster="demo",hosted_cluster_namespace="clusters",impact_level="Info"} 0
+update_status_hosted_health_insights{hosted_cluster="demo",hosted_cluster_namespace="clusters",impact_level="Unknown"} 0
+update_status_hosted_health_insights{hosted_cluster="demo",hosted_cluster_namespace="clusters",impact_level="Warning"} 0
 `,
 	}, {
 		name:  "no hosted cluster served",

@@ -73,13 +73,13 @@ var (
 )
 
 // Hosted clusters' metrics are the same metrics under their own names (see
-// HostedName), with the labels namespace and hosted_cluster first: one set
+// HostedName), with the labels hosted_cluster_namespace and hosted_cluster first: one set
 // per HostedClusterUpdateStatus. A name keeps one set of labels, as
 // Prometheus requires, so the standalone cluster's series and the alerting
 // rules over them are unchanged.
 const (
 	// LabelNamespace is the label of a hosted cluster's namespace.
-	LabelNamespace = "namespace"
+	LabelNamespace = "hosted_cluster_namespace"
 	// LabelHostedCluster is the label of a hosted cluster's name.
 	LabelHostedCluster = "hosted_cluster"
 )

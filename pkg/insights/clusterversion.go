@@ -114,7 +114,7 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 		return r
 	}
 	r.acquired = latest(f.changed, ops.changed)
-	ref := cvRef(cv.Name)
+	ref := cv.ref()
 
 	// The Updating condition mirrors Progressing
 	// (docs/insights.md#clusterversion-updating-condition).

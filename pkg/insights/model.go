@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 )
 
 // Cluster is the cluster as the rules of docs/insights.md read it, whatever
@@ -66,6 +67,9 @@ type ControlPlane struct {
 	// Name is the name of the object that reports it, which insights
 	// reference (the ClusterVersion "version").
 	Name string
+	// Resource is the object insights reference; nil is the ClusterVersion
+	// Name (a hosted cluster's is its HostedCluster).
+	Resource *v1alpha1.ResourceRef
 	// DesiredVersion is the version the components are updating to;
 	// DesiredArchitecture its architecture, "" when not reported.
 	DesiredVersion      string
@@ -110,7 +114,10 @@ type Update struct {
 // the control plane's desired version among Versions and no rollout is
 // pending.
 type Component struct {
-	Name            string
+	Name string
+	// Resource is the object insights reference; nil is the ClusterOperator
+	// Name (a hosted cluster's is its ControlPlaneComponent).
+	Resource        *v1alpha1.ResourceRef
 	UID             types.UID
 	ResourceVersion string
 	// Versions are the versions the component reports for itself.
@@ -137,6 +144,11 @@ type Component struct {
 type Pool struct {
 	Name string
 	UID  types.UID
+	// Resource is the object insights reference; nil is the
+	// MachineConfigPool Name, and then the pool named "master" is the
+	// control plane's. A pool with a Resource (a hosted cluster's NodePool)
+	// is always a worker pool.
+	Resource *v1alpha1.ResourceRef
 	// NodeSelector selects the pool's nodes; a selector that cannot be
 	// parsed selects none and is reported.
 	NodeSelector *metav1.LabelSelector

@@ -256,7 +256,7 @@ func evaluateNode(n *Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
 	ni := &v1alpha1.NodeStatusInsight{
 		Name:         n.Name,
 		Resource:     ref,
-		PoolResource: v1alpha1.PoolResourceRef{ResourceRef: mcpRef(pool.name)},
+		PoolResource: v1alpha1.PoolResourceRef{ResourceRef: pool.ref},
 		Scope:        scope,
 		Message:      conventions.Short(message, maxNodeMessage),
 	}

@@ -53,6 +53,9 @@ type Cluster struct {
 	// ConfigVersions maps a node configuration's name (what a Node's current
 	// and desired configs name) to the release version it was rendered for.
 	ConfigVersions map[string]string
+	// Signals are the health signals the adapter reads from its objects that
+	// no rule derives from the model (docs/insights.md#adapter-signals).
+	Signals []Signal
 	// Alerts are the firing or pending alerts; nil when unknown.
 	Alerts []Alert
 	// UpdateInformers and ContributionLeases are the external informers'
@@ -83,6 +86,11 @@ type ControlPlane struct {
 	// Changed is the latest change the source records (creation, condition
 	// transitions, history times, managed-fields times).
 	Changed time.Time
+	// CompletionFromHistory says that the source lists no components by
+	// nature (a hosted cluster older than ControlPlaneComponents): without
+	// any, the control plane is complete when History's latest update is,
+	// rather than unassessable.
+	CompletionFromHistory bool
 }
 
 // UpdateState is the state of an entry of the update history.

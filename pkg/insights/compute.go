@@ -109,6 +109,12 @@ func (e *Engine) ComputeCluster(c *Cluster, now time.Time) Result {
 	cos := e.operators(c.Components, cvf.target)
 	counts := countOperators(cos.facts)
 	cvr := evaluateClusterVersion(&cvf, &counts, c.HasComponents, now)
+	signals := c.Signals
+	if m := c.ControlPlaneMissing; c.ControlPlane == nil && m != nil {
+		cvr.health = nil
+		cvr.updating.Message = m.Summary
+		signals = append(slices.Clip(signals), *m)
+	}
 	a.cv = cvr
 	a.next = earliest(a.next, cvr.next)
 	a.cpHealth = append(a.cpHealth, cvr.health...)
@@ -122,7 +128,7 @@ func (e *Engine) ComputeCluster(c *Cluster, now time.Time) Result {
 	if c.Alerts != nil {
 		a.alerts = alertHealth(c.Alerts, cvf.updateStartedAt)
 	}
-	cpSignals, poolSignals, next := e.signals(c.Signals, now)
+	cpSignals, poolSignals, next := e.signals(signals, now)
 	a.cpHealth = append(a.cpHealth, cpSignals...)
 	a.next = earliest(a.next, next)
 

@@ -39,6 +39,9 @@ type Cluster struct {
 	// ControlPlane is the control plane's version and update state; nil
 	// when the source that reports it is absent.
 	ControlPlane *ControlPlane
+	// ControlPlaneMissing, when ControlPlane is nil, is the health insight
+	// that says so; nil is the standalone cluster's (no ClusterVersion).
+	ControlPlaneMissing *Signal
 	// Components are the control plane's components the update rolls out,
 	// in any order (a name listed twice counts once).
 	Components []*Component

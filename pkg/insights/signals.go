@@ -38,9 +38,10 @@ type Signal struct {
 	// plane.
 	Pool string
 	// Since is when the condition began; After how long it must last
-	// before it is shown (0: at once).
-	Since time.Time
-	After time.Duration
+	// before it is shown (0: at once), ErrorAfter how long before its level
+	// becomes Error (0: never).
+	Since             time.Time
+	After, ErrorAfter time.Duration
 	// Level, Impact, Summary, Description and Reference are the insight's.
 	Level                           v1alpha1.InsightImpactLevel
 	Impact                          v1alpha1.InsightImpactType
@@ -70,7 +71,15 @@ func (e *Engine) signals(list []Signal, now time.Time) (cp, pools []*healthItem,
 		if s.Pool != "" {
 			scope = v1alpha1.WorkerPoolScope
 		}
-		h := newHealth(s.Kind, s.Subject, s.Resource, scope, s.Since, s.Level, s.Impact, s.Summary, s.Description, s.Reference)
+		level := s.Level
+		if s.ErrorAfter > 0 {
+			if at := s.Since.Add(s.ErrorAfter); now.After(at) {
+				level = v1alpha1.ErrorImpactLevel
+			} else {
+				next = earliest(next, at.Add(time.Nanosecond))
+			}
+		}
+		h := newHealth(s.Kind, s.Subject, s.Resource, scope, s.Since, level, s.Impact, s.Summary, s.Description, s.Reference)
 		if h == nil {
 			continue
 		}

@@ -300,7 +300,7 @@ func metaCondition(conds []metav1.Condition, t string) *metav1.Condition {
 // when it has none.
 func conditionText(message, fallback string) string {
 	if message = strings.TrimSpace(message); message != "" {
-		return conventions.Short(message, hostedConditionLength)
+		return conventions.Truncate(message, hostedConditionLength)
 	}
 	return fallback
 }

@@ -405,7 +405,7 @@ func (hp *hostedPool) node(m *capiv1.Machine) (*Node, *Signal) {
 				capiConditionText(infra, "not reported")),
 			Reference: refHostedNodePools}
 	case hp.inPlace && hp.failedNode != "" && hp.failedNode == name:
-		st.Phase, st.Failed = NodePhasePending, conventions.Short(hp.failure, hostedConditionLength)
+		st.Phase, st.Failed = NodePhasePending, conventions.Truncate(hp.failure, hostedConditionLength)
 	case hp.inPlace && hp.inPlaceUpdating && len(n.Conditions) > 0 && n.Conditions[0].Status != corev1.ConditionTrue:
 		st.Phase = NodePhaseRebooting
 		st.Message = "The node is rebooting into the update"
@@ -466,7 +466,7 @@ func machineFailure(m *capiv1.Machine, infra *capiv1.Condition) string {
 	if len(parts) == 0 && m.Status.Phase == machineFailed {
 		parts = append(parts, "The Machine is in phase Failed")
 	}
-	return conventions.Short(strings.Join(parts, ": "), hostedConditionLength)
+	return conventions.Truncate(strings.Join(parts, ": "), hostedConditionLength)
 }
 
 // capiConditionText is "(Reason) message" of a Cluster API condition, or
@@ -475,7 +475,7 @@ func capiConditionText(c *capiv1.Condition, fallback string) string {
 	if c == nil || (c.Reason == "" && c.Message == "") {
 		return fallback
 	}
-	return conventions.Short(conventions.EncodeReasonMessage(c.Reason, strings.TrimSpace(c.Message)), hostedConditionLength)
+	return conventions.Truncate(conventions.EncodeReasonMessage(c.Reason, strings.TrimSpace(c.Message)), hostedConditionLength)
 }
 
 func orUnknown(s string) string {

@@ -12,7 +12,6 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-
 package v1alpha1
 
 // Health insight kinds of a hosted cluster's rules (docs/insights.md#hosted-control-planes).

@@ -111,7 +111,7 @@ func hostedCluster(src *HostedSources) *Cluster {
 
 // hcRef is the reference of the HostedCluster.
 func hcRef(hc *hypershift.HostedCluster) *v1alpha1.ResourceRef {
-	return &v1alpha1.ResourceRef{Group: hostedGroup, Resource: "hostedclusters", Namespace: hc.Namespace, Name: hc.Name}
+	return hostedRef(hostedGroup, "hostedclusters", &hc.ObjectMeta)
 }
 
 // hostedControlPlane builds the control plane from the HostedCluster
@@ -234,7 +234,7 @@ func hostedComponents(src *HostedSources, c *Cluster) {
 		}
 		c.HasComponents = true
 		co := &Component{Name: cpc.Name, UID: cpc.UID, ResourceVersion: cpc.ResourceVersion,
-			Resource: &v1alpha1.ResourceRef{Group: hostedGroup, Resource: "controlplanecomponents", Namespace: cpc.Namespace, Name: cpc.Name},
+			Resource: hostedRef(hostedGroup, "controlplanecomponents", &cpc.ObjectMeta),
 			Changed:  metaChangeTime(&cpc.ObjectMeta)}
 		conds := cpc.Status.Conditions
 		for i := range conds {
@@ -284,6 +284,17 @@ func hostedComponents(src *HostedSources, c *Cluster) {
 				"report no ControlPlaneComponents: the control plane's completion follows its version history alone.",
 			Reference: refHostedUpgrades})
 	}
+}
+
+// hostedRef references the object m of a hosted cluster. A namespace the
+// API server would not hold (none does) is left out, so that the reference
+// stays one the API can carry.
+func hostedRef(group, resource string, m *metav1.ObjectMeta) *v1alpha1.ResourceRef {
+	ref := &v1alpha1.ResourceRef{Group: group, Resource: resource, Namespace: m.Namespace, Name: m.Name}
+	if !conventions.IsDNSLabel(ref.Namespace) {
+		ref.Namespace = ""
+	}
+	return ref
 }
 
 // metaCondition returns the condition of type t, nil when absent.

@@ -70,7 +70,7 @@ func hostedPools(src *HostedSources, c *Cluster) {
 		if pools[key] != nil {
 			continue
 		}
-		hp := &hostedPool{np: np, ref: &v1alpha1.ResourceRef{Group: hostedGroup, Resource: "nodepools", Namespace: np.Namespace, Name: np.Name}}
+		hp := &hostedPool{np: np, ref: hostedRef(hostedGroup, "nodepools", &np.ObjectMeta)}
 		pools[key] = hp
 		if byName[np.Name] == nil {
 			byName[np.Name] = hp
@@ -337,7 +337,7 @@ func (hp *hostedPool) node(m *capiv1.Machine) (*Node, *Signal) {
 		n.Conditions = []NodeCondition{{Type: corev1.NodeReady, Status: h.Status, Message: msg, LastTransitionTime: h.LastTransitionTime.Time}}
 	}
 
-	st := &MachineState{Resource: v1alpha1.ResourceRef{Group: capiGroup, Resource: "machines", Namespace: m.Namespace, Name: m.Name}}
+	st := &MachineState{Resource: *hostedRef(capiGroup, "machines", &m.ObjectMeta)}
 	n.Machine = st
 	st.Version = m.Annotations[hypershift.ReleaseVersionAnnotation]
 	switch {
@@ -371,7 +371,7 @@ func (hp *hostedPool) node(m *capiv1.Machine) (*Node, *Signal) {
 	case draining:
 		st.Phase = NodePhaseDraining
 		st.Message = "The node is draining before its Machine is deleted"
-		sig = hp.drainSignal(m, name, drainStart, drained, n.Changed)
+		sig = hp.drainSignal(m, &st.Resource, name, drainStart, drained, n.Changed)
 	case deleting:
 		st.Phase = NodePhaseUpdating
 		st.Message = "The Machine is being deleted"
@@ -421,7 +421,8 @@ func (hp *hostedPool) node(m *capiv1.Machine) (*Node, *Signal) {
 // drainSignal reports a drain past the NodePool's nodeDrainTimeout (the
 // Machine's own, copied from it, first), or past drainWithoutTimeout when
 // the NodePool sets none.
-func (hp *hostedPool) drainSignal(m *capiv1.Machine, node string, start time.Time, drained *capiv1.Condition, changed time.Time) *Signal {
+func (hp *hostedPool) drainSignal(m *capiv1.Machine, ref *v1alpha1.ResourceRef, node string, start time.Time, drained *capiv1.Condition,
+	changed time.Time) *Signal {
 	if start.IsZero() {
 		return nil
 	}
@@ -430,8 +431,7 @@ func (hp *hostedPool) drainSignal(m *capiv1.Machine, node string, start time.Tim
 		timeout = d.Duration
 	}
 	pool := hp.np.Name
-	s := &Signal{Kind: v1alpha1.HealthMachineDrain, Resource: &v1alpha1.ResourceRef{Group: capiGroup, Resource: "machines",
-		Namespace: m.Namespace, Name: m.Name}, Pool: pool, Since: start, Changed: changed,
+	s := &Signal{Kind: v1alpha1.HealthMachineDrain, Resource: ref, Pool: pool, Since: start, Changed: changed,
 		Impact: v1alpha1.UpdateStalledImpactType, Reference: refHostedNodePools}
 	detail := capiConditionText(drained, "")
 	if timeout > 0 {

@@ -218,7 +218,7 @@ func evaluateNode(n *Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
 	if pool.master {
 		scope = v1alpha1.ControlPlaneScope
 	}
-	if !conventions.IsDNSSubdomain(n.Name) {
+	if !conventions.IsDNSSubdomain(n.Name) || (n.Machine != nil && !conventions.IsDNSSubdomain(ref.Name)) {
 		f.unrepresentable = newHealth(v1alpha1.HealthUnrepresentable, n.Name, nil, scope, time.Time{},
 			v1alpha1.InfoImpactLevel, v1alpha1.UnknownImpactType,
 			"A node has a name the API cannot carry, it is left out",

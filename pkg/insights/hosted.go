@@ -179,15 +179,7 @@ func hostedControlPlane(src *HostedSources, signals *[]Signal) *ControlPlane {
 	if f := metaCondition(conds, string(hyperv1.ClusterVersionFailing)); f != nil {
 		cp.Failing = f
 	} else if s := metaCondition(conds, string(hyperv1.ClusterVersionSucceeding)); s != nil {
-		inv := *s
-		inv.Type = string(hyperv1.ClusterVersionFailing)
-		switch s.Status {
-		case metav1.ConditionTrue:
-			inv.Status = metav1.ConditionFalse
-		case metav1.ConditionFalse:
-			inv.Status = metav1.ConditionTrue
-		}
-		cp.Failing = &inv
+		cp.Failing = inverted(s, string(hyperv1.ClusterVersionFailing))
 	} else if hcp := src.HostedControlPlane; hcp != nil {
 		cp.Failing = metaCondition(hcp.Status.Conditions, string(hyperv1.ClusterVersionFailing))
 	}
@@ -247,15 +239,7 @@ func hostedComponents(src *HostedSources, c *Cluster) {
 		rc := metaCondition(conds, string(hyperv1.ControlPlaneComponentRolloutComplete))
 		switch p := metaCondition(conds, condProgressing); {
 		case rc != nil:
-			inv := metav1.Condition{Type: condProgressing, Status: metav1.ConditionUnknown, Reason: rc.Reason, Message: rc.Message,
-				LastTransitionTime: rc.LastTransitionTime}
-			switch rc.Status {
-			case metav1.ConditionTrue:
-				inv.Status = metav1.ConditionFalse
-			case metav1.ConditionFalse:
-				inv.Status = metav1.ConditionTrue
-			}
-			co.Progressing = &inv
+			co.Progressing = inverted(rc, condProgressing)
 			co.RolloutPending = rc.Status != metav1.ConditionTrue
 		case p != nil:
 			co.Progressing = p
@@ -297,14 +281,34 @@ func hostedRef(group, resource string, m *metav1.ObjectMeta) *v1alpha1.ResourceR
 	return ref
 }
 
-// metaCondition returns the condition of type t, nil when absent.
-func metaCondition(conds []metav1.Condition, t string) *metav1.Condition {
+// inverted is c as a condition of type t that says the opposite: True and
+// False swap, any other status is Unknown; reason, message and transition
+// time are kept.
+func inverted(c *metav1.Condition, t string) *metav1.Condition {
+	out := metav1.Condition{Type: t, Status: metav1.ConditionUnknown, Reason: c.Reason, Message: c.Message, LastTransitionTime: c.LastTransitionTime}
+	switch c.Status {
+	case metav1.ConditionTrue:
+		out.Status = metav1.ConditionFalse
+	case metav1.ConditionFalse:
+		out.Status = metav1.ConditionTrue
+	}
+	return &out
+}
+
+// findCondition returns the condition of type t among conds, whose types
+// typeOf reads; nil when absent.
+func findCondition[C any, T ~string](conds []C, typeOf func(*C) T, t T) *C {
 	for i := range conds {
-		if conds[i].Type == t {
+		if typeOf(&conds[i]) == t {
 			return &conds[i]
 		}
 	}
 	return nil
+}
+
+// metaCondition returns the condition of type t, nil when absent.
+func metaCondition(conds []metav1.Condition, t string) *metav1.Condition {
+	return findCondition(conds, func(c *metav1.Condition) string { return c.Type }, t)
 }
 
 // conditionText is a condition's message for a description, or fallback

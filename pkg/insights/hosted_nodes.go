@@ -288,22 +288,12 @@ func (hp *hostedPool) signals(c *Cluster, changed time.Time) {
 
 // poolCondition returns the NodePool condition of type t, nil when absent.
 func poolCondition(np *hypershift.NodePool, t string) *hyperv1.NodePoolCondition {
-	for i := range np.Status.Conditions {
-		if np.Status.Conditions[i].Type == t {
-			return &np.Status.Conditions[i]
-		}
-	}
-	return nil
+	return findCondition(np.Status.Conditions, func(c *hyperv1.NodePoolCondition) string { return c.Type }, t)
 }
 
 // machineCondition returns the Machine condition of type t, nil when absent.
 func machineCondition(m *capiv1.Machine, t capiv1.ConditionType) *capiv1.Condition {
-	for i := range m.Status.Conditions {
-		if m.Status.Conditions[i].Type == t {
-			return &m.Status.Conditions[i]
-		}
-	}
-	return nil
+	return findCondition(m.Status.Conditions, func(c *capiv1.Condition) capiv1.ConditionType { return c.Type }, t)
 }
 
 // Machine phases (capiv1.MachinePhase values) the adapter reads.

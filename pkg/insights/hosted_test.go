@@ -405,6 +405,18 @@ func TestComputeHostedHealth(t *testing.T) {
 		t.Fatalf("no machine %s", name)
 		return nil
 	}
+	// stuck has kube-scheduler's rollout incomplete for d.
+	stuck := func(d time.Duration) *HostedSources {
+		src := replaceMidRollout(now, 0, now)
+		src.Components[2] = component("kube-scheduler", vOld, true, now.Add(-d))
+		return src
+	}
+	// withHC replaces the HostedCluster's condition i by c.
+	withHC := func(i int, c metav1.Condition) *HostedSources {
+		src := replaceMidRollout(now, 0, now)
+		src.HostedCluster.Status.Conditions[i] = c
+		return src
+	}
 	tests := []struct {
 		name   string
 		src    func() *HostedSources
@@ -464,20 +476,12 @@ func TestComputeHostedHealth(t *testing.T) {
 		},
 		{
 			name: "component rollout stuck",
-			src: func() *HostedSources {
-				src := replaceMidRollout(now, 0, now)
-				src.Components[2] = component("kube-scheduler", vOld, true, now.Add(-11*time.Minute))
-				return src
-			},
+			src:  func() *HostedSources { return stuck(11 * time.Minute) },
 			want: map[v1alpha1.HealthKind]want{v1alpha1.HealthComponentRollout: {v1alpha1.WarningImpactLevel, v1alpha1.ControlPlaneScope}},
 		},
 		{
 			name: "component rollout stuck for long",
-			src: func() *HostedSources {
-				src := replaceMidRollout(now, 0, now)
-				src.Components[2] = component("kube-scheduler", vOld, true, now.Add(-31*time.Minute))
-				return src
-			},
+			src:  func() *HostedSources { return stuck(31 * time.Minute) },
 			want: map[v1alpha1.HealthKind]want{v1alpha1.HealthComponentRollout: {v1alpha1.ErrorImpactLevel, v1alpha1.ControlPlaneScope}},
 		},
 		{
@@ -495,20 +499,15 @@ func TestComputeHostedHealth(t *testing.T) {
 		{
 			name: "update blocked",
 			src: func() *HostedSources {
-				src := replaceMidRollout(now, 0, now)
-				src.HostedCluster.Status.Conditions[0] = hCond("Progressing", metav1.ConditionFalse, "Blocked",
-					"ClusterVersionUpgradeable is False", now.Add(-time.Minute))
-				return src
+				return withHC(0, hCond("Progressing", metav1.ConditionFalse, "Blocked", "ClusterVersionUpgradeable is False", now.Add(-time.Minute)))
 			},
 			want: map[v1alpha1.HealthKind]want{v1alpha1.HealthHostedBlocked: {v1alpha1.ErrorImpactLevel, v1alpha1.ControlPlaneScope}},
 		},
 		{
 			name: "ClusterVersionFailing copied up from the hosted cluster",
 			src: func() *HostedSources {
-				src := replaceMidRollout(now, 0, now)
-				src.HostedCluster.Status.Conditions[2] = hCond("ClusterVersionSucceeding", metav1.ConditionFalse, "ClusterOperatorDegraded",
-					"Cluster operator ingress is degraded", now.Add(-time.Minute))
-				return src
+				return withHC(2, hCond("ClusterVersionSucceeding", metav1.ConditionFalse, "ClusterOperatorDegraded",
+					"Cluster operator ingress is degraded", now.Add(-time.Minute)))
 			},
 			want: map[v1alpha1.HealthKind]want{v1alpha1.HealthCVFailing: {v1alpha1.WarningImpactLevel, v1alpha1.ControlPlaneScope}},
 		},

@@ -349,7 +349,9 @@ func (hp *hostedPool) node(m *capiv1.Machine) (*Node, *Signal) {
 	} else if drained != nil && drained.Status == corev1.ConditionFalse {
 		drainStart = drained.LastTransitionTime.Time
 	}
-	draining := deleting && ((drained != nil && drained.Status == corev1.ConditionFalse) || (drained == nil && !drainStart.IsZero()))
+	// A deleted Machine drains its node first (after any pre-drain hook):
+	// it is draining until DrainingSucceeded is True.
+	draining := deleting && (drained == nil || drained.Status != corev1.ConditionTrue)
 	infra := machineCondition(m, capiv1.InfrastructureReadyCondition)
 	failure := machineFailure(m, infra)
 	running := phase == machineRunning
@@ -364,7 +366,7 @@ func (hp *hostedPool) node(m *capiv1.Machine) (*Node, *Signal) {
 		sig = hp.drainSignal(m, &st.Resource, name, drainStart, drained, n.Changed)
 	case deleting:
 		st.Phase = NodePhaseUpdating
-		st.Message = "The Machine is being deleted"
+		st.Message = "The node is drained; its Machine is being deleted"
 	case failure != "":
 		st.Phase, st.Failed = NodePhasePending, failure
 		if atTarget {

@@ -138,19 +138,28 @@ func (s *storeSink) sources(t *testing.T, ns, name string) *insights.HostedSourc
 	return src
 }
 
-// TestComputeHostedFollowsSimulator runs the hosted simulator's updates on
-// a virtual clock and evaluates each hosted cluster after every step: every
-// object is valid, each node passes through the phases of its upgrade
-// type, the faults' health insights appear, and each update ends Completed.
-func TestComputeHostedFollowsSimulator(t *testing.T) {
+// simRun is what the engine concluded about each simulated hosted cluster
+// while the simulator updated it.
+type simRun struct {
+	// seen[cluster][node] are the Updating reasons each node showed, in
+	// order.
+	seen map[string]map[string][]string
+	// health[cluster] are the kinds of the Health insights ever shown.
+	health map[string]map[v1alpha1.HealthKind]bool
+	// last[cluster] is the last result.
+	last map[string]insights.Result
+}
+
+// simulate runs the hosted simulator's update of clusters on a virtual
+// clock and evaluates each hosted cluster, with one Engine each, after
+// every step and at every NextChange between steps; every object must be
+// valid. When the update stalls (a fault), it evaluates once more an hour
+// later and returns.
+func simulate(t *testing.T, clusters []hosted.ClusterOptions) *simRun {
+	t.Helper()
 	start := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	fc := clocktesting.NewFakeClock(start)
 	sink := &storeSink{objects: map[string]*unstructured.Unstructured{}}
-	clusters := []hosted.ClusterOptions{
-		{Name: "replace", UpgradeType: hyperv1.UpgradeTypeReplace},
-		{Name: "inplace", UpgradeType: hyperv1.UpgradeTypeInPlace},
-		{Name: "held", UpgradeType: hyperv1.UpgradeTypeReplace, Faults: []hosted.Fault{hosted.FaultHeldDrain}},
-	}
 	sim, err := hosted.New(hosted.Options{Clusters: clusters, Clock: fc, Sink: sink})
 	if err != nil {
 		t.Fatal(err)
@@ -163,12 +172,9 @@ func TestComputeHostedFollowsSimulator(t *testing.T) {
 		t.Fatal(err)
 	}
 	engines := map[string]*insights.Engine{}
-	// seen[cluster][node] are the Updating reasons each node showed.
-	seen := map[string]map[string][]string{}
-	health := map[string]map[v1alpha1.HealthKind]bool{}
-	var last map[string]insights.Result
+	run := &simRun{seen: map[string]map[string][]string{}, health: map[string]map[v1alpha1.HealthKind]bool{}}
 	evaluate := func() {
-		last = map[string]insights.Result{}
+		run.last = map[string]insights.Result{}
 		for _, c := range clusters {
 			e := engines[c.Name]
 			if e == nil {
@@ -180,9 +186,9 @@ func TestComputeHostedFollowsSimulator(t *testing.T) {
 			if errs := validation.ValidateUpdateStatus(obj); len(errs) > 0 {
 				t.Fatalf("%s at %s: invalid object: %v", c.Name, fc.Now().Sub(start), errs.ToAggregate())
 			}
-			last[c.Name] = res
-			if seen[c.Name] == nil {
-				seen[c.Name], health[c.Name] = map[string][]string{}, map[v1alpha1.HealthKind]bool{}
+			run.last[c.Name] = res
+			if run.seen[c.Name] == nil {
+				run.seen[c.Name], run.health[c.Name] = map[string][]string{}, map[v1alpha1.HealthKind]bool{}
 			}
 			for _, in := range res.Insights {
 				switch {
@@ -193,11 +199,11 @@ func TestComputeHostedFollowsSimulator(t *testing.T) {
 							r = cond.Reason
 						}
 					}
-					if p := seen[c.Name][in.Node.Name]; len(p) == 0 || p[len(p)-1] != r {
-						seen[c.Name][in.Node.Name] = append(p, r)
+					if p := run.seen[c.Name][in.Node.Name]; len(p) == 0 || p[len(p)-1] != r {
+						run.seen[c.Name][in.Node.Name] = append(p, r)
 					}
 				case in.Health != nil:
-					health[c.Name][conventions.KindOf(in.UID)] = true
+					run.health[c.Name][conventions.KindOf(in.UID)] = true
 				}
 			}
 		}
@@ -213,14 +219,16 @@ func TestComputeHostedFollowsSimulator(t *testing.T) {
 		}
 		evaluate()
 		if res.Done {
-			break
+			return run
 		}
 		if res.Next.IsZero() {
-			t.Fatal("the simulated updates stalled")
+			fc.SetTime(fc.Now().Add(time.Hour))
+			evaluate()
+			return run
 		}
 		// Evaluate between transitions too, where time alone changes the
 		// answer (a drain passing its timeout).
-		for _, r := range last {
+		for _, r := range run.last {
 			if n := r.NextChange; !n.IsZero() && n.Before(res.Next) {
 				fc.SetTime(n)
 				evaluate()
@@ -231,7 +239,19 @@ func TestComputeHostedFollowsSimulator(t *testing.T) {
 			fc.SetTime(res.Next)
 		}
 	}
+}
 
+// TestComputeHostedFollowsSimulator evaluates the simulator's updates: each
+// node passes through the phases of its upgrade type, a held drain yields
+// its health insight, and each update ends Completed.
+func TestComputeHostedFollowsSimulator(t *testing.T) {
+	clusters := []hosted.ClusterOptions{
+		{Name: "replace", UpgradeType: hyperv1.UpgradeTypeReplace},
+		{Name: "inplace", UpgradeType: hyperv1.UpgradeTypeInPlace},
+		{Name: "held", UpgradeType: hyperv1.UpgradeTypeReplace, Faults: []hosted.Fault{hosted.FaultHeldDrain}},
+	}
+	run := simulate(t, clusters)
+	seen, health, last := run.seen, run.health, run.last
 	// follows reports whether p passes through want in that order.
 	follows := func(p []string, want ...v1alpha1.NodeUpdatingReason) bool {
 		for _, r := range p {
@@ -281,5 +301,32 @@ func TestComputeHostedFollowsSimulator(t *testing.T) {
 		if pool == nil || pool.Assessment != v1alpha1.PoolCompleted {
 			t.Errorf("%s: pool at the end: %+v", c.Name, pool)
 		}
+	}
+}
+
+// TestComputeHostedSimulatorFaults: each fault that stalls the simulated
+// update yields its health insight.
+func TestComputeHostedSimulatorFaults(t *testing.T) {
+	for _, tt := range []struct {
+		fault   hosted.Fault
+		upgrade hyperv1.UpgradeType
+		want    v1alpha1.HealthKind
+	}{
+		{hosted.FaultStuckComponent, hyperv1.UpgradeTypeInPlace, v1alpha1.HealthComponentRollout},
+		{hosted.FaultNoProvision, hyperv1.UpgradeTypeReplace, v1alpha1.HealthMachineProvision},
+		{hosted.FaultBadImage, hyperv1.UpgradeTypeReplace, v1alpha1.HealthHostedReleaseImage},
+	} {
+		t.Run(string(tt.fault), func(t *testing.T) {
+			run := simulate(t, []hosted.ClusterOptions{{Name: "faulty", UpgradeType: tt.upgrade, Faults: []hosted.Fault{tt.fault}}})
+			var kinds []v1alpha1.HealthKind
+			for _, in := range run.last["faulty"].Insights {
+				if in.Health != nil {
+					kinds = append(kinds, conventions.KindOf(in.UID))
+				}
+			}
+			if !slices.Contains(kinds, tt.want) {
+				t.Errorf("health insights %v, want %s among them", kinds, tt.want)
+			}
+		})
 	}
 }

@@ -68,8 +68,9 @@ const (
 	// their nodes: the label the hosted cluster's config operator puts on
 	// the guest Nodes (value: the NodePool's name).
 	hostedPoolLabel = hypershift.NodePoolAnnotation
-	// condSupportedVersionSkew is the NodePool condition of PR #5838
-	// (nodepool_conditions.go at HEAD), newer than the module.
+	// condSupportedVersionSkew is the NodePool (and HostedCluster)
+	// condition of HyperShift's nodepool_conditions.go at HEAD, newer than
+	// the module.
 	condSupportedVersionSkew = "SupportedVersionSkew"
 	// condProgressing is the ControlPlaneComponent condition of the 2025-11
 	// CRD that RolloutComplete replaced.

@@ -445,10 +445,11 @@ func (hp *hostedPool) drainSignal(m *capiv1.Machine, ref *v1alpha1.ResourceRef, 
 // infrastructure reported not ready with severity Warning or Error.
 func machineFailure(m *capiv1.Machine, infra *capiv1.Condition) string {
 	var parts []string
-	if r := m.Status.FailureReason; r != nil && *r != "" {
+	// Deprecated in v1beta1, still what a v1beta1 Machine carries.
+	if r := m.Status.FailureReason; r != nil && *r != "" { //nolint:staticcheck // read while v1beta1 is served
 		parts = append(parts, string(*r))
 	}
-	if msg := m.Status.FailureMessage; msg != nil && *msg != "" {
+	if msg := m.Status.FailureMessage; msg != nil && *msg != "" { //nolint:staticcheck // read while v1beta1 is served
 		parts = append(parts, *msg)
 	}
 	if len(parts) == 0 && m.Status.NodeRef == nil && infra != nil && infra.Status == corev1.ConditionFalse &&

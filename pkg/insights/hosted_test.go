@@ -388,8 +388,6 @@ func equalMaps(a, b map[string]string) bool {
 	return true
 }
 
-func ptrTo[T any](v T) *T { return &v }
-
 func TestComputeHostedHealth(t *testing.T) {
 	now := hT0.Add(60 * time.Minute)
 	type want struct {
@@ -459,7 +457,7 @@ func TestComputeHostedHealth(t *testing.T) {
 				src := replaceMidRollout(now, 0, now)
 				m := byName(src, "workers-new-c")
 				m.Status.Phase = string(capiv1.MachinePhaseFailed)
-				m.Status.FailureMessage = ptr("instance terminated")
+				m.Status.FailureMessage = ptr("instance terminated") //nolint:staticcheck // a v1beta1 Machine's failure
 				return src
 			},
 			want:     map[v1alpha1.HealthKind]want{v1alpha1.HealthMachineProvision: {v1alpha1.ErrorImpactLevel, v1alpha1.WorkerPoolScope}},

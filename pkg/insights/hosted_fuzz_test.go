@@ -81,6 +81,11 @@ func FuzzComputeHosted(f *testing.F) {
 				c.ResourceVersion = ""
 			}
 		}
+		for _, m := range in.Machines {
+			if m != nil && m.ResourceVersion == "base" {
+				m.ResourceVersion = ""
+			}
+		}
 		at := now.Add(time.Duration(offsetSeconds%(1<<32)) * time.Second)
 		res := NewEngine().ComputeHosted(in.sources(), at)
 		mustValidHosted(t, res)

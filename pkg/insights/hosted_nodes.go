@@ -16,9 +16,11 @@ package insights
 
 import (
 	"fmt"
+	"hash/fnv"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -310,7 +312,7 @@ func (hp *hostedPool) node(m *capiv1.Machine) (*Node, *Signal) {
 	if r := m.Status.NodeRef; r != nil && r.Name != "" {
 		name = r.Name
 	}
-	n := &Node{Name: name, UID: m.UID, Changed: metaChangeTime(&m.ObjectMeta),
+	n := &Node{Name: name, UID: m.UID, ResourceVersion: hp.nodeVersion(m), Changed: metaChangeTime(&m.ObjectMeta),
 		Labels: NodeLabelsOf(map[string]string{hostedPoolLabel: hp.np.Name}, nil)}
 	if t := m.Status.LastUpdated; t != nil {
 		n.Changed = latest(n.Changed, t.Time)
@@ -408,6 +410,23 @@ func (hp *hostedPool) node(m *capiv1.Machine) (*Node, *Signal) {
 		st.Phase = NodePhasePending
 	}
 	return n, sig
+}
+
+// nodeVersion is the resourceVersion of the Machine m's node: the Machine's
+// and a digest of what of its pool its phase depends on, so that the
+// engine's memory of the node holds exactly while neither changed; "" (never
+// trusted) when the Machine has none.
+func (hp *hostedPool) nodeVersion(m *capiv1.Machine) string {
+	if m.ResourceVersion == "" {
+		return ""
+	}
+	h := fnv.New64a()
+	for _, part := range []string{hp.np.Namespace, hp.np.Name, hp.target, strconv.FormatBool(hp.inPlace),
+		strconv.FormatBool(hp.inPlaceUpdating), hp.failedNode, hp.failure} {
+		_, _ = h.Write([]byte(part))
+		_, _ = h.Write([]byte{0})
+	}
+	return m.ResourceVersion + "-" + strconv.FormatUint(h.Sum64(), 36)
 }
 
 // drainSignal reports a drain past the NodePool's nodeDrainTimeout (the

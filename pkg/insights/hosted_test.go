@@ -722,3 +722,38 @@ func TestComputeHostedBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestComputeHostedMemory: an Engine keeps a node's insight while its
+// Machine and pool are unchanged, and drops it when the pool's state changes
+// without the Machine changing (an InPlace MachineSet reaching its target).
+func TestComputeHostedMemory(t *testing.T) {
+	now := hT0.Add(30 * time.Minute)
+	e := NewEngine()
+	first := e.ComputeHosted(inPlaceMidReboot(now), now)
+	second := e.ComputeHosted(inPlaceMidReboot(now), now)
+	nodes := func(res Result) map[string]*Insight {
+		out := map[string]*Insight{}
+		for _, in := range res.Insights {
+			if in.Node != nil {
+				out[in.Node.Name] = in
+			}
+		}
+		return out
+	}
+	a, b := nodes(first), nodes(second)
+	if len(a) != 3 {
+		t.Fatalf("nodes %v", a)
+	}
+	for name, in := range a {
+		if b[name] != in {
+			t.Errorf("node %s: a new insight for unchanged objects", name)
+		}
+	}
+	src := inPlaceMidReboot(now)
+	src.MachineSets[0].Annotations[hypershift.NodePoolCurrentConfigVersionAnnotation] = "bbbb"
+	res := e.ComputeHosted(src, now)
+	fresh := NewEngine().ComputeHosted(src, now)
+	if got, want := phases(res), phases(fresh); !equalMaps(got, want) || got["workers-b"] != string(v1alpha1.NodeUpdatePending) {
+		t.Errorf("after the MachineSet reached its target: %v, a fresh Engine says %v", got, want)
+	}
+}

@@ -179,7 +179,7 @@ func (a *assembly) build(cv *ControlPlane) Result {
 	cp := &v1alpha1.ControlPlane{Conditions: []metav1.Condition{a.cv.updating}}
 	cp.Conditions[0].Type = string(v1alpha1.ControlPlaneUpdating)
 	if cv != nil && conventions.IsDNSSubdomain(cv.Name) {
-		r := cvRef(cv.Name)
+		r := cv.ref()
 		cp.Resource = &r
 	}
 
@@ -241,9 +241,9 @@ func (a *assembly) build(cv *ControlPlane) Result {
 		}
 	}
 	if master != nil {
-		cp.PoolResource = &v1alpha1.PoolResourceRef{ResourceRef: mcpRef(master.info.name)}
+		cp.PoolResource = &v1alpha1.PoolResourceRef{ResourceRef: master.info.ref}
 		if master.insight != nil {
-			cpNodeItems = append(cpNodeItems, item{uid: mcpUID(master.info.name), acquired: wire(master.acquired),
+			cpNodeItems = append(cpNodeItems, item{uid: master.info.uid(), acquired: wire(master.acquired),
 				typ: v1alpha1.MachineConfigPoolStatusInsightType, mcp: master.insight})
 		}
 		for _, ent := range master.nodes {
@@ -257,7 +257,7 @@ func (a *assembly) build(cv *ControlPlane) Result {
 	// Informer cpi: the ClusterVersion, the ClusterOperators and their health.
 	var cpiItems []item
 	if in := a.cv.insight; in != nil {
-		cpiItems = append(cpiItems, item{uid: cvUID(in.Resource.Name), acquired: wire(a.cv.acquired),
+		cpiItems = append(cpiItems, item{uid: refUID(uidPrefixCV, in.Resource), acquired: wire(a.cv.acquired),
 			typ: v1alpha1.ClusterVersionStatusInsightType, cv: in})
 	}
 	for _, co := range a.cos {
@@ -314,7 +314,7 @@ func (a *assembly) build(cv *ControlPlane) Result {
 	for _, p := range workers {
 		pool := v1alpha1.Pool{
 			Name:       p.info.name,
-			Resource:   v1alpha1.PoolResourceRef{ResourceRef: mcpRef(p.info.name)},
+			Resource:   v1alpha1.PoolResourceRef{ResourceRef: p.info.ref},
 			Conditions: []metav1.Condition{p.updating},
 		}
 		var health []*healthItem
@@ -399,7 +399,7 @@ func (a *assembly) buildPoolInsights(p *poolResult, health []*healthItem) []v1al
 	}
 	out := make([]v1alpha1.WorkerPoolInsight, 0, total)
 	if p.insight != nil {
-		out = append(out, v1alpha1.WorkerPoolInsight{UID: mcpUID(p.info.name), AcquiredAt: wire(p.acquired),
+		out = append(out, v1alpha1.WorkerPoolInsight{UID: p.info.uid(), AcquiredAt: wire(p.acquired),
 			Insight: v1alpha1.WorkerPoolInsightUnion{Type: v1alpha1.MachineConfigPoolStatusInsightType, MachineConfigPoolStatusInsight: p.insight}})
 	}
 	tmpl, ranks := p.state.tmpl, p.state.ranks

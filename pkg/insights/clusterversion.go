@@ -114,7 +114,7 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 		return r
 	}
 	r.acquired = latest(f.changed, ops.changed)
-	ref := cvRef(cv.Name)
+	ref := cv.ref()
 
 	// The Updating condition mirrors Progressing
 	// (docs/insights.md#clusterversion-updating-condition).
@@ -145,7 +145,8 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 			r.health = append(r.health, h)
 		}
 	}
-	if !haveOperators {
+	fromHistory := !haveOperators && cv.CompletionFromHistory
+	if !haveOperators && !fromHistory {
 		if h := newHealth(v1alpha1.HealthCONone, "", nil, v1alpha1.ControlPlaneScope, f.changed,
 			v1alpha1.ErrorImpactLevel, v1alpha1.UnknownImpactType,
 			"no cluster operator information available - you must be connected to an OpenShift version 4 server",
@@ -157,6 +158,9 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 
 	h := cv.History
 	completed := ops.updated == ops.total
+	if fromHistory {
+		completed = len(h) > 0 && h[0].State == UpdateCompleted
+	}
 	versions, ok := historyVersions(f)
 	if !ok || !conventions.IsDNSSubdomain(cv.Name) {
 		if hi := newHealth(v1alpha1.HealthCVBadHistory, cv.Name, &ref, v1alpha1.ControlPlaneScope, f.changed,
@@ -195,6 +199,9 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 		StartedAt:  wire(h[0].StartedAt),
 		Conditions: []metav1.Condition{r.updating},
 	}
+	if fromHistory && !completed {
+		in.Completion = 0
+	}
 	var completedAt *time.Time
 	if h[0].State == UpdateCompleted && h[0].CompletedAt != nil && !h[0].CompletedAt.IsZero() {
 		t := wire(h[0].CompletedAt.Time)
@@ -203,7 +210,7 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 		completedAt = &ct
 	}
 	switch {
-	case p == nil || !haveOperators:
+	case p == nil || (!haveOperators && !fromHistory):
 		in.Assessment = v1alpha1.ControlPlaneAssessmentUnknown
 	case completed:
 		in.Assessment = v1alpha1.ControlPlaneAssessmentCompleted
@@ -212,7 +219,9 @@ func evaluateClusterVersion(f *cvFacts, ops *operatorCounts, haveOperators bool,
 			started:      h[0].StartedAt,
 			baseline:     baselineDuration(h),
 			lastProgress: ops.lastProgress,
-			x:            float64(ops.updated) / float64(ops.total),
+		}
+		if ops.total > 0 {
+			proj.x = float64(ops.updated) / float64(ops.total)
 		}
 		sig := proj.signature(now, completedAt)
 		eca := wire(sig.projected)

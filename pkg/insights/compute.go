@@ -26,6 +26,7 @@
 package insights
 
 import (
+	"slices"
 	"time"
 )
 
@@ -44,6 +45,9 @@ type Engine struct {
 	pools   map[string]*poolState
 	// contribs remembers each UpdateInformer by namespace/name.
 	contribs map[string]*contributionEntry
+	// signalMemo remembers the last health insight of each adapter signal
+	// by uid.
+	signalMemo map[string]*healthItem
 
 	// standalone fills the model from Sources.
 	standalone standalone
@@ -105,6 +109,12 @@ func (e *Engine) ComputeCluster(c *Cluster, now time.Time) Result {
 	cos := e.operators(c.Components, cvf.target)
 	counts := countOperators(cos.facts)
 	cvr := evaluateClusterVersion(&cvf, &counts, c.HasComponents, now)
+	signals := c.Signals
+	if m := c.ControlPlaneMissing; c.ControlPlane == nil && m != nil {
+		cvr.health = nil
+		cvr.updating.Message = m.Summary
+		signals = append(slices.Clip(signals), *m)
+	}
 	a.cv = cvr
 	a.next = earliest(a.next, cvr.next)
 	a.cpHealth = append(a.cpHealth, cvr.health...)
@@ -118,11 +128,17 @@ func (e *Engine) ComputeCluster(c *Cluster, now time.Time) Result {
 	if c.Alerts != nil {
 		a.alerts = alertHealth(c.Alerts, cvf.updateStartedAt)
 	}
+	cpSignals, poolSignals, next := e.signals(signals, now)
+	a.cpHealth = append(a.cpHealth, cpSignals...)
+	a.next = earliest(a.next, next)
 
 	ps := e.poolSet(c.Pools)
 	e.refreshShared(ps, c.ConfigVersions)
 	e.evaluateNodes(c.Nodes, ps, &cvf)
 	a.poolHealth = ps.health
+	if len(poolSignals) > 0 {
+		a.poolHealth = append(slices.Clip(a.poolHealth), poolSignals...)
+	}
 	a.pools = e.evaluatePools(ps, now, &a)
 	e.judgeContributions(c, ps, &a)
 

@@ -140,7 +140,7 @@ func coInsight(f *coFacts) *v1alpha1.ClusterOperatorStatusInsight {
 	}
 	return &v1alpha1.ClusterOperatorStatusInsight{
 		Name:       name,
-		Resource:   coRef(name),
+		Resource:   f.co.ref(),
 		Conditions: []metav1.Condition{updating, healthy},
 	}
 }
@@ -174,7 +174,7 @@ func coHealth(f *coFacts, now time.Time) ([]*healthItem, time.Time) {
 		if desc == "" {
 			desc = "<no message>"
 		}
-		ref := coRef(f.co.Name)
+		ref := f.co.ref()
 		if h := newHealth(r.kind, f.co.Name, &ref, v1alpha1.ControlPlaneScope, since, level, v1alpha1.ApiAvailabilityImpactType,
 			fmt.Sprintf("Cluster Operator %s is %s (%s)", f.co.Name, r.state, r.cond.Reason), desc, r.runbook); h != nil {
 			h.acquired = f.changed
@@ -419,7 +419,7 @@ func (e *Engine) operators(components []*Component, target string) operatorSet {
 		}
 		out.facts = append(out.facts, ent.facts)
 		if ent.insight != nil {
-			out.insights = append(out.insights, coItem{uid: coUID(co.Name), acquired: ent.facts.changed, insight: ent.insight})
+			out.insights = append(out.insights, coItem{uid: refUID(uidPrefixCO, co.ref()), acquired: ent.facts.changed, insight: ent.insight})
 		} else if h := unrepresentableOperator(&ent.facts); h != nil {
 			out.health = append(out.health, h)
 		}
@@ -432,14 +432,6 @@ func (e *Engine) operators(components []*Component, target string) operatorSet {
 		}
 	}
 	return out
-}
-
-func cvUID(name string) string {
-	return conventions.UID("cv", groupConfig, "clusterversions", "", name)
-}
-
-func coUID(name string) string {
-	return conventions.UID("co", groupConfig, "clusteroperators", "", name)
 }
 
 // isOperatorNameValid reports whether a ClusterOperator insight can carry the

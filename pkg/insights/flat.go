@@ -65,7 +65,7 @@ func (a *assembly) flatInsights() []*Insight {
 		out = append(out, h.flatInsight(informer, h.pool))
 	}
 	if in := a.cv.insight; in != nil {
-		out = append(out, &Insight{UID: cvUID(in.Resource.Name), AcquiredAt: wire(a.cv.acquired), Scope: v1alpha1.ControlPlaneScope,
+		out = append(out, &Insight{UID: refUID(uidPrefixCV, in.Resource), AcquiredAt: wire(a.cv.acquired), Scope: v1alpha1.ControlPlaneScope,
 			Informer: v1alpha1.InformerControlPlane, ClusterVersion: in})
 	}
 	for _, co := range a.cos {
@@ -90,7 +90,7 @@ func (a *assembly) flatInsights() []*Insight {
 			scope = v1alpha1.ControlPlaneScope
 		}
 		if p.insight != nil {
-			out = append(out, &Insight{UID: mcpUID(p.info.name), AcquiredAt: wire(p.acquired), Scope: scope, Pool: p.info.name,
+			out = append(out, &Insight{UID: p.info.uid(), AcquiredAt: wire(p.acquired), Scope: scope, Pool: p.info.name,
 				Informer: v1alpha1.InformerNodes, MachineConfigPool: p.insight})
 		}
 		for _, ent := range p.nodes {

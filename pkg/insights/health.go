@@ -46,6 +46,8 @@ const (
 	refMCO      = "https://docs.openshift.com/container-platform/latest/post_installation_configuration/machine-configuration-tasks.html#understanding-the-machine-config-operator"
 	refPaused   = "https://docs.openshift.com/container-platform/latest/support/troubleshooting/troubleshooting-operator-issues.html#troubleshooting-disabling-autoreboot-mco_troubleshooting-operator-issues"
 	refAPIIntro = "https://github.com/openshift/enhancements/blob/master/enhancements/update/update-status-api.md"
+	// refHostedNodePools is HyperShift's reference on NodePool rollouts.
+	refHostedNodePools = "https://github.com/openshift/hypershift/blob/main/docs/content/reference/nodepool-rollouts.md"
 )
 
 // Resource references used in health scopes.

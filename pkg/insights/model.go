@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 )
 
 // Cluster is the cluster as the rules of docs/insights.md read it, whatever
@@ -38,6 +39,9 @@ type Cluster struct {
 	// ControlPlane is the control plane's version and update state; nil
 	// when the source that reports it is absent.
 	ControlPlane *ControlPlane
+	// ControlPlaneMissing, when ControlPlane is nil, is the health insight
+	// that says so; nil is the standalone cluster's (no ClusterVersion).
+	ControlPlaneMissing *Signal
 	// Components are the control plane's components the update rolls out,
 	// in any order (a name listed twice counts once).
 	Components []*Component
@@ -52,6 +56,9 @@ type Cluster struct {
 	// ConfigVersions maps a node configuration's name (what a Node's current
 	// and desired configs name) to the release version it was rendered for.
 	ConfigVersions map[string]string
+	// Signals are the health signals the adapter reads from its objects that
+	// no rule derives from the model (docs/insights.md#adapter-signals).
+	Signals []Signal
 	// Alerts are the firing or pending alerts; nil when unknown.
 	Alerts []Alert
 	// UpdateInformers and ContributionLeases are the external informers'
@@ -66,6 +73,9 @@ type ControlPlane struct {
 	// Name is the name of the object that reports it, which insights
 	// reference (the ClusterVersion "version").
 	Name string
+	// Resource is the object insights reference; nil is the ClusterVersion
+	// Name (a hosted cluster's is its HostedCluster).
+	Resource *v1alpha1.ResourceRef
 	// DesiredVersion is the version the components are updating to;
 	// DesiredArchitecture its architecture, "" when not reported.
 	DesiredVersion      string
@@ -79,6 +89,11 @@ type ControlPlane struct {
 	// Changed is the latest change the source records (creation, condition
 	// transitions, history times, managed-fields times).
 	Changed time.Time
+	// CompletionFromHistory says that the source lists no components by
+	// nature (a hosted cluster older than ControlPlaneComponents): without
+	// any, the control plane is complete when History's latest update is,
+	// rather than unassessable.
+	CompletionFromHistory bool
 }
 
 // UpdateState is the state of an entry of the update history.
@@ -110,7 +125,10 @@ type Update struct {
 // the control plane's desired version among Versions and no rollout is
 // pending.
 type Component struct {
-	Name            string
+	Name string
+	// Resource is the object insights reference; nil is the ClusterOperator
+	// Name (a hosted cluster's is its ControlPlaneComponent).
+	Resource        *v1alpha1.ResourceRef
 	UID             types.UID
 	ResourceVersion string
 	// Versions are the versions the component reports for itself.
@@ -137,6 +155,11 @@ type Component struct {
 type Pool struct {
 	Name string
 	UID  types.UID
+	// Resource is the object insights reference; nil is the
+	// MachineConfigPool Name, and then the pool named "master" is the
+	// control plane's. A pool with a Resource (a hosted cluster's NodePool)
+	// is always a worker pool.
+	Resource *v1alpha1.ResourceRef
 	// NodeSelector selects the pool's nodes; a selector that cannot be
 	// parsed selects none and is reported.
 	NodeSelector *metav1.LabelSelector

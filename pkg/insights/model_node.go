@@ -24,6 +24,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 )
 
 // Node is what the engine reads of a Node (docs/insights.md#inputs): its
@@ -58,6 +60,29 @@ type Node struct {
 	// Conditions are the Ready, DiskPressure and NetworkUnavailable
 	// conditions, in the Node's order.
 	Conditions []NodeCondition
+	// Machine is the node's update state as an adapter that reads no
+	// machine-config daemon states it; nil for a Node, whose annotations
+	// tell it (docs/insights.md#the-cluster-model).
+	Machine *MachineState
+}
+
+// MachineState is a node's update state read from the object that carries
+// the node (a hosted cluster's Cluster API Machine) rather than from the
+// machine-config daemon's annotations. The node rules take the phase, the
+// version and the failure from it; availability still comes from the
+// Node's Conditions and Unschedulable.
+type MachineState struct {
+	// Resource is the object the node's insights reference.
+	Resource v1alpha1.ResourceRef
+	// Phase is the node's update phase.
+	Phase NodePhase
+	// Version is the release version the node runs, "" when unknown.
+	Version string
+	// Message is the message of the node's Updating condition; "" is the
+	// phase's default.
+	Message string
+	// Failed, when not empty, says that the node's update failed, and why.
+	Failed string
 }
 
 // NodeCondition is what the engine reads of a node condition.
@@ -209,5 +234,9 @@ func (n *Node) DeepCopy() *Node {
 	out := *n
 	out.Labels, out.Annotations = slices.Clone(n.Labels), maps.Clone(n.Annotations)
 	out.Conditions = append([]NodeCondition(nil), n.Conditions...)
+	if n.Machine != nil {
+		m := *n.Machine
+		out.Machine = &m
+	}
 	return &out
 }

@@ -61,6 +61,25 @@ const (
 	phaseUpdated
 )
 
+// NodePhase is a node's update phase as an adapter that reads no
+// machine-config daemon states it (MachineState.Phase).
+type NodePhase = nodePhase
+
+// The phases an adapter may state.
+const (
+	// NodePhasePending: the node has not started to update.
+	NodePhasePending = phasePending
+	// NodePhaseDraining: the node is being drained.
+	NodePhaseDraining = phaseDraining
+	// NodePhaseUpdating: the node is updating (or, for a node that replaces
+	// another, provisioning).
+	NodePhaseUpdating = phaseUpdating
+	// NodePhaseRebooting: the node is rebooting into the update.
+	NodePhaseRebooting = phaseRebooting
+	// NodePhaseUpdated: the node runs the target.
+	NodePhaseUpdated = phaseUpdated
+)
+
 // updatingReason is the reason of the node's Updating condition for a phase.
 var updatingReason = [...]v1alpha1.NodeUpdatingReason{
 	phaseDraining:  v1alpha1.NodeDraining,
@@ -126,48 +145,26 @@ type nodeInputs struct {
 
 // evaluateNode applies docs/insights.md#node-rules to one node of pool.
 func evaluateNode(n *Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
-	mcVersions, latestVersion, multiArchInProgress := in.mcVersions, in.latest, in.multiArch
-	ann := n.Annotations
 	f := &nodeFacts{name: n.Name, changed: n.Changed}
 	f.acquiredAt = wire(f.changed)
-	f.uid = conventions.UID("node", "", "nodes", "", n.Name)
-
-	current := ann[CurrentConfigAnnotation]
-	desired, desiredSet := ann[DesiredConfigAnnotation]
-	currentVersion, foundCurrent := mcVersion(mcVersions, current)
-	desiredVersion, foundDesired := mcVersion(mcVersions, desired)
-
-	matched := current == desired
-	desiredIsTarget := desired == pool.config
-	f.isUpdated = foundCurrent && latestVersion != "" && currentVersion == latestVersion &&
-		(!multiArchInProgress || !desiredSet || (matched && desiredIsTarget))
-	f.isUpdating = !f.isUpdated && foundCurrent && foundDesired && latestVersion != "" && desiredVersion == latestVersion &&
-		!matched && desiredIsTarget
-
-	state := ann[MCDStateAnnotation]
-	switch {
-	case f.isUpdating && isDraining(ann, f.isUpdating):
-		f.phase = phaseDraining
-	case f.isUpdating:
-		switch state {
-		case MCDStateRebooting:
-			f.phase = phaseRebooting
-		case MCDStateDone:
-			f.phase = phaseUpdated
-		default:
-			f.phase = phaseUpdating
-		}
-	case f.isUpdated:
-		f.phase = phaseUpdated
-	case pool.paused:
-		f.phase = phasePaused
-	default:
-		f.phase = phasePending
+	ref := nodeRef(n.Name)
+	if m := n.Machine; m != nil {
+		ref = m.Resource
 	}
+	f.uid = refUID(uidPrefixNode, ref)
 
+	var currentVersion, mcReason string
+	if m := n.Machine; m != nil {
+		// The adapter states the phase (docs/insights.md#hosted-node-phases).
+		f.phase = m.Phase
+		f.isUpdated = m.Phase == phaseUpdated
+		f.isUpdating = m.Phase == phaseDraining || m.Phase == phaseUpdating || m.Phase == phaseRebooting
+		f.isDegraded = m.Failed != ""
+		currentVersion, mcReason = m.Version, m.Failed
+	} else {
+		currentVersion, mcReason = mcdState(f, n, pool, in)
+	}
 	f.bad, f.isUnavailable = unavailability(n, pool)
-	f.isDegraded = desired != "" && (state == MCDStateDegraded || state == MCDStateUnreconcilable)
-	mcReason := ann[MCDReasonAnnotation]
 
 	// EST (docs/insights.md#node-insights): none is "?", zero is "-".
 	var est *time.Duration
@@ -221,8 +218,7 @@ func evaluateNode(n *Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
 	if pool.master {
 		scope = v1alpha1.ControlPlaneScope
 	}
-	ref := nodeRef(n.Name)
-	if !conventions.IsDNSSubdomain(n.Name) {
+	if !conventions.IsDNSSubdomain(n.Name) || (n.Machine != nil && !conventions.IsDNSSubdomain(ref.Name)) {
 		f.unrepresentable = newHealth(v1alpha1.HealthUnrepresentable, n.Name, nil, scope, time.Time{},
 			v1alpha1.InfoImpactLevel, v1alpha1.UnknownImpactType,
 			"A node has a name the API cannot carry, it is left out",
@@ -234,18 +230,24 @@ func evaluateNode(n *Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
 		return f
 	}
 
+	reference := refMCO
+	if n.Machine != nil {
+		reference = refHostedNodePools
+	}
 	if f.isUnavailable && !f.isUpdating {
 		desc := unavailableDescription(f.bad)
 		if f.isDegraded {
 			desc = mcReason
 		}
 		f.unavailable = newHealth(v1alpha1.HealthNodeUnavailable, n.Name, &ref, scope, unavailableSince(f.bad),
-			v1alpha1.WarningImpactLevel, v1alpha1.UpdateSpeedImpactType, unavailableSummary(n.Name, f.bad), desc, refMCO)
+			v1alpha1.WarningImpactLevel, v1alpha1.UpdateSpeedImpactType, unavailableSummary(n.Name, f.bad), desc, reference)
 		if f.unavailable != nil {
 			f.unavailable.acquired = f.changed
 		}
 	}
-	if f.isDegraded {
+	// A machine's failure is its adapter's health signal
+	// (docs/insights.md#hosted-health-rules), not a daemon's degraded state.
+	if f.isDegraded && n.Machine == nil {
 		f.degraded = newHealth(v1alpha1.HealthNodeDegraded, n.Name, &ref, scope, time.Time{},
 			v1alpha1.ErrorImpactLevel, v1alpha1.UpdateStalledImpactType, fmt.Sprintf("Node %s is degraded", n.Name), mcReason, refMCO)
 		if f.degraded != nil {
@@ -256,7 +258,7 @@ func evaluateNode(n *Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
 	ni := &v1alpha1.NodeStatusInsight{
 		Name:         n.Name,
 		Resource:     ref,
-		PoolResource: v1alpha1.PoolResourceRef{ResourceRef: mcpRef(pool.name)},
+		PoolResource: v1alpha1.PoolResourceRef{ResourceRef: pool.ref},
 		Scope:        scope,
 		Message:      conventions.Short(message, maxNodeMessage),
 	}
@@ -271,7 +273,10 @@ func evaluateNode(n *Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
 		updStatus = metav1.ConditionTrue
 	}
 	updMsg := updatingMessage[f.phase]
-	if f.isUpdating && f.phase == phaseUpdated {
+	switch {
+	case n.Machine != nil && n.Machine.Message != "":
+		updMsg = n.Machine.Message
+	case f.isUpdating && f.phase == phaseUpdated:
 		updMsg = "The node is about to update: its desired configuration is the target, but the machine-config daemon still reports Done"
 	}
 	ni.Conditions = []metav1.Condition{
@@ -281,6 +286,48 @@ func evaluateNode(n *Node, pool *poolInfo, in *nodeInputs) *nodeFacts {
 	}
 	f.insight = ni
 	return f
+}
+
+// mcdState applies docs/insights.md#node-rules to the machine-config daemon's
+// annotations of n: it sets f's phase and flags and returns the node's
+// version and the daemon's reason.
+func mcdState(f *nodeFacts, n *Node, pool *poolInfo, in *nodeInputs) (currentVersion, mcReason string) {
+	mcVersions, latestVersion, multiArchInProgress := in.mcVersions, in.latest, in.multiArch
+	ann := n.Annotations
+	current := ann[CurrentConfigAnnotation]
+	desired, desiredSet := ann[DesiredConfigAnnotation]
+	currentVersion, foundCurrent := mcVersion(mcVersions, current)
+	desiredVersion, foundDesired := mcVersion(mcVersions, desired)
+
+	matched := current == desired
+	desiredIsTarget := desired == pool.config
+	f.isUpdated = foundCurrent && latestVersion != "" && currentVersion == latestVersion &&
+		(!multiArchInProgress || !desiredSet || (matched && desiredIsTarget))
+	f.isUpdating = !f.isUpdated && foundCurrent && foundDesired && latestVersion != "" && desiredVersion == latestVersion &&
+		!matched && desiredIsTarget
+
+	state := ann[MCDStateAnnotation]
+	switch {
+	case f.isUpdating && isDraining(ann, f.isUpdating):
+		f.phase = phaseDraining
+	case f.isUpdating:
+		switch state {
+		case MCDStateRebooting:
+			f.phase = phaseRebooting
+		case MCDStateDone:
+			f.phase = phaseUpdated
+		default:
+			f.phase = phaseUpdating
+		}
+	case f.isUpdated:
+		f.phase = phaseUpdated
+	case pool.paused:
+		f.phase = phasePaused
+	default:
+		f.phase = phasePending
+	}
+	f.isDegraded = desired != "" && (state == MCDStateDegraded || state == MCDStateUnreconcilable)
+	return currentVersion, ann[MCDReasonAnnotation]
 }
 
 // availableCondition carries the MCO's notion of availability. Its message
@@ -373,7 +420,7 @@ func unavailability(n *Node, pool *poolInfo) ([]badCondition, bool) {
 	}
 	ann := n.Annotations
 	if len(bad) == 0 {
-		if isNodeDone(ann) {
+		if n.Machine != nil || isNodeDone(ann) {
 			return nil, false
 		}
 		if s := ann[MCDStateAnnotation]; s == MCDStateDegraded || s == MCDStateUnreconcilable {

@@ -52,7 +52,8 @@ type poolSet struct {
 
 // poolFingerprint is what a node's facts depend on in its pool.
 func poolFingerprint(p *poolInfo) string {
-	return strings.Join([]string{p.name, strconv.FormatBool(p.paused), p.config, strconv.FormatBool(p.layered), p.osImage}, "\x00")
+	return strings.Join([]string{p.name, strconv.FormatBool(p.paused), p.config, strconv.FormatBool(p.layered), p.osImage,
+		p.ref.Group, p.ref.Resource, p.ref.Namespace}, "\x00")
 }
 
 // newPoolSet builds the pool set. Pools are sorted by name, duplicates (by
@@ -80,7 +81,8 @@ func newPoolSet(mcps []*Pool) *poolSet {
 		}
 		p := &poolInfo{
 			name:    m.Name,
-			master:  m.Name == poolMaster,
+			master:  m.Resource == nil && m.Name == poolMaster,
+			ref:     m.ref(),
 			paused:  m.Paused,
 			config:  m.TargetConfig,
 			changed: m.Changed,
@@ -93,7 +95,7 @@ func newPoolSet(mcps []*Pool) *poolSet {
 			if p.master {
 				scope = v1alpha1.ControlPlaneScope
 			}
-			ref := mcpRef(m.Name)
+			ref := p.ref
 			if h := newHealth(v1alpha1.HealthPoolBadSelector, m.Name, &ref, scope, p.changed,
 				v1alpha1.ErrorImpactLevel, v1alpha1.UnknownImpactType,
 				"failed to get label selector from the pool: "+m.Name,
@@ -234,7 +236,7 @@ func poolInsight(p *poolInfo, c *poolCounters) (*v1alpha1.MachineConfigPoolStatu
 	}
 	return &v1alpha1.MachineConfigPoolStatusInsight{
 		Name:       p.name,
-		Resource:   v1alpha1.PoolResourceRef{ResourceRef: mcpRef(p.name)},
+		Resource:   v1alpha1.PoolResourceRef{ResourceRef: p.ref},
 		Scope:      scope,
 		Assessment: c.assessment(),
 		Completion: completionPercent(c.updated, c.total),
@@ -263,7 +265,7 @@ func pausedHealth(p *poolInfo, c *poolCounters) *healthItem {
 	if p.master {
 		scope = v1alpha1.ControlPlaneScope
 	}
-	ref := mcpRef(p.name)
+	ref := p.ref
 	h := newHealth(v1alpha1.HealthPoolPaused, p.name, &ref, scope, time.Time{}, v1alpha1.WarningImpactLevel,
 		v1alpha1.UpdateStalledImpactType,
 		fmt.Sprintf("Outdated nodes in a paused pool '%s' will not be updated", p.name),
@@ -520,13 +522,14 @@ type poolInfo struct {
 	layered  bool
 	osImage  string
 	selector selector
-	changed  time.Time
-	gen      uint64
+	// ref is the object the pool's insights reference.
+	ref     v1alpha1.ResourceRef
+	changed time.Time
+	gen     uint64
 }
 
-func mcpUID(name string) string {
-	return conventions.UID("mcp", groupMCO, "machineconfigpools", "", name)
-}
+// uid is the uid of the pool's status insight.
+func (p *poolInfo) uid() string { return refUID(uidPrefixPool, p.ref) }
 
 // unrepresentablePool reports a pool the API cannot describe.
 func unrepresentablePool(p *poolInfo) *healthItem {

@@ -28,6 +28,10 @@ var healthKinds = []v1alpha1.HealthKind{
 	v1alpha1.HealthCVFailing, v1alpha1.HealthCOUnavailable, v1alpha1.HealthCODegraded, v1alpha1.HealthPreviousPartial, v1alpha1.HealthCVMissing,
 	v1alpha1.HealthCVNoProgressing, v1alpha1.HealthCVBadHistory, v1alpha1.HealthCONone, v1alpha1.HealthPoolBadSelector, v1alpha1.HealthInformerExpired, v1alpha1.HealthInformerRefused,
 	v1alpha1.HealthUnrepresentable, v1alpha1.HealthInsightsOmitted, v1alpha1.HealthPoolsOmitted,
+	v1alpha1.HealthHostedClusterMissing, v1alpha1.HealthHostedNoVersion, v1alpha1.HealthHostedReleaseImage, v1alpha1.HealthHostedBlocked,
+	v1alpha1.HealthComponentRollout, v1alpha1.HealthComponentsNone, v1alpha1.HealthNodePoolReleaseImage, v1alpha1.HealthNodePoolVersionSkew,
+	v1alpha1.HealthNodePoolInPlaceFailed, v1alpha1.HealthNodePoolUpgradeType, v1alpha1.HealthMachineProvision, v1alpha1.HealthMachineDrain,
+	v1alpha1.HealthMachinesNoPool,
 }
 
 // KindOf returns the kind of the Health insight with the given uid, or

@@ -102,6 +102,12 @@ var (
 	}
 )
 
+// The API groups of a hosted cluster's objects.
+const (
+	groupHyperShift = "hypershift.openshift.io"
+	groupClusterAPI = "cluster.x-k8s.io"
+)
+
 // groupResource is an allowed target of a reference.
 type groupResource struct{ group, resource string }
 
@@ -128,23 +134,26 @@ var (
 		allowed: []groupResource{{"machineconfiguration.openshift.io", "machineconfigpools"}, {"hypershift.openshift.io", "nodepools"}},
 		message: "workerPools[].poolResource must be a machineconfigpools.machineconfiguration.openshift.io or hostedclusters.hypershift.openshift.io resource",
 	}
+	// R-CV-RES, R-CO-RES, R-MCP-RES and R-NODE-RES also allow the objects
+	// of a hosted cluster that take the standalone ones' places
+	// (docs/api-decisions.md#validation-rules).
 	ruleCVResource = refRule{
-		allowed: []groupResource{{"config.openshift.io", "clusterversions"}},
-		message: "resource must be a clusterversions.config.openshift.io resource",
+		allowed: []groupResource{{"config.openshift.io", "clusterversions"}, {groupHyperShift, "hostedclusters"}},
+		message: "resource must be a clusterversions.config.openshift.io or hostedclusters.hypershift.openshift.io resource",
 	}
 	ruleCOResource = refRule{
-		allowed: []groupResource{{"config.openshift.io", "clusteroperators"}},
-		message: "resource must be a clusteroperators.config.openshift.io resource",
+		allowed: []groupResource{{"config.openshift.io", "clusteroperators"}, {groupHyperShift, "controlplanecomponents"}},
+		message: "resource must be a clusteroperators.config.openshift.io or controlplanecomponents.hypershift.openshift.io resource",
 	}
 	ruleMCPResource = refRule{
-		allowed: []groupResource{{"machineconfiguration.openshift.io", "machineconfigpools"}},
-		message: "resource must be a machineconfigpools.machineconfiguration.openshift.io resource",
+		allowed: []groupResource{{"machineconfiguration.openshift.io", "machineconfigpools"}, {groupHyperShift, "nodepools"}},
+		message: "resource must be a machineconfigpools.machineconfiguration.openshift.io or nodepools.hypershift.openshift.io resource",
 	}
 	// R-NODE-RES: the core group is written as an absent group
 	// (docs/api-decisions.md#validation-rules).
 	ruleNodeResource = refRule{
-		allowed: []groupResource{{"", "nodes"}},
-		message: "resource must be a nodes.core.k8s.io resource",
+		allowed: []groupResource{{"", "nodes"}, {groupClusterAPI, "machines"}},
+		message: "resource must be a nodes.core.k8s.io or machines.cluster.x-k8s.io resource",
 	}
 )
 
@@ -501,7 +510,11 @@ func (v *validator) node(p *path, n *v1alpha1.NodeStatusInsight, where *placemen
 	v.length(&np, n.Name, maxNodeNameLength, true)
 	rp := p.child("resource")
 	v.reference(&rp, &n.Resource, &ruleNodeResource)
-	v.nameMatchesResource(&np, n.Name, n.Resource.Name)
+	if n.Resource.Group == "" {
+		// A hosted cluster's node references its Machine, which is named
+		// apart from the node.
+		v.nameMatchesResource(&np, n.Name, n.Resource.Name)
+	}
 	pp := p.child("poolResource")
 	v.reference(&pp, &n.PoolResource.ResourceRef, &ruleMCPResource)
 	if where.pool != "" && n.PoolResource.Name != "" && n.PoolResource.Name != where.pool {

@@ -133,6 +133,22 @@ func TestValidVariants(t *testing.T) {
 			o.Status.WorkerPools[0].Resource.Group = "hypershift.openshift.io"
 			o.Status.WorkerPools[0].Resource.Resource = "nodepools"
 		}},
+		{"hosted cluster's insights", func(o *v1alpha1.UpdateStatus) {
+			hc := ref("hypershift.openshift.io", "hostedclusters", "prod")
+			hc.Namespace = "clusters"
+			o.Status.ControlPlane.Resource, o.Status.ControlPlane.PoolResource = &hc, nil
+			cv(o).Resource = hc
+			etcd(o).Resource = v1alpha1.ResourceRef{Group: "hypershift.openshift.io", Resource: "controlplanecomponents",
+				Namespace: "clusters-prod", Name: etcd(o).Name}
+			np := v1alpha1.ResourceRef{Group: "hypershift.openshift.io", Resource: "nodepools", Namespace: "clusters", Name: o.Status.WorkerPools[0].Name}
+			o.Status.WorkerPools[0].Resource.ResourceRef = np
+			mcp(o).Resource.ResourceRef = np
+			node(o).PoolResource.ResourceRef = np
+			// The node is named by its nodeRef, its Machine apart from it.
+			node(o).Name = "ip-10-0-20-162.ec2.internal"
+			node(o).Resource = v1alpha1.ResourceRef{Group: "cluster.x-k8s.io", Resource: "machines", Namespace: "clusters-prod",
+				Name: "worker-a-7c9f6-x2xkq"}
+		}},
 		{"reference is an absolute path", func(o *v1alpha1.UpdateStatus) { health(o).Remediation.Reference = "/docs/drain" }},
 		{"estimated finish set", func(o *v1alpha1.UpdateStatus) { health(o).Remediation.EstimatedFinish = timePtr(health(o).StartedAt) }},
 		{"worker-pool health placed under the control plane", func(o *v1alpha1.UpdateStatus) { addCPInsight(o, "health-unplaced", 4) }},

@@ -73,9 +73,6 @@ var (
 // says alerts are unavailable; restarted, the alert insights come back. When
 // the update goes on the alerts resolve and their insights disappear.
 func TestAlertInsights(t *testing.T) {
-	if _, err := localstack.PrometheusBinary(); err != nil {
-		t.Fatalf("%v", err)
-	}
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
 	cpA, sim, clk := ownSimulatedCluster(ctx, t, "alerts", simulator.Options{Nodes: 6, Seed: 11})
@@ -84,10 +81,7 @@ func TestAlertInsights(t *testing.T) {
 	if err := cpA.StartServerWith(ctx, serverOpts); err != nil {
 		t.Fatalf("start the server: %v\n%s", err, cpA.Logs(40))
 	}
-	client, err := versioned.NewForConfig(cpA.RESTConfig(&cpA.Users.Admin))
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := updateClientOf(t, cpA, &cpA.Users.Admin)
 
 	if err := sim.StartUpdate(ctx); err != nil {
 		t.Fatal(err)

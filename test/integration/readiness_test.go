@@ -54,10 +54,7 @@ func TestReadiness(t *testing.T) {
 	if err := own.StartServerWith(ctx, localstack.ServerOptions{AlertsURL: prom.AlertsURL(), AlertsInterval: alertsInterval, AlertsKeep: alertsKeep}); err != nil {
 		t.Fatalf("start the server: %v\n%s", err, own.Logs(40))
 	}
-	client, err := versioned.NewForConfig(own.RESTConfig(&own.Users.Admin))
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := updateClientOf(t, own, &own.Users.Admin)
 	from := sim.Options().FromVersion
 
 	// The candidates of the idle cluster, through kubectl.

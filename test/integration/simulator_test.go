@@ -16,7 +16,6 @@ package integration
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -25,10 +24,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
-	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	"github.com/update-status/apiserver/pkg/simulator"
 )
 
@@ -43,18 +40,11 @@ const simulatedNodes = 300
 // follows it through the aggregated UpdateStatus until Completed.
 func TestSimulatedUpdate(t *testing.T) {
 	ctx := t.Context()
-	cp2, err := localstack.Start(ctx, localstack.Options{Dir: filepath.Join(t.TempDir(), "sim")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cp2.Stop)
+	cp2 := ownControlPlane(ctx, t, "sim")
 	if err := cp2.StartServer(ctx); err != nil {
 		t.Fatalf("start the server: %v\n%s", err, cp2.Logs(40))
 	}
-	client, err := versioned.NewForConfig(cp2.RESTConfig(&cp2.Users.Admin))
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := updateClientOf(t, cp2, &cp2.Users.Admin)
 
 	// A fake clock lets the simulator jump from one transition to the next;
 	// the writes still go through the real API, as fast as it takes them.

@@ -110,6 +110,17 @@ func (h *httpClient) discard(ctx context.Context, rawURL string) error {
 	return nil
 }
 
+// window waits d, a measurement window (not a poll), or until ctx ends
+// and returns its error.
+func window(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
+
 // startServer starts update-status-apiserver on the control plane's server
 // port with the control plane's server flags (and extra), and returns the process and
 // the time from its start to the first 200 from /readyz.

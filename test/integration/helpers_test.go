@@ -309,6 +309,30 @@ func startPrometheusOver(ctx context.Context, t *testing.T, own *localstack.Cont
 	return prom
 }
 
+// awaitWatch reads what a kubectl watch (started by startKubectl) sends on
+// events until pred accepts one, and returns what it read, the accepted one
+// last. It fails the test when the watch ends first (with kubectl's
+// stderr) or when nothing is accepted within timeout.
+func awaitWatch[T any](t *testing.T, events <-chan T, stderr *strings.Builder, what string, timeout time.Duration, pred func(T) bool) []T {
+	t.Helper()
+	var seen []T
+	deadline := time.After(timeout)
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				t.Fatalf("the kubectl watch ended while waiting for %s: %s", what, stderr.String())
+			}
+			seen = append(seen, ev)
+			if pred(ev) {
+				return seen
+			}
+		case <-deadline:
+			t.Fatalf("the kubectl watch showed no %s within %v; saw %d events", what, timeout, len(seen))
+		}
+	}
+}
+
 // startKubectl starts kubectl as the admin with args (a watch, which runs
 // until ctx is cancelled) and returns its standard output and error; the
 // test's cleanup calls cancel and waits for it.

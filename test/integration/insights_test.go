@@ -170,22 +170,7 @@ func TestKubectlWatchNodeInsights(t *testing.T) {
 	// wait returns the events up to the first that pred accepts.
 	wait := func(what string, timeout time.Duration, pred func(watchEvent) bool) []watchEvent {
 		t.Helper()
-		var seen []watchEvent
-		deadline := time.After(timeout)
-		for {
-			select {
-			case ev, ok := <-events:
-				if !ok {
-					t.Fatalf("kubectl get npi -w ended while waiting for %s: %s", what, stderr.String())
-				}
-				seen = append(seen, ev)
-				if pred(ev) {
-					return seen
-				}
-			case <-deadline:
-				t.Fatalf("kubectl get npi -w showed no %s within %v; saw %d events", what, timeout, len(seen))
-			}
-		}
+		return awaitWatch(t, events, stderr, what, timeout, pred)
 	}
 
 	// The watch starts with the current objects.

@@ -16,6 +16,7 @@ package simulator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -151,6 +152,23 @@ func (s *Simulator) MakeOperatorUnavailable(ctx context.Context, name string, d 
 // BlockDrain injects FaultDrainBlocked on a pool or node for d.
 func (s *Simulator) BlockDrain(ctx context.Context, poolOrNode string, d time.Duration) (FaultID, error) {
 	return s.Inject(ctx, Fault{Kind: FaultDrainBlocked, Target: poolOrNode, For: d})
+}
+
+// StallOnDrain starts the update with the drain of a pool or node blocked
+// until cleared, and runs it on fc (the simulator's clock) until it stalls
+// on that drain. It returns the drain's fault.
+func (s *Simulator) StallOnDrain(ctx context.Context, fc VirtualClock, poolOrNode string) (FaultID, error) {
+	if err := s.StartUpdate(ctx); err != nil {
+		return 0, err
+	}
+	id, err := s.BlockDrain(ctx, poolOrNode, 0)
+	if err != nil {
+		return 0, err
+	}
+	if err := s.RunVirtual(ctx, fc, 0); !errors.Is(err, ErrStalled) {
+		return 0, fmt.Errorf("simulator: the update ran to %v, not to a stall on the blocked drain of %s", err, poolOrNode)
+	}
+	return id, nil
 }
 
 // PausePool injects FaultPoolPaused on a pool for d.

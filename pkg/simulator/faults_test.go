@@ -380,3 +380,27 @@ func poolCondition(p *mcfgv1.MachineConfigPool, t mcfgv1.MachineConfigPoolCondit
 	}
 	return nil
 }
+
+func TestStallOnDrain(t *testing.T) {
+	ctx := context.Background()
+	s, fc, _ := newTestSimulator(t, Options{Nodes: 6, Seed: 3})
+	if err := s.Create(ctx); err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.StallOnDrain(ctx, fc, "worker")
+	if err != nil {
+		t.Fatalf("StallOnDrain: %v", err)
+	}
+	if p := s.Phase(); p != PhaseWorkerPools {
+		t.Errorf("stalled in phase %s, want %s", p, PhaseWorkerPools)
+	}
+	if err := s.Clear(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RunVirtual(ctx, fc, 0); err != nil || s.Phase() != PhaseCompleted {
+		t.Errorf("after the drain is cleared: RunVirtual = %v in phase %s, want the update completed", err, s.Phase())
+	}
+	if _, err := s.StallOnDrain(ctx, fc, "no-such-pool"); err == nil {
+		t.Error("StallOnDrain of an unknown pool succeeded")
+	}
+}

@@ -309,6 +309,28 @@ func startPrometheusOver(ctx context.Context, t *testing.T, own *localstack.Cont
 	return prom
 }
 
+// sampleEvery calls sample at once and then every interval in the
+// background until the returned stop is called; stop returns when the last
+// call has.
+func sampleEvery(interval time.Duration, sample func()) (stop func()) {
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		for {
+			sample()
+			select {
+			case <-done:
+				return
+			case <-time.After(interval):
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-exited
+	}
+}
+
 // awaitWatch reads what a kubectl watch (started by startKubectl) sends on
 // events until pred accepts one, and returns what it read, the accepted one
 // last. It fails the test when the watch ends first (with kubectl's

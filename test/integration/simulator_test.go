@@ -71,30 +71,20 @@ func TestSimulatedUpdate(t *testing.T) {
 		completions []int32
 		invalid     []string
 	)
-	stop := make(chan struct{})
-	followed := make(chan struct{})
-	go func() {
-		defer close(followed)
-		for {
-			if us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{}); err == nil {
-				mu.Lock()
-				// Only the update under test counts: before it starts, the
-				// previous (completed) update is served at 100%.
-				if cv := cvInsight(us); cv != nil && cv.Versions.Target.Version == simulator.DefaultToVersion {
-					completions = append(completions, cv.Completion)
-				}
-				if errs := validation.ValidateUpdateStatus(us); len(errs) > 0 {
-					invalid = append(invalid, errs.ToAggregate().Error())
-				}
-				mu.Unlock()
+	stopFollowing := sampleEvery(200*time.Millisecond, func() {
+		if us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{}); err == nil {
+			mu.Lock()
+			// Only the update under test counts: before it starts, the
+			// previous (completed) update is served at 100%.
+			if cv := cvInsight(us); cv != nil && cv.Versions.Target.Version == simulator.DefaultToVersion {
+				completions = append(completions, cv.Completion)
 			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(200 * time.Millisecond):
+			if errs := validation.ValidateUpdateStatus(us); len(errs) > 0 {
+				invalid = append(invalid, errs.ToAggregate().Error())
 			}
+			mu.Unlock()
 		}
-	}()
+	})
 
 	start = time.Now()
 	if err := sim.RunVirtual(ctx, clk, 100000); err != nil {
@@ -115,8 +105,7 @@ func TestSimulatedUpdate(t *testing.T) {
 		last = us
 		return completedEverywhere(us), nil
 	})
-	close(stop)
-	<-followed
+	stopFollowing()
 	if !completedEverywhere(last) {
 		t.Fatalf("the served UpdateStatus did not reach Completed:\n%s", dump(last))
 	}

@@ -77,9 +77,7 @@ func TestAlertInsights(t *testing.T) {
 	cpA, sim, clk := ownSimulatedCluster(ctx, t, "alerts", simulator.Options{Nodes: 6, Seed: 11})
 	prom := startPrometheusOver(ctx, t, cpA, sim)
 	serverOpts := localstack.ServerOptions{AlertsURL: prom.AlertsURL(), AlertsInterval: alertsInterval, AlertsKeep: alertsKeep}
-	if err := cpA.StartServerWith(ctx, serverOpts); err != nil {
-		t.Fatalf("start the server: %v\n%s", err, cpA.Logs(40))
-	}
+	startServerOf(ctx, t, cpA, serverOpts)
 	client := updateClientOf(t, cpA, &cpA.Users.Admin)
 
 	drain, err := sim.StallOnDrain(ctx, clk, "worker")

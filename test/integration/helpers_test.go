@@ -269,6 +269,15 @@ func ownControlPlane(ctx context.Context, t *testing.T, name string) *localstack
 	return own
 }
 
+// startServerOf starts the server of the control plane c with opts, or
+// fails the test with the last lines of its log.
+func startServerOf(ctx context.Context, t *testing.T, c *localstack.ControlPlane, opts localstack.ServerOptions) {
+	t.Helper()
+	if err := c.StartServerWith(ctx, opts); err != nil {
+		t.Fatalf("start the server: %v\n%s", err, c.Logs(40))
+	}
+}
+
 // ownSimulatedCluster starts a control plane of its own in a test
 // directory named name, for a test that would disturb the shared one, and
 // creates in it the simulated cluster of opts on a fake clock (opts' Sink

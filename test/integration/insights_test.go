@@ -315,9 +315,7 @@ func TestInsightResourcesHaveNoCap(t *testing.T) {
 	ctx := t.Context()
 	const workers = 2000
 	cp2, sim, _ := ownSimulatedCluster(ctx, t, "nocap", simulator.Options{Nodes: workers + 3, Seed: 11})
-	if err := cp2.StartServer(ctx); err != nil {
-		t.Fatalf("start the server: %v\n%s", err, cp2.Logs(40))
-	}
+	startServerOf(ctx, t, cp2, localstack.ServerOptions{})
 	// oc's report lists nodes only while an update runs.
 	if err := sim.StartUpdate(ctx); err != nil {
 		t.Fatal(err)

@@ -54,9 +54,7 @@ func TestUpdateMetrics(t *testing.T) {
 	defer cancel()
 	cpM, sim, clk := ownSimulatedCluster(ctx, t, "metrics", simulator.Options{Nodes: 6, Seed: 3})
 	prom := startPrometheusOver(ctx, t, cpM, sim)
-	if err := cpM.StartServer(ctx); err != nil {
-		t.Fatalf("start the server: %v\n%s", err, cpM.Logs(40))
-	}
+	startServerOf(ctx, t, cpM, localstack.ServerOptions{})
 	client := updateClientOf(t, cpM, &cpM.Users.Admin)
 	direct, err := kubernetes.NewForConfig(cpM.DirectConfig(cpM.ServerURL, &cpM.Users.Admin))
 	if err != nil {

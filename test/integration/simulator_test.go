@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/simulator"
@@ -41,9 +42,7 @@ const simulatedNodes = 300
 func TestSimulatedUpdate(t *testing.T) {
 	ctx := t.Context()
 	cp2 := ownControlPlane(ctx, t, "sim")
-	if err := cp2.StartServer(ctx); err != nil {
-		t.Fatalf("start the server: %v\n%s", err, cp2.Logs(40))
-	}
+	startServerOf(ctx, t, cp2, localstack.ServerOptions{})
 	client := updateClientOf(t, cp2, &cp2.Users.Admin)
 
 	// A fake clock lets the simulator jump from one transition to the next;

@@ -301,17 +301,7 @@ func (cp *ControlPlane) StartServerWith(ctx context.Context, o ServerOptions) er
 	if err != nil {
 		return err
 	}
-	kubeconfig := cp.KubeconfigPath(cp.Users.Server.Name)
-	args := append([]string{
-		"--secure-port=" + strconv.Itoa(cp.serverPort),
-		"--bind-address=127.0.0.1",
-		"--tls-cert-file=" + cp.PKI.ServerCert,
-		"--tls-private-key-file=" + cp.PKI.ServerKey,
-		"--kubeconfig=" + kubeconfig,
-		"--authentication-kubeconfig=" + kubeconfig,
-		"--authorization-kubeconfig=" + kubeconfig,
-	}, cp.serverArgs...)
-	args = append(args, o.Args()...)
+	args := append(append(cp.ServerFlags(), cp.serverArgs...), o.Args()...)
 	if cp.Server, err = StartProcess("update-status-apiserver", filepath.Join(cp.Dir, "update-status-apiserver.log"), bin, args...); err != nil {
 		return err
 	}
@@ -378,6 +368,22 @@ func (cp *ControlPlane) PointAPIService(ctx context.Context, port int) error {
 
 // ServerPort is the port of the server StartServer starts.
 func (cp *ControlPlane) ServerPort() int { return cp.serverPort }
+
+// ServerFlags are the flags that serve update-status-apiserver on the
+// control plane's server port, with its serving certificate, as the server
+// user.
+func (cp *ControlPlane) ServerFlags() []string {
+	kubeconfig := cp.KubeconfigPath(cp.Users.Server.Name)
+	return []string{
+		"--secure-port=" + strconv.Itoa(cp.serverPort),
+		"--bind-address=127.0.0.1",
+		"--tls-cert-file=" + cp.PKI.ServerCert,
+		"--tls-private-key-file=" + cp.PKI.ServerKey,
+		"--kubeconfig=" + kubeconfig,
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+	}
+}
 
 // UpdateStatusPath is the URL path of the singleton through the aggregator.
 const UpdateStatusPath = "/apis/update.openshift.io/v1alpha1/updatestatuses/cluster"

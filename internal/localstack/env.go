@@ -52,11 +52,36 @@ func KubeBinaries() (etcd, kubeAPIServer string, err error) {
 	}
 	etcd, kubeAPIServer = filepath.Join(dir, "etcd"), filepath.Join(dir, "kube-apiserver")
 	for _, p := range []string{etcd, kubeAPIServer} {
-		if st, err := os.Stat(p); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		if !isExecutable(p) {
 			return "", "", fmt.Errorf("%s=%s has no executable %s: run hack/build-kube.sh", EnvKubeBinDir, dir, filepath.Base(p))
 		}
 	}
 	return etcd, kubeAPIServer, nil
+}
+
+// ToolBinary returns $env, or the first of names found on PATH, or an
+// error saying how to get it: hack/ensure-<names[0]>.sh, or the Debian
+// package names[0].
+func ToolBinary(env string, names ...string) (string, error) {
+	if bin := os.Getenv(env); bin != "" {
+		if !isExecutable(bin) {
+			return "", fmt.Errorf("%s=%s is not an executable: run hack/ensure-%s.sh", env, bin, names[0])
+		}
+		return bin, nil
+	}
+	for _, name := range names {
+		if bin, err := exec.LookPath(name); err == nil {
+			return bin, nil
+		}
+	}
+	return "", fmt.Errorf("no %s on PATH and %s is not set: `export %s=$(hack/ensure-%s.sh)` "+
+		"(Debian: apt-get install --no-install-recommends %s)", names[0], env, env, names[0], names[0])
+}
+
+// isExecutable says whether path is a file someone may execute.
+func isExecutable(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
 // RepoRoot returns the root of this repository: the nearest directory, from

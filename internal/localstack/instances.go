@@ -18,7 +18,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
 	"net"
@@ -210,15 +209,9 @@ func WriteServingCert(certFile, keyFile, commonName string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	certPEM, keyPEM, err := ca.sign(&x509.Certificate{
-		Subject:     pkix.Name{CommonName: commonName},
-		NotBefore:   now.Add(-time.Hour),
-		NotAfter:    now.Add(24 * time.Hour),
-		KeyUsage:    x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:    []string{"localhost"},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-	})
+	tmpl := dayLongLeaf(commonName, x509.ExtKeyUsageServerAuth, now)
+	tmpl.DNSNames, tmpl.IPAddresses = []string{"localhost"}, []net.IP{net.IPv4(127, 0, 0, 1)}
+	certPEM, keyPEM, err := ca.sign(tmpl)
 	if err != nil {
 		return nil, err
 	}

@@ -248,17 +248,22 @@ func SelfSignedClient(dir, commonName string) (cert, key string, err error) {
 	return writeClientCert(ca, dir, "selfsigned-", commonName)
 }
 
-// writeClientCert has ca sign a day-long client certificate for commonName
-// and writes it and its key to dir as <prefix><commonName>.crt and .key.
-func writeClientCert(ca *certAuthority, dir, prefix, commonName string) (cert, key string, err error) {
-	now := time.Now()
-	certPEM, keyPEM, err := ca.sign(&x509.Certificate{
+// dayLongLeaf is the template of a leaf certificate for commonName with the
+// extended key usage usage, valid from an hour before now for a day.
+func dayLongLeaf(commonName string, usage x509.ExtKeyUsage, now time.Time) *x509.Certificate {
+	return &x509.Certificate{
 		Subject:     pkix.Name{CommonName: commonName},
 		NotBefore:   now.Add(-time.Hour),
 		NotAfter:    now.Add(24 * time.Hour),
 		KeyUsage:    x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	})
+		ExtKeyUsage: []x509.ExtKeyUsage{usage},
+	}
+}
+
+// writeClientCert has ca sign a day-long client certificate for commonName
+// and writes it and its key to dir as <prefix><commonName>.crt and .key.
+func writeClientCert(ca *certAuthority, dir, prefix, commonName string) (cert, key string, err error) {
+	certPEM, keyPEM, err := ca.sign(dayLongLeaf(commonName, x509.ExtKeyUsageClientAuth, time.Now()))
 	if err != nil {
 		return "", "", err
 	}

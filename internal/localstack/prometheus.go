@@ -21,7 +21,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -48,18 +47,7 @@ const ScrapeJob = "kube-state-metrics"
 // PrometheusBinary returns $PROMETHEUS, or prometheus from PATH, or an error
 // saying how to get it.
 func PrometheusBinary() (string, error) {
-	if bin := os.Getenv(EnvPrometheus); bin != "" {
-		if st, err := os.Stat(bin); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
-			return "", fmt.Errorf("%s=%s is not an executable: run hack/ensure-prometheus.sh", EnvPrometheus, bin)
-		}
-		return bin, nil
-	}
-	bin, err := exec.LookPath("prometheus")
-	if err != nil {
-		return "", fmt.Errorf("no prometheus on PATH and %s is not set: `export %s=$(hack/ensure-prometheus.sh)` "+
-			"(Debian: apt-get install --no-install-recommends prometheus)", EnvPrometheus, EnvPrometheus)
-	}
-	return bin, nil
+	return ToolBinary(EnvPrometheus, "prometheus")
 }
 
 // PrometheusOptions configure a local Prometheus.

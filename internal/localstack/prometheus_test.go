@@ -16,7 +16,6 @@ package localstack_test
 
 import (
 	"context"
-	"errors"
 	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
@@ -73,15 +72,9 @@ func TestPrometheusAlerts(t *testing.T) {
 	if err := sim.Create(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := sim.StartUpdate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	drain, err := sim.BlockDrain(ctx, "worker", 0)
+	drain, err := sim.StallOnDrain(ctx, clk, "worker")
 	if err != nil {
 		t.Fatal(err)
-	}
-	if err := sim.RunVirtual(ctx, clk, 0); !errors.Is(err, simulator.ErrStalled) {
-		t.Fatalf("RunVirtual = %v, want ErrStalled on the blocked drain", err)
 	}
 	metrics := httptest.NewServer(sim.MetricsHandler())
 	defer metrics.Close()

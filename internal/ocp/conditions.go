@@ -34,6 +34,9 @@ type conditionFields[T, S comparable] struct {
 	status          *S
 	reason, message *string
 	transition      *metav1.Time
+	// touched, when not nil, moves with every change (a Node's heartbeat, a
+	// Deployment's lastUpdateTime).
+	touched *metav1.Time
 }
 
 // setCondition sets the condition of type t among conds, whose fields fields
@@ -52,13 +55,22 @@ func setCondition[C any, T, S comparable](conds *[]C, fields func(*C) conditionF
 			*f.transition = metav1.NewTime(now)
 		}
 		*f.status, *f.reason, *f.message = status, reason, message
+		f.touch(now)
 		return c
 	}
 	*conds = append(*conds, *new(C))
 	c := &(*conds)[len(*conds)-1]
 	f := fields(c)
 	*f.typ, *f.status, *f.reason, *f.message, *f.transition = t, status, reason, message, metav1.NewTime(now)
+	f.touch(now)
 	return c
+}
+
+// touch moves the touched time, if the kind has one, to now.
+func (f conditionFields[T, S]) touch(now time.Time) {
+	if f.touched != nil {
+		*f.touched = metav1.NewTime(now)
+	}
 }
 
 // findCondition returns the condition of type t among conds, or nil.
@@ -72,19 +84,19 @@ func findCondition[C any, T, S comparable](conds []C, fields func(*C) conditionF
 }
 
 func clusterFields(c *configv1.ClusterOperatorStatusCondition) conditionFields[configv1.ClusterStatusConditionType, configv1.ConditionStatus] {
-	return conditionFields[configv1.ClusterStatusConditionType, configv1.ConditionStatus]{&c.Type, &c.Status, &c.Reason, &c.Message, &c.LastTransitionTime}
+	return conditionFields[configv1.ClusterStatusConditionType, configv1.ConditionStatus]{&c.Type, &c.Status, &c.Reason, &c.Message, &c.LastTransitionTime, nil}
 }
 
 func nodeFields(c *corev1.NodeCondition) conditionFields[corev1.NodeConditionType, corev1.ConditionStatus] {
-	return conditionFields[corev1.NodeConditionType, corev1.ConditionStatus]{&c.Type, &c.Status, &c.Reason, &c.Message, &c.LastTransitionTime}
+	return conditionFields[corev1.NodeConditionType, corev1.ConditionStatus]{&c.Type, &c.Status, &c.Reason, &c.Message, &c.LastTransitionTime, &c.LastHeartbeatTime}
 }
 
 func poolFields(c *mcfgv1.MachineConfigPoolCondition) conditionFields[mcfgv1.MachineConfigPoolConditionType, corev1.ConditionStatus] {
-	return conditionFields[mcfgv1.MachineConfigPoolConditionType, corev1.ConditionStatus]{&c.Type, &c.Status, &c.Reason, &c.Message, &c.LastTransitionTime}
+	return conditionFields[mcfgv1.MachineConfigPoolConditionType, corev1.ConditionStatus]{&c.Type, &c.Status, &c.Reason, &c.Message, &c.LastTransitionTime, nil}
 }
 
 func deploymentFields(c *appsv1.DeploymentCondition) conditionFields[appsv1.DeploymentConditionType, corev1.ConditionStatus] {
-	return conditionFields[appsv1.DeploymentConditionType, corev1.ConditionStatus]{&c.Type, &c.Status, &c.Reason, &c.Message, &c.LastTransitionTime}
+	return conditionFields[appsv1.DeploymentConditionType, corev1.ConditionStatus]{&c.Type, &c.Status, &c.Reason, &c.Message, &c.LastTransitionTime, &c.LastUpdateTime}
 }
 
 // SetClusterCondition sets a ClusterVersion or ClusterOperator condition.
@@ -99,11 +111,7 @@ func FindClusterCondition(conds []configv1.ClusterOperatorStatusCondition, t con
 
 // SetNodeCondition sets a Node condition; the heartbeat moves with every change.
 func SetNodeCondition(conds *[]corev1.NodeCondition, t corev1.NodeConditionType, status corev1.ConditionStatus, reason, message string, now time.Time) bool {
-	c := setCondition(conds, nodeFields, t, status, reason, message, now)
-	if c != nil {
-		c.LastHeartbeatTime = metav1.NewTime(now)
-	}
-	return c != nil
+	return setCondition(conds, nodeFields, t, status, reason, message, now) != nil
 }
 
 // FindNodeCondition returns the condition of type t, or nil.
@@ -124,9 +132,5 @@ func FindPoolCondition(conds []mcfgv1.MachineConfigPoolCondition, t mcfgv1.Machi
 // SetDeploymentCondition sets a Deployment condition; lastUpdateTime moves
 // with every change.
 func SetDeploymentCondition(conds *[]appsv1.DeploymentCondition, t appsv1.DeploymentConditionType, status corev1.ConditionStatus, reason, message string, now time.Time) bool {
-	c := setCondition(conds, deploymentFields, t, status, reason, message, now)
-	if c != nil {
-		c.LastUpdateTime = metav1.NewTime(now)
-	}
-	return c != nil
+	return setCondition(conds, deploymentFields, t, status, reason, message, now) != nil
 }

@@ -46,14 +46,7 @@ func TestOpenShiftAPIDir(t *testing.T) {
 }
 
 func TestLoadCRDs(t *testing.T) {
-	dir, err := OpenShiftAPIDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	crds, err := LoadCRDs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	crds := loadOpenShiftCRDs(t)
 	want := map[string]bool{
 		"clusterversions.config.openshift.io":                  true,
 		"clusteroperators.config.openshift.io":                 true,
@@ -83,14 +76,7 @@ func TestLoadCRDs(t *testing.T) {
 }
 
 func TestApplyCRDsWaitsForEstablished(t *testing.T) {
-	dir, err := OpenShiftAPIDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	crds, err := LoadCRDs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	crds := loadOpenShiftCRDs(t)
 	client := apiextensionsfake.NewClientset()
 	// The fake API server establishes a CRD on its second read, as a real
 	// one does shortly after the create.
@@ -134,4 +120,18 @@ func TestApplyCRDsWaitsForEstablished(t *testing.T) {
 	if updates != len(crds) {
 		t.Errorf("%d updates on the second apply, want %d", updates, len(crds))
 	}
+}
+
+// loadOpenShiftCRDs loads the CRDs of the openshift/api checkout.
+func loadOpenShiftCRDs(t *testing.T) []*apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	dir, err := OpenShiftAPIDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds, err := LoadCRDs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return crds
 }

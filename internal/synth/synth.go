@@ -132,22 +132,23 @@ func state(i int, rng *rand.Rand) ocp.NodeState {
 	if i < 3 {
 		return []ocp.NodeState{ocp.Updated, ocp.Applying, ocp.Pending}[i]
 	}
-	switch r := rng.Intn(100); {
-	case r < 40:
-		return ocp.Updated
-	case r < 45:
-		return ocp.Applying
-	case r < 47:
-		return ocp.Draining
-	case r < 49:
-		return ocp.Rebooting
-	case r < 50:
-		return ocp.NotReady
-	case r < 51:
-		return ocp.Degraded
-	default:
-		return ocp.Pending
+	r := rng.Intn(100)
+	for _, share := range workerStates {
+		if r < share.percent {
+			return share.state
+		}
+		r -= share.percent
 	}
+	return ocp.Pending
+}
+
+// workerStates are the shares, in percent, of the workers in each state
+// but pending; the rest are pending.
+var workerStates = []struct {
+	percent int
+	state   ocp.NodeState
+}{
+	{40, ocp.Updated}, {5, ocp.Applying}, {2, ocp.Draining}, {2, ocp.Rebooting}, {1, ocp.NotReady}, {1, ocp.Degraded},
 }
 
 // operator returns operator number i: updated to To, except machine-config

@@ -54,13 +54,7 @@ func (s *Snapshotter) Snapshot() view.Snapshot {
 // Set replaces the snapshot and notifies the listeners, as a source event
 // would.
 func (s *Snapshotter) Set(snap view.Snapshot) {
-	s.mu.Lock()
-	s.snap = snap
-	listeners := s.listeners
-	s.mu.Unlock()
-	for _, f := range listeners {
-		f()
-	}
+	s.Update(func(cur *view.Snapshot) { *cur = snap })
 }
 
 // Update changes the snapshot with f and notifies the listeners.

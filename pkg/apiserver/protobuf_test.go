@@ -29,7 +29,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	restclientwatch "k8s.io/client-go/rest/watch"
 
-	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apiserver"
 )
@@ -88,9 +87,7 @@ func TestProtobufGetAndList(t *testing.T) {
 }
 
 func TestProtobufWatch(t *testing.T) {
-	src, comp := viewtest.NewSnapshotter(100), &versionedComputer{target: "4.17.5"}
-	s := newTestServer(t, serverOptions{sources: src, computer: comp})
-	s.waitReady(t)
+	src, comp, s := newVersionedServer(t)
 	hs := httptest.NewServer(s.handler)
 	defer hs.Close()
 	for i, accept := range []string{protobufOrJSON, protobufOnly} {

@@ -64,6 +64,16 @@ func (c *versionedComputer) Compute(*insights.Sources, time.Time) insights.Resul
 	return insights.Result{Status: status}
 }
 
+// newVersionedServer returns a ready test server over a snapshotter and a
+// versionedComputer that starts at target 4.17.5.
+func newVersionedServer(t *testing.T) (*viewtest.Snapshotter, *versionedComputer, *testServer) {
+	t.Helper()
+	src, comp := viewtest.NewSnapshotter(100), &versionedComputer{target: "4.17.5"}
+	s := newTestServer(t, serverOptions{sources: src, computer: comp})
+	s.waitReady(t)
+	return src, comp, s
+}
+
 // change makes the view publish a new revision with the given target at a
 // newer input resourceVersion.
 func change(src *viewtest.Snapshotter, comp *versionedComputer, target string, inputRV uint64) {
@@ -140,9 +150,7 @@ func next(t *testing.T, ch <-chan wireEvent) wireEvent {
 }
 
 func TestWatchOverHTTP(t *testing.T) {
-	src, comp := viewtest.NewSnapshotter(100), &versionedComputer{target: "4.17.5"}
-	s := newTestServer(t, serverOptions{sources: src, computer: comp})
-	s.waitReady(t)
+	src, comp, s := newVersionedServer(t)
 	hs := httptest.NewServer(s.handler)
 	defer hs.Close()
 
@@ -192,9 +200,7 @@ func TestInformerFollowsChanges(t *testing.T) {
 		watchList := tc.watchList
 		t.Run(fmt.Sprintf("WatchListClient=%v,%s", watchList, tc.contentType), func(t *testing.T) {
 			clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, watchList)
-			src, comp := viewtest.NewSnapshotter(100), &versionedComputer{target: "4.17.5"}
-			s := newTestServer(t, serverOptions{sources: src, computer: comp})
-			s.waitReady(t)
+			src, comp, s := newVersionedServer(t)
 			var reqMu sync.Mutex
 			var lists, watchLists int
 			var accepts []string

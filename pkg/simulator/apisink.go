@@ -173,85 +173,49 @@ func (s *APISink) wait(ctx context.Context) error {
 func (s *APISink) apply(ctx context.Context, ch Change) error {
 	switch obj := ch.Object.(type) {
 	case *corev1.Namespace:
-		return writeObject(ctx, s, kindOps[*corev1.Namespace]{
-			client: s.kube.CoreV1().Namespaces(), store: func(dst, src *corev1.Namespace) { src.DeepCopyInto(dst) },
-		}, obj, ch)
+		return writeObject(ctx, s, specOps[*corev1.Namespace](s.kube.CoreV1().Namespaces()), obj, ch)
 	case *corev1.Node:
-		c := s.kube.CoreV1().Nodes()
-		return writeObject(ctx, s, kindOps[*corev1.Node]{
-			client: c, updateStatus: c.UpdateStatus,
-			copyStatus: func(dst, src *corev1.Node) { src.Status.DeepCopyInto(&dst.Status) },
-			store:      func(dst, src *corev1.Node) { src.DeepCopyInto(dst) },
-		}, obj, ch)
+		return writeObject(ctx, s, statusOps(s.kube.CoreV1().Nodes(), func(dst, src *corev1.Node) {
+			src.Status.DeepCopyInto(&dst.Status)
+		}), obj, ch)
 	case *appsv1.Deployment:
-		c := s.kube.AppsV1().Deployments(obj.Namespace)
-		return writeObject(ctx, s, kindOps[*appsv1.Deployment]{
-			client: c, updateStatus: c.UpdateStatus,
-			copyStatus: func(dst, src *appsv1.Deployment) {
-				src.Status.DeepCopyInto(&dst.Status)
-				dst.Status.ObservedGeneration = dst.Generation
-			},
-			store: func(dst, src *appsv1.Deployment) { src.DeepCopyInto(dst) },
-		}, obj, ch)
+		return writeObject(ctx, s, statusOps(s.kube.AppsV1().Deployments(obj.Namespace), func(dst, src *appsv1.Deployment) {
+			src.Status.DeepCopyInto(&dst.Status)
+			dst.Status.ObservedGeneration = dst.Generation
+		}), obj, ch)
 	case *configv1.ClusterVersion:
-		c := s.config.ConfigV1().ClusterVersions()
-		return writeObject(ctx, s, kindOps[*configv1.ClusterVersion]{
-			client: c, updateStatus: c.UpdateStatus,
-			copyStatus: func(dst, src *configv1.ClusterVersion) {
-				src.Status.DeepCopyInto(&dst.Status)
-				dst.Status.ObservedGeneration = dst.Generation
-			},
-			store: func(dst, src *configv1.ClusterVersion) { src.DeepCopyInto(dst) },
-		}, obj, ch)
+		return writeObject(ctx, s, statusOps(s.config.ConfigV1().ClusterVersions(), func(dst, src *configv1.ClusterVersion) {
+			src.Status.DeepCopyInto(&dst.Status)
+			dst.Status.ObservedGeneration = dst.Generation
+		}), obj, ch)
 	case *configv1.ClusterOperator:
-		c := s.config.ConfigV1().ClusterOperators()
-		return writeObject(ctx, s, kindOps[*configv1.ClusterOperator]{
-			client: c, updateStatus: c.UpdateStatus,
-			copyStatus: func(dst, src *configv1.ClusterOperator) { src.Status.DeepCopyInto(&dst.Status) },
-			store:      func(dst, src *configv1.ClusterOperator) { src.DeepCopyInto(dst) },
-		}, obj, ch)
+		return writeObject(ctx, s, statusOps(s.config.ConfigV1().ClusterOperators(), func(dst, src *configv1.ClusterOperator) {
+			src.Status.DeepCopyInto(&dst.Status)
+		}), obj, ch)
 	case *mcfgv1.MachineConfigPool:
-		c := s.mcfg.MachineconfigurationV1().MachineConfigPools()
-		return writeObject(ctx, s, kindOps[*mcfgv1.MachineConfigPool]{
-			client: c, updateStatus: c.UpdateStatus,
-			copyStatus: func(dst, src *mcfgv1.MachineConfigPool) {
-				src.Status.DeepCopyInto(&dst.Status)
-				dst.Status.ObservedGeneration = dst.Generation
-			},
-			store: func(dst, src *mcfgv1.MachineConfigPool) { src.DeepCopyInto(dst) },
-		}, obj, ch)
+		return writeObject(ctx, s, statusOps(s.mcfg.MachineconfigurationV1().MachineConfigPools(), func(dst, src *mcfgv1.MachineConfigPool) {
+			src.Status.DeepCopyInto(&dst.Status)
+			dst.Status.ObservedGeneration = dst.Generation
+		}), obj, ch)
 	case *corev1.Pod:
 		c := s.kube.CoreV1().Pods(obj.Namespace)
 		if ch.Delete {
 			return deleteObject(ctx, s, c.Delete, obj)
 		}
-		return writeObject(ctx, s, kindOps[*corev1.Pod]{
-			client: c, updateStatus: c.UpdateStatus,
-			copyStatus: func(dst, src *corev1.Pod) { src.Status.DeepCopyInto(&dst.Status) },
-			store:      func(dst, src *corev1.Pod) { src.DeepCopyInto(dst) },
-		}, obj, ch)
+		return writeObject(ctx, s, statusOps(c, func(dst, src *corev1.Pod) {
+			src.Status.DeepCopyInto(&dst.Status)
+		}), obj, ch)
 	case *policyv1.PodDisruptionBudget:
-		c := s.kube.PolicyV1().PodDisruptionBudgets(obj.Namespace)
-		return writeObject(ctx, s, kindOps[*policyv1.PodDisruptionBudget]{
-			client: c, updateStatus: c.UpdateStatus,
-			copyStatus: func(dst, src *policyv1.PodDisruptionBudget) {
-				src.Status.DeepCopyInto(&dst.Status)
-				dst.Status.ObservedGeneration = dst.Generation
-			},
-			store: func(dst, src *policyv1.PodDisruptionBudget) { src.DeepCopyInto(dst) },
-		}, obj, ch)
+		return writeObject(ctx, s, statusOps(s.kube.PolicyV1().PodDisruptionBudgets(obj.Namespace), func(dst, src *policyv1.PodDisruptionBudget) {
+			src.Status.DeepCopyInto(&dst.Status)
+			dst.Status.ObservedGeneration = dst.Generation
+		}), obj, ch)
 	case *mcfgv1.MachineConfigNode:
-		c := s.mcfg.MachineconfigurationV1().MachineConfigNodes()
-		return writeObject(ctx, s, kindOps[*mcfgv1.MachineConfigNode]{
-			client: c, updateStatus: c.UpdateStatus,
-			copyStatus: func(dst, src *mcfgv1.MachineConfigNode) { src.Status.DeepCopyInto(&dst.Status) },
-			store:      func(dst, src *mcfgv1.MachineConfigNode) { src.DeepCopyInto(dst) },
-		}, obj, ch)
+		return writeObject(ctx, s, statusOps(s.mcfg.MachineconfigurationV1().MachineConfigNodes(), func(dst, src *mcfgv1.MachineConfigNode) {
+			src.Status.DeepCopyInto(&dst.Status)
+		}), obj, ch)
 	case *mcfgv1.MachineConfig:
-		return writeObject(ctx, s, kindOps[*mcfgv1.MachineConfig]{
-			client: s.mcfg.MachineconfigurationV1().MachineConfigs(),
-			store:  func(dst, src *mcfgv1.MachineConfig) { src.DeepCopyInto(dst) },
-		}, obj, ch)
+		return writeObject(ctx, s, specOps[*mcfgv1.MachineConfig](s.mcfg.MachineconfigurationV1().MachineConfigs()), obj, ch)
 	case *unstructured.Unstructured:
 		return s.applyUnstructured(ctx, obj, ch)
 	default:
@@ -338,6 +302,26 @@ type kindOps[T any] struct {
 	copyStatus func(dst, src T)
 	// store copies src (what the server returned) into dst (the model).
 	store func(dst, src T)
+}
+
+// statusClient is the part of a typed client of a kind with a status
+// subresource the sink uses.
+type statusClient[T any] interface {
+	objectClient[T]
+	UpdateStatus(context.Context, T, metav1.UpdateOptions) (T, error)
+}
+
+// specOps adapts a typed kind whose status the sink does not write.
+func specOps[T interface{ DeepCopyInto(T) }](c objectClient[T]) kindOps[T] {
+	return kindOps[T]{client: c, store: func(dst, src T) { src.DeepCopyInto(dst) }}
+}
+
+// statusOps adapts a typed kind whose status the sink writes through the
+// status subresource, copied by copyStatus.
+func statusOps[T interface{ DeepCopyInto(T) }](c statusClient[T], copyStatus func(dst, src T)) kindOps[T] {
+	ops := specOps[T](c)
+	ops.updateStatus, ops.copyStatus = c.UpdateStatus, copyStatus
+	return ops
 }
 
 // maxConflictRetries bounds the retries of a write that hit a conflict.

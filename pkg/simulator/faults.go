@@ -16,6 +16,7 @@ package simulator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -153,6 +154,23 @@ func (s *Simulator) BlockDrain(ctx context.Context, poolOrNode string, d time.Du
 	return s.Inject(ctx, Fault{Kind: FaultDrainBlocked, Target: poolOrNode, For: d})
 }
 
+// StallOnDrain starts the update with the drain of a pool or node blocked
+// until cleared, and runs it on fc (the simulator's clock) until it stalls
+// on that drain. It returns the drain's fault.
+func (s *Simulator) StallOnDrain(ctx context.Context, fc VirtualClock, poolOrNode string) (FaultID, error) {
+	if err := s.StartUpdate(ctx); err != nil {
+		return 0, err
+	}
+	id, err := s.BlockDrain(ctx, poolOrNode, 0)
+	if err != nil {
+		return 0, err
+	}
+	if err := s.RunVirtual(ctx, fc, 0); !errors.Is(err, ErrStalled) {
+		return 0, fmt.Errorf("simulator: the update ran to %v, not to a stall on the blocked drain of %s", err, poolOrNode)
+	}
+	return id, nil
+}
+
 // PausePool injects FaultPoolPaused on a pool for d.
 func (s *Simulator) PausePool(ctx context.Context, pool string, d time.Duration) (FaultID, error) {
 	return s.Inject(ctx, Fault{Kind: FaultPoolPaused, Target: pool, For: d})
@@ -278,18 +296,11 @@ func (s *Simulator) activate(f *faultState, now time.Time) bool {
 	klog.V(1).InfoS("Fault started", "id", f.id, "kind", f.fault.Kind, "target", f.fault.Target)
 	switch f.fault.Kind {
 	case FaultOperatorDegraded:
-		op := s.opIndex[f.fault.Target]
-		ocp.SetClusterCondition(&op.obj.Status.Conditions, configv1.OperatorDegraded, configv1.ConditionTrue, f.reason, f.message, now)
-		s.changes.mark(op.obj, false, false, true)
+		s.setOperatorCondition(s.opIndex[f.fault.Target], configv1.OperatorDegraded, configv1.ConditionTrue, f.reason, f.message, now)
 	case FaultOperatorUnavailable:
-		op := s.opIndex[f.fault.Target]
-		ocp.SetClusterCondition(&op.obj.Status.Conditions, configv1.OperatorAvailable, configv1.ConditionFalse, f.reason, f.message, now)
-		s.changes.mark(op.obj, false, false, true)
+		s.setOperatorCondition(s.opIndex[f.fault.Target], configv1.OperatorAvailable, configv1.ConditionFalse, f.reason, f.message, now)
 	case FaultPoolPaused:
-		p := s.poolIndex[f.fault.Target]
-		p.obj.Spec.Paused = true
-		p.obj.Generation++
-		s.markPool(p, true, false)
+		s.setPoolPaused(s.poolIndex[f.fault.Target], true)
 	case FaultNodeNotReady:
 		n := s.nodeIndex[f.fault.Target]
 		if n == nil {
@@ -322,27 +333,36 @@ func (s *Simulator) activate(f *faultState, now time.Time) bool {
 	return true
 }
 
+// setOperatorCondition sets a condition of op's ClusterOperator and marks
+// its status changed.
+func (s *Simulator) setOperatorCondition(op *operatorState, t configv1.ClusterStatusConditionType, status configv1.ConditionStatus, reason, message string, now time.Time) {
+	ocp.SetClusterCondition(&op.obj.Status.Conditions, t, status, reason, message, now)
+	s.changes.mark(op.obj, false, false, true)
+}
+
+// setPoolPaused pauses or unpauses p's MachineConfigPool, a change of its
+// spec.
+func (s *Simulator) setPoolPaused(p *poolState, paused bool) {
+	p.obj.Spec.Paused = paused
+	p.obj.Generation++
+	s.markPool(p, true, false)
+}
+
 // deactivate undoes a fault.
 func (s *Simulator) deactivate(f *faultState, now time.Time) {
 	klog.V(1).InfoS("Fault ended", "id", f.id, "kind", f.fault.Kind, "target", f.fault.Target)
 	switch f.fault.Kind {
 	case FaultOperatorDegraded:
-		op := s.opIndex[f.fault.Target]
-		ocp.SetClusterCondition(&op.obj.Status.Conditions, configv1.OperatorDegraded, configv1.ConditionFalse, "AsExpected", "", now)
-		s.changes.mark(op.obj, false, false, true)
+		s.setOperatorCondition(s.opIndex[f.fault.Target], configv1.OperatorDegraded, configv1.ConditionFalse, "AsExpected", "", now)
 	case FaultOperatorUnavailable:
 		op := s.opIndex[f.fault.Target]
 		message := "All is well"
 		if op.spec.Name == insights.MCOClusterOperatorName {
 			message = ocp.MCODeployedMessage(op.obj.Status.Versions[0].Version)
 		}
-		ocp.SetClusterCondition(&op.obj.Status.Conditions, configv1.OperatorAvailable, configv1.ConditionTrue, "AsExpected", message, now)
-		s.changes.mark(op.obj, false, false, true)
+		s.setOperatorCondition(op, configv1.OperatorAvailable, configv1.ConditionTrue, "AsExpected", message, now)
 	case FaultPoolPaused:
-		p := s.poolIndex[f.fault.Target]
-		p.obj.Spec.Paused = false
-		p.obj.Generation++
-		s.markPool(p, true, false)
+		s.setPoolPaused(s.poolIndex[f.fault.Target], false)
 	case FaultNodeNotReady:
 		n := f.node
 		if n == nil {

@@ -27,6 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/update-status/apiserver/internal/ocp"
 	"github.com/update-status/apiserver/pkg/insights"
 )
 
@@ -58,11 +59,11 @@ func TestFaults(t *testing.T) {
 			fault: Fault{Kind: FaultOperatorDegraded, Target: "kube-apiserver", For: 30 * time.Minute},
 			seen: func(t *testing.T, api *fakeAPI) bool {
 				co := getCO(t, api, "kube-apiserver")
-				c := condition(co.Status.Conditions, configv1.OperatorDegraded)
+				c := ocp.FindClusterCondition(co.Status.Conditions, configv1.OperatorDegraded)
 				return c.Status == configv1.ConditionTrue && c.Reason == "DeploymentDegraded" && strings.Contains(c.Message, "kube-apiserver")
 			},
 			after: func(t *testing.T, st *State) {
-				if c := condition(operator(st, "kube-apiserver").Status.Conditions, configv1.OperatorDegraded); c.Status != configv1.ConditionFalse {
+				if c := ocp.FindClusterCondition(operator(st, "kube-apiserver").Status.Conditions, configv1.OperatorDegraded); c.Status != configv1.ConditionFalse {
 					t.Errorf("kube-apiserver still Degraded=%s", c.Status)
 				}
 			},
@@ -72,7 +73,7 @@ func TestFaults(t *testing.T) {
 			opts: Options{Nodes: 6, Seed: 2}, at: PhaseAccepted,
 			fault: Fault{Kind: FaultOperatorUnavailable, Target: "etcd", For: 40 * time.Minute, Reason: "EtcdMembersUnavailable", Message: "2 of 3 members are available"},
 			seen: func(t *testing.T, api *fakeAPI) bool {
-				c := condition(getCO(t, api, "etcd").Status.Conditions, configv1.OperatorAvailable)
+				c := ocp.FindClusterCondition(getCO(t, api, "etcd").Status.Conditions, configv1.OperatorAvailable)
 				return c.Status == configv1.ConditionFalse && c.Reason == "EtcdMembersUnavailable" && c.Message == "2 of 3 members are available"
 			},
 			always: func(t *testing.T, st *State) error {
@@ -82,7 +83,7 @@ func TestFaults(t *testing.T) {
 				return nil
 			},
 			after: func(t *testing.T, st *State) {
-				if c := condition(operator(st, "etcd").Status.Conditions, configv1.OperatorAvailable); c.Status != configv1.ConditionTrue {
+				if c := ocp.FindClusterCondition(operator(st, "etcd").Status.Conditions, configv1.OperatorAvailable); c.Status != configv1.ConditionTrue {
 					t.Errorf("etcd still Available=%s", c.Status)
 				}
 			},
@@ -92,10 +93,7 @@ func TestFaults(t *testing.T) {
 			opts: Options{Nodes: 6, Seed: 3}, at: PhaseAccepted,
 			fault: Fault{Kind: FaultDrainBlocked, Target: "worker", For: 2 * time.Hour},
 			seen: func(t *testing.T, api *fakeAPI) bool {
-				nodes, err := api.kube.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
+				nodes := listNodes(t, api)
 				for _, n := range nodes.Items {
 					a := n.Annotations
 					if a[insights.MCDStateAnnotation] == "Degraded" && a[insights.MCDReasonAnnotation] == "failed to drain node: "+n.Name+" after 1 hour. Please see machine-config-controller logs for more information" &&
@@ -146,10 +144,7 @@ func TestFaults(t *testing.T) {
 			opts: Options{Nodes: 6, Seed: 5}, at: PhaseOperators,
 			fault: Fault{Kind: FaultNodeNotReady, Target: "worker", For: 30 * time.Minute},
 			seen: func(t *testing.T, api *fakeAPI) bool {
-				nodes, err := api.kube.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
+				nodes := listNodes(t, api)
 				notReady := 0
 				for i := range nodes.Items {
 					n := &nodes.Items[i]
@@ -174,13 +169,13 @@ func TestFaults(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				failing := condition(cv.Status.Conditions, "Failing")
-				progressing := condition(cv.Status.Conditions, configv1.OperatorProgressing)
+				failing := ocp.FindClusterCondition(cv.Status.Conditions, "Failing")
+				progressing := ocp.FindClusterCondition(cv.Status.Conditions, configv1.OperatorProgressing)
 				return failing.Status == configv1.ConditionTrue && failing.Reason == "ClusterOperatorDegraded" && failing.Message == "Cluster operator etcd is degraded" &&
 					progressing.Status == configv1.ConditionTrue && strings.HasPrefix(progressing.Message, "Unable to apply "+cv.Status.Desired.Version+": ")
 			},
 			after: func(t *testing.T, st *State) {
-				if c := condition(st.ClusterVersion.Status.Conditions, "Failing"); c.Status != configv1.ConditionFalse {
+				if c := ocp.FindClusterCondition(st.ClusterVersion.Status.Conditions, "Failing"); c.Status != configv1.ConditionFalse {
 					t.Errorf("ClusterVersion still Failing=%s", c.Status)
 				}
 			},
@@ -190,7 +185,7 @@ func TestFaults(t *testing.T) {
 			opts: Options{Nodes: 6, Seed: 7}, at: PhaseAccepted,
 			fault: Fault{Kind: FaultOperatorDegraded, Target: "dns", After: 10 * time.Minute, For: 10 * time.Minute},
 			seen: func(t *testing.T, api *fakeAPI) bool {
-				return condition(getCO(t, api, "dns").Status.Conditions, configv1.OperatorDegraded).Status == configv1.ConditionTrue
+				return ocp.FindClusterCondition(getCO(t, api, "dns").Status.Conditions, configv1.OperatorDegraded).Status == configv1.ConditionTrue
 			},
 		},
 	}
@@ -342,7 +337,7 @@ func TestConvenienceFaultMethods(t *testing.T) {
 			t.Errorf("%s = %d, %v; want id %d", c.name, id, err, i+1)
 		}
 	}
-	if c := condition(getCO(t, api, "console").Status.Conditions, configv1.OperatorAvailable); c.Status != configv1.ConditionFalse {
+	if c := ocp.FindClusterCondition(getCO(t, api, "console").Status.Conditions, configv1.OperatorAvailable); c.Status != configv1.ConditionFalse {
 		t.Errorf("console Available=%s right after MakeOperatorUnavailable", c.Status)
 	}
 	if !getPool(t, api, "worker").Spec.Paused {
@@ -357,6 +352,15 @@ func getCO(t *testing.T, api *fakeAPI, name string) *configv1.ClusterOperator {
 		t.Fatal(err)
 	}
 	return co
+}
+
+func listNodes(t *testing.T, api *fakeAPI) *corev1.NodeList {
+	t.Helper()
+	nodes, err := api.kube.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nodes
 }
 
 func getPool(t *testing.T, api *fakeAPI, name string) *mcfgv1.MachineConfigPool {
@@ -375,4 +379,28 @@ func poolCondition(p *mcfgv1.MachineConfigPool, t mcfgv1.MachineConfigPoolCondit
 		}
 	}
 	return nil
+}
+
+func TestStallOnDrain(t *testing.T) {
+	ctx := context.Background()
+	s, fc, _ := newTestSimulator(t, Options{Nodes: 6, Seed: 3})
+	if err := s.Create(ctx); err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.StallOnDrain(ctx, fc, "worker")
+	if err != nil {
+		t.Fatalf("StallOnDrain: %v", err)
+	}
+	if p := s.Phase(); p != PhaseWorkerPools {
+		t.Errorf("stalled in phase %s, want %s", p, PhaseWorkerPools)
+	}
+	if err := s.Clear(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RunVirtual(ctx, fc, 0); err != nil || s.Phase() != PhaseCompleted {
+		t.Errorf("after the drain is cleared: RunVirtual = %v in phase %s, want the update completed", err, s.Phase())
+	}
+	if _, err := s.StallOnDrain(ctx, fc, "no-such-pool"); err == nil {
+		t.Error("StallOnDrain of an unknown pool succeeded")
+	}
 }

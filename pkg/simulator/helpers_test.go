@@ -198,16 +198,6 @@ func operator(st *State, name string) *configv1.ClusterOperator {
 	return nil
 }
 
-// condition returns a ClusterVersion/ClusterOperator condition, or nil.
-func condition(conds []configv1.ClusterOperatorStatusCondition, t configv1.ClusterStatusConditionType) *configv1.ClusterOperatorStatusCondition {
-	for i := range conds {
-		if conds[i].Type == t {
-			return &conds[i]
-		}
-	}
-	return nil
-}
-
 // versionOf returns a named entry of an operator's status.versions.
 func versionOf(co *configv1.ClusterOperator, name string) string {
 	for _, v := range co.Status.Versions {

@@ -31,6 +31,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/update-status/apiserver/internal/ocp"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
 )
@@ -285,7 +286,7 @@ func TestInsightsOfAnUpdate(t *testing.T) {
 					continue
 				}
 				updated := versionOf(co, "operator") == o.ToVersion && (co.Name != "machine-config" || versionOf(co, "operator-image") == mcoContainerImage(st))
-				progressing := condition(co.Status.Conditions, "Progressing").Status == "True"
+				progressing := ocp.FindClusterCondition(co.Status.Conditions, "Progressing").Status == "True"
 				want := map[bool]string{true: "Updated", false: "Pending"}[updated]
 				status := metav1.ConditionFalse
 				if !updated && progressing {
@@ -392,63 +393,50 @@ type faultExpectation struct {
 	check func(t *testing.T, since time.Duration, r *report, st *State) bool
 }
 
-func TestInsightsOfFaults(t *testing.T) {
-	isCO := func(h *v1alpha1.HealthStatusInsight, name string) bool {
-		return h.Scope.Type == v1alpha1.ControlPlaneScope && len(h.Scope.Resources) == 1 &&
-			h.Scope.Resources[0] == v1alpha1.ResourceRef{Group: "config.openshift.io", Resource: "clusteroperators", Name: name}
+// operatorFaultCheck is the check of a fault on the ClusterOperator name:
+// the operator's Healthy condition is False with reason healthyReason at
+// once; the health insight "Cluster Operator name is <state> (<reason>)"
+// appears after 5 minutes, about that operator, with an API availability
+// impact (and description, unless empty) at level Warning, and Error after
+// escalateAfter.
+func operatorFaultCheck(name, healthyReason, state, reason, description string, escalateAfter time.Duration) func(*testing.T, time.Duration, *report, *State) bool {
+	return func(t *testing.T, since time.Duration, r *report, st *State) bool {
+		if m := condIs(r.cos[name].Conditions, "Healthy", metav1.ConditionFalse, healthyReason); m != "" {
+			t.Errorf("after %s: %s %s", since, name, m)
+		}
+		h := r.findHealth(fmt.Sprintf("Cluster Operator %s is %s (%s)", name, state, reason))
+		about := v1alpha1.ResourceRef{Group: "config.openshift.io", Resource: "clusteroperators", Name: name}
+		switch {
+		case since <= 5*time.Minute:
+			if h != nil {
+				t.Errorf("after %s: %s insight before 5m", since, state)
+			}
+			return false
+		case h == nil:
+			t.Errorf("after %s: no %s insight; health: %s", since, state, describe(r.health))
+			return false
+		case h.Scope.Type != v1alpha1.ControlPlaneScope || len(h.Scope.Resources) != 1 || h.Scope.Resources[0] != about ||
+			h.Impact.Type != v1alpha1.ApiAvailabilityImpactType || (description != "" && h.Impact.Description != description):
+			t.Errorf("after %s: %s insight %+v", since, state, h)
+		case since <= escalateAfter && h.Impact.Level != v1alpha1.WarningImpactLevel,
+			since > escalateAfter && h.Impact.Level != v1alpha1.ErrorImpactLevel:
+			t.Errorf("after %s: %s insight level %s", since, state, h.Impact.Level)
+		}
+		return since > escalateAfter
 	}
+}
+
+func TestInsightsOfFaults(t *testing.T) {
 	tests := []faultExpectation{
 		{
 			name: "degraded operator", opts: Options{Nodes: 6, Seed: 1}, at: PhaseOperators,
 			fault: Fault{Kind: FaultOperatorDegraded, Target: "kube-apiserver", For: 50 * time.Minute},
-			check: func(t *testing.T, since time.Duration, r *report, st *State) bool {
-				if m := condIs(r.cos["kube-apiserver"].Conditions, "Healthy", metav1.ConditionFalse, "Degraded"); m != "" {
-					t.Errorf("after %s: kube-apiserver %s", since, m)
-				}
-				h := r.findHealth("Cluster Operator kube-apiserver is degraded (DeploymentDegraded)")
-				switch {
-				case since <= 5*time.Minute:
-					if h != nil {
-						t.Errorf("after %s: degraded insight before 5m", since)
-					}
-					return false
-				case h == nil:
-					t.Errorf("after %s: no degraded insight; health: %s", since, describe(r.health))
-					return false
-				case !isCO(h, "kube-apiserver") || h.Impact.Type != v1alpha1.ApiAvailabilityImpactType:
-					t.Errorf("after %s: degraded insight %+v", since, h)
-				case since <= 40*time.Minute && h.Impact.Level != v1alpha1.WarningImpactLevel,
-					since > 40*time.Minute && h.Impact.Level != v1alpha1.ErrorImpactLevel:
-					t.Errorf("after %s: degraded insight level %s", since, h.Impact.Level)
-				}
-				return since > 40*time.Minute
-			},
+			check: operatorFaultCheck("kube-apiserver", "Degraded", "degraded", "DeploymentDegraded", "", 40*time.Minute),
 		},
 		{
 			name: "unavailable operator", opts: Options{Nodes: 6, Seed: 2}, at: PhaseAccepted,
 			fault: Fault{Kind: FaultOperatorUnavailable, Target: "etcd", For: 30 * time.Minute},
-			check: func(t *testing.T, since time.Duration, r *report, st *State) bool {
-				if m := condIs(r.cos["etcd"].Conditions, "Healthy", metav1.ConditionFalse, "Unavailable"); m != "" {
-					t.Errorf("after %s: etcd %s", since, m)
-				}
-				h := r.findHealth("Cluster Operator etcd is unavailable (UnavailableReplicas)")
-				switch {
-				case since <= 5*time.Minute:
-					if h != nil {
-						t.Errorf("after %s: unavailable insight before 5m", since)
-					}
-					return false
-				case h == nil:
-					t.Errorf("after %s: no unavailable insight; health: %s", since, describe(r.health))
-					return false
-				case !isCO(h, "etcd") || h.Impact.Type != v1alpha1.ApiAvailabilityImpactType || h.Impact.Description != "Missing 1 available replica(s)":
-					t.Errorf("after %s: unavailable insight %+v", since, h)
-				case since <= 20*time.Minute && h.Impact.Level != v1alpha1.WarningImpactLevel,
-					since > 20*time.Minute && h.Impact.Level != v1alpha1.ErrorImpactLevel:
-					t.Errorf("after %s: unavailable insight level %s", since, h.Impact.Level)
-				}
-				return since > 20*time.Minute
-			},
+			check: operatorFaultCheck("etcd", "Unavailable", "unavailable", "UnavailableReplicas", "Missing 1 available replica(s)", 20*time.Minute),
 		},
 		{
 			name: "drain blocked by a PodDisruptionBudget", opts: Options{Nodes: 6, Seed: 3}, at: PhaseAccepted,

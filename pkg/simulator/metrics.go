@@ -15,6 +15,7 @@
 package simulator
 
 import (
+	"maps"
 	"net/http"
 	"sort"
 
@@ -212,17 +213,7 @@ func (c *metricsCollector) CollectWithStability(ch chan<- metrics.Metric) {
 // whether there is one.
 func SampleValue(samples []Sample, name string, labels map[string]string) (float64, bool) {
 	for _, smp := range samples {
-		if smp.Name != name || len(smp.Labels) != len(labels) {
-			continue
-		}
-		match := true
-		for k, v := range labels {
-			if smp.Labels[k] != v {
-				match = false
-				break
-			}
-		}
-		if match {
+		if smp.Name == name && maps.Equal(smp.Labels, labels) {
 			return smp.Value, true
 		}
 	}

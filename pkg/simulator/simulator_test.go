@@ -187,10 +187,10 @@ func TestCreateClusterShape(t *testing.T) {
 				if v := versionOf(co, "operator"); v != o.FromVersion {
 					t.Errorf("operator %s version %q, want %q", co.Name, v, o.FromVersion)
 				}
-				if c := condition(co.Status.Conditions, configv1.OperatorAvailable); c == nil || c.Status != configv1.ConditionTrue {
+				if c := ocp.FindClusterCondition(co.Status.Conditions, configv1.OperatorAvailable); c == nil || c.Status != configv1.ConditionTrue {
 					t.Errorf("operator %s not Available", co.Name)
 				}
-				if c := condition(co.Status.Conditions, configv1.OperatorProgressing); c == nil || c.Status != configv1.ConditionFalse {
+				if c := ocp.FindClusterCondition(co.Status.Conditions, configv1.OperatorProgressing); c == nil || c.Status != configv1.ConditionFalse {
 					t.Errorf("operator %s Progressing is not False", co.Name)
 				}
 			}
@@ -230,10 +230,10 @@ func TestCreateClusterShape(t *testing.T) {
 			if len(cv.Status.History) < 1 || cv.Status.History[0].Version != o.FromVersion || cv.Status.History[0].State != configv1.CompletedUpdate {
 				t.Errorf("history = %+v, want FromVersion Completed first", cv.Status.History)
 			}
-			if c := condition(cv.Status.Conditions, configv1.OperatorProgressing); c == nil || c.Status != configv1.ConditionFalse {
+			if c := ocp.FindClusterCondition(cv.Status.Conditions, configv1.OperatorProgressing); c == nil || c.Status != configv1.ConditionFalse {
 				t.Errorf("ClusterVersion Progressing is not False")
 			}
-			if c := condition(cv.Status.Conditions, "Failing"); c == nil || c.Status != configv1.ConditionFalse {
+			if c := ocp.FindClusterCondition(cv.Status.Conditions, "Failing"); c == nil || c.Status != configv1.ConditionFalse {
 				t.Errorf("ClusterVersion Failing is not False")
 			}
 
@@ -321,7 +321,7 @@ func TestUpdatePhasesAndFinalState(t *testing.T) {
 			if len(h) < 2 || h[0].Version != o.ToVersion || h[0].State != configv1.CompletedUpdate || h[0].CompletionTime == nil || h[1].Version != o.FromVersion {
 				t.Errorf("history = %+v, want ToVersion Completed on top of FromVersion", h)
 			}
-			if c := condition(cv.Status.Conditions, configv1.OperatorProgressing); c == nil || c.Status != configv1.ConditionFalse || c.Message != "Cluster version is "+o.ToVersion {
+			if c := ocp.FindClusterCondition(cv.Status.Conditions, configv1.OperatorProgressing); c == nil || c.Status != configv1.ConditionFalse || c.Message != "Cluster version is "+o.ToVersion {
 				t.Errorf("Progressing = %+v, want False, Cluster version is %s", c, o.ToVersion)
 			}
 			if cv.Status.Desired.Version != o.ToVersion || cv.Spec.DesiredUpdate == nil || cv.Spec.DesiredUpdate.Version != o.ToVersion {
@@ -496,7 +496,7 @@ func TestOperatorsUpdateLevelByLevel(t *testing.T) {
 		levels := map[int]bool{}
 		for _, co := range st.ClusterOperators {
 			updated := versionOf(co, "operator") == o.ToVersion
-			progressing := condition(co.Status.Conditions, configv1.OperatorProgressing).Status == configv1.ConditionTrue
+			progressing := ocp.FindClusterCondition(co.Status.Conditions, configv1.OperatorProgressing).Status == configv1.ConditionTrue
 			if !updated && progressing {
 				levels[level[co.Name]] = true
 				sawProgressing[co.Name] = true

@@ -194,35 +194,33 @@ type changeSet struct {
 }
 
 func (c *changeSet) mark(obj runtime.Object, create, spec, status bool) {
-	c.mutations++
-	if c.index == nil {
-		c.index = map[runtime.Object]*Change{}
-	}
-	if ch, ok := c.index[obj]; ok {
-		ch.Create = ch.Create || create
-		ch.Spec = ch.Spec || spec
-		ch.Status = ch.Status || status
-		return
-	}
-	ch := &Change{Object: obj, Create: create, Spec: spec, Status: status}
-	c.index[obj] = ch
-	c.order = append(c.order, ch)
+	ch := c.entry(obj)
+	ch.Create = ch.Create || create
+	ch.Spec = ch.Spec || spec
+	ch.Status = ch.Status || status
 }
 
 // markDelete records that obj is gone. An object created in the same batch
 // is not written at all.
 func (c *changeSet) markDelete(obj runtime.Object) {
+	ch := c.entry(obj)
+	*ch = Change{Object: obj, Delete: !ch.Create}
+}
+
+// entry counts a mark and returns obj's change, a new one with nothing to
+// write when obj has none yet.
+func (c *changeSet) entry(obj runtime.Object) *Change {
 	c.mutations++
 	if c.index == nil {
 		c.index = map[runtime.Object]*Change{}
 	}
 	if ch, ok := c.index[obj]; ok {
-		*ch = Change{Object: obj, Delete: !ch.Create}
-		return
+		return ch
 	}
-	ch := &Change{Object: obj, Delete: true}
+	ch := &Change{Object: obj}
 	c.index[obj] = ch
 	c.order = append(c.order, ch)
+	return ch
 }
 
 // take returns the changes in dependency order and empties the set.

@@ -95,25 +95,13 @@ func Status(st *v1alpha1.UpdateStatusStatus, objs *Objects) *v1alpha1.UpdateStat
 	m := newMerger(st)
 	for i := range objs.ClusterVersions {
 		o := &objs.ClusterVersions[i]
-		if m.known(o.Status.InsightUID, v1alpha1.ClusterVersionStatusInsightType, o.Status.Resource.Name) {
-			continue
-		}
-		m.addControlPlane(informer(&o.ObjectMeta, v1alpha1.InformerControlPlane), v1alpha1.ControlPlaneInsight{
-			UID: o.Status.InsightUID, AcquiredAt: o.Status.AcquiredAt,
-			Insight: v1alpha1.ControlPlaneInsightUnion{Type: v1alpha1.ClusterVersionStatusInsightType,
-				ClusterVersionStatusInsight: &o.Status.ClusterVersionStatusInsight},
-		})
+		m.addControlPlaneObject(&o.ObjectMeta, o.Status.InsightUID, o.Status.AcquiredAt, o.Status.Resource.Name,
+			v1alpha1.ControlPlaneInsightUnion{Type: v1alpha1.ClusterVersionStatusInsightType, ClusterVersionStatusInsight: &o.Status.ClusterVersionStatusInsight})
 	}
 	for i := range objs.ClusterOperators {
 		o := &objs.ClusterOperators[i]
-		if m.known(o.Status.InsightUID, v1alpha1.ClusterOperatorStatusInsightType, o.Status.Name) {
-			continue
-		}
-		m.addControlPlane(informer(&o.ObjectMeta, v1alpha1.InformerControlPlane), v1alpha1.ControlPlaneInsight{
-			UID: o.Status.InsightUID, AcquiredAt: o.Status.AcquiredAt,
-			Insight: v1alpha1.ControlPlaneInsightUnion{Type: v1alpha1.ClusterOperatorStatusInsightType,
-				ClusterOperatorStatusInsight: &o.Status.ClusterOperatorStatusInsight},
-		})
+		m.addControlPlaneObject(&o.ObjectMeta, o.Status.InsightUID, o.Status.AcquiredAt, o.Status.Name,
+			v1alpha1.ControlPlaneInsightUnion{Type: v1alpha1.ClusterOperatorStatusInsightType, ClusterOperatorStatusInsight: &o.Status.ClusterOperatorStatusInsight})
 	}
 	for i := range objs.MachineConfigPools {
 		o := &objs.MachineConfigPools[i]
@@ -261,6 +249,15 @@ func (m *merger) known(uid string, typ v1alpha1.InsightType, name string) bool {
 	}
 	m.remember(uid, typ, name)
 	return false
+}
+
+// addControlPlaneObject adds the control-plane insight union of the object
+// of meta, unless its uid or its subject's name is known already.
+func (m *merger) addControlPlaneObject(meta *metav1.ObjectMeta, uid string, acquiredAt metav1.Time, name string, union v1alpha1.ControlPlaneInsightUnion) {
+	if m.known(uid, union.Type, name) {
+		return
+	}
+	m.addControlPlane(informer(meta, v1alpha1.InformerControlPlane), v1alpha1.ControlPlaneInsight{UID: uid, AcquiredAt: acquiredAt, Insight: union})
 }
 
 func (m *merger) addControlPlane(informer string, in v1alpha1.ControlPlaneInsight) {

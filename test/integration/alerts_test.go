@@ -16,7 +16,6 @@ package integration
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -73,31 +72,17 @@ var (
 // says alerts are unavailable; restarted, the alert insights come back. When
 // the update goes on the alerts resolve and their insights disappear.
 func TestAlertInsights(t *testing.T) {
-	if _, err := localstack.PrometheusBinary(); err != nil {
-		t.Fatalf("%v", err)
-	}
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
 	cpA, sim, clk := ownSimulatedCluster(ctx, t, "alerts", simulator.Options{Nodes: 6, Seed: 11})
 	prom := startPrometheusOver(ctx, t, cpA, sim)
 	serverOpts := localstack.ServerOptions{AlertsURL: prom.AlertsURL(), AlertsInterval: alertsInterval, AlertsKeep: alertsKeep}
-	if err := cpA.StartServerWith(ctx, serverOpts); err != nil {
-		t.Fatalf("start the server: %v\n%s", err, cpA.Logs(40))
-	}
-	client, err := versioned.NewForConfig(cpA.RESTConfig(&cpA.Users.Admin))
-	if err != nil {
-		t.Fatal(err)
-	}
+	startServerOf(ctx, t, cpA, serverOpts)
+	client := updateClientOf(t, cpA, &cpA.Users.Admin)
 
-	if err := sim.StartUpdate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	drain, err := sim.BlockDrain(ctx, "worker", 0)
+	drain, err := sim.StallOnDrain(ctx, clk, "worker")
 	if err != nil {
 		t.Fatal(err)
-	}
-	if err := sim.RunVirtual(ctx, clk, 0); !errors.Is(err, simulator.ErrStalled) {
-		t.Fatalf("RunVirtual = %v, want ErrStalled on the blocked drain", err)
 	}
 
 	// Watch everything served for the alerts that must never show.
@@ -105,40 +90,30 @@ func TestAlertInsights(t *testing.T) {
 		mu        sync.Mutex
 		neverSeen []string
 	)
-	stopWatch := make(chan struct{})
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		for {
-			us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
-			his, err2 := client.UpdateV1alpha1().HealthInsights().List(ctx, metav1.ListOptions{})
-			mu.Lock()
-			if err == nil {
-				for _, h := range alertInsights(us) {
-					for name, summary := range neverShownSummaries {
-						if strings.Contains(h.Impact.Summary, summary) {
-							neverSeen = append(neverSeen, name+" in UpdateStatus")
-						}
+	stopWatch := sampleEvery(250*time.Millisecond, func() {
+		us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
+		his, err2 := client.UpdateV1alpha1().HealthInsights().List(ctx, metav1.ListOptions{})
+		mu.Lock()
+		if err == nil {
+			for _, h := range alertInsights(us) {
+				for name, summary := range neverShownSummaries {
+					if strings.Contains(h.Impact.Summary, summary) {
+						neverSeen = append(neverSeen, name+" in UpdateStatus")
 					}
 				}
-			}
-			if err2 == nil {
-				for _, h := range his.Items {
-					for name, summary := range neverShownSummaries {
-						if strings.Contains(h.Status.Impact.Summary, summary) {
-							neverSeen = append(neverSeen, name+" as HealthInsight "+h.Name)
-						}
-					}
-				}
-			}
-			mu.Unlock()
-			select {
-			case <-stopWatch:
-				return
-			case <-time.After(250 * time.Millisecond):
 			}
 		}
-	}()
+		if err2 == nil {
+			for _, h := range his.Items {
+				for name, summary := range neverShownSummaries {
+					if strings.Contains(h.Status.Impact.Summary, summary) {
+						neverSeen = append(neverSeen, name+" as HealthInsight "+h.Name)
+					}
+				}
+			}
+		}
+		mu.Unlock()
+	})
 
 	pdb := map[string]string{"namespace": "openshift-ingress", "poddisruptionbudget": "router-default"}
 	bound := alertsInterval + alertsFoldDelay
@@ -238,8 +213,7 @@ func TestAlertInsights(t *testing.T) {
 	waitInsight(ctx, t, client, nodeNotReadySum, false, resolvedAt, bound)
 	waitHealthInsightObject(ctx, t, client, pdbAtLimitSummary, false, bound)
 
-	close(stopWatch)
-	<-watched
+	stopWatch()
 	mu.Lock()
 	defer mu.Unlock()
 	if len(neverSeen) > 0 {

@@ -30,6 +30,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/update-status/apiserver/internal/localstack"
 )
 
 // envChromium names the Chromium binary; the Makefile sets it from
@@ -38,19 +40,7 @@ const envChromium = "CHROMIUM"
 
 // chromiumBinary returns $CHROMIUM, or chromium on PATH.
 func chromiumBinary() (string, error) {
-	if bin := os.Getenv(envChromium); bin != "" {
-		if st, err := os.Stat(bin); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
-			return "", fmt.Errorf("%s=%s is not an executable: run hack/ensure-chromium.sh", envChromium, bin)
-		}
-		return bin, nil
-	}
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if bin, err := exec.LookPath(name); err == nil {
-			return bin, nil
-		}
-	}
-	return "", fmt.Errorf("no chromium on PATH and %s is not set: `export %s=$(hack/ensure-chromium.sh)` "+
-		"(Debian: apt-get install --no-install-recommends chromium)", envChromium, envChromium)
+	return localstack.ToolBinary(envChromium, "chromium", "chromium-browser")
 }
 
 // browser is a headless Chromium driven over the DevTools protocol on a

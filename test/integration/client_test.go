@@ -247,15 +247,7 @@ func followWithInformer(watchList bool) func(ctx context.Context, t *testing.T, 
 		if err != nil {
 			t.Fatal(err)
 		}
-		factory.Start(ctx.Done())
-		t.Cleanup(factory.Shutdown)
-		syncCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		for typ, ok := range factory.WaitForCacheSync(syncCtx.Done()) {
-			if !ok {
-				t.Fatalf("informer %v did not sync (WatchListClient=%v)", typ, watchList)
-			}
-		}
+		startAndSync(ctx, t, factory)
 		if n := len(factory.Update().V1alpha1().UpdateStatuses().Informer().GetStore().List()); n != 1 {
 			t.Fatalf("informer cache holds %d objects after sync, want 1", n)
 		}

@@ -31,7 +31,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 
 	"github.com/update-status/apiserver/internal/localstack"
@@ -386,23 +385,7 @@ func informerServiceAccount(t *testing.T, namespace string) (versioned.Interface
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	path, err := cp.ServiceAccountKubeconfig(ctx, namespace, "informer")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := versioned.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	asKube, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return client, asKube
+	return serviceAccountClients(ctx, t, namespace, "informer")
 }
 
 // TestInformerRBAC gives two components their own ServiceAccount, each bound

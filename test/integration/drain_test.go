@@ -30,7 +30,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/internal/ocp"
@@ -152,22 +151,7 @@ func TestDrainInformer(t *testing.T) {
 	}
 
 	t.Run("its ServiceAccount writes nothing else", func(t *testing.T) {
-		path, err := cp.ServiceAccountKubeconfig(ctx, localstack.DrainInformerNamespace, localstack.DrainInformerServiceAccount)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg, err := clientcmd.BuildConfigFromFlags("", path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		asInformer, err := versioned.NewForConfig(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		asKube, err := kubernetes.NewForConfig(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		asInformer, asKube := serviceAccountClients(ctx, t, localstack.DrainInformerNamespace, localstack.DrainInformerServiceAccount)
 		calls := []struct {
 			name string
 			call func() error

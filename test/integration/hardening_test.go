@@ -64,13 +64,20 @@ func directClient(t *testing.T, url string, user *localstack.User) versioned.Int
 // startInstance starts one more server and stops it when the test ends.
 func startInstance(t *testing.T, opts localstack.InstanceOptions) *localstack.Instance {
 	t.Helper()
-	in, err := cp.StartInstance(t.Context(), opts)
+	return startInstanceOf(t, cp, opts)
+}
+
+// startInstanceOf is startInstance for the control plane c; a failed test
+// logs the last lines of the server's log.
+func startInstanceOf(t *testing.T, c *localstack.ControlPlane, opts localstack.InstanceOptions) *localstack.Instance {
+	t.Helper()
+	in, err := c.StartInstance(t.Context(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("last lines of %s:\n%s", in.Process.LogPath, in.Process.LogTail(30))
+			t.Logf("last lines of %s:\n%s", in.Process.LogPath, in.Process.LogTail(40))
 		}
 		in.Process.Stop(10 * time.Second)
 	})
@@ -288,16 +295,7 @@ func TestFreshClusterLeastPrivilege(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := cp2.StartInstance(ctx, localstack.InstanceOptions{Name: "least-privilege", Kubeconfig: kubeconfig})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("last lines of %s:\n%s", in.Process.LogPath, in.Process.LogTail(40))
-		}
-		in.Process.Stop(10 * time.Second)
-	})
+	in := startInstanceOf(t, cp2, localstack.InstanceOptions{Name: "least-privilege", Kubeconfig: kubeconfig})
 	cfg := cp2.DirectConfig(in.URL, &cp2.Users.Admin)
 	client, err := versioned.NewForConfig(cfg)
 	if err != nil {

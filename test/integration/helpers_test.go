@@ -27,11 +27,14 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
+	"github.com/update-status/apiserver/pkg/generated/informers/externalversions"
 	"github.com/update-status/apiserver/pkg/simulator"
 )
 
@@ -120,9 +123,11 @@ func cvInsight(us *v1alpha1.UpdateStatus) *v1alpha1.ClusterVersionStatusInsight 
 
 // placedInsight is one insight of an UpdateStatus: the informer that lists
 // it, its worker pool ("" for the control plane's) and the union members
-// the control plane and the worker pools share.
+// the control plane and the worker pools share, and the control plane's
+// ClusterVersion insight.
 type placedInsight struct {
 	informer, pool string
+	cv             *v1alpha1.ClusterVersionStatusInsight
 	mcp            *v1alpha1.MachineConfigPoolStatusInsight
 	node           *v1alpha1.NodeStatusInsight
 	health         *v1alpha1.HealthStatusInsight
@@ -139,7 +144,7 @@ func allInsights(us *v1alpha1.UpdateStatus) iter.Seq[placedInsight] {
 			for _, inf := range cp.Informers {
 				for _, in := range inf.Insights {
 					u := &in.Insight
-					if !yield(placedInsight{informer: inf.Name, mcp: u.MachineConfigPoolStatusInsight, node: u.NodeStatusInsight, health: u.HealthInsight}) {
+					if !yield(placedInsight{informer: inf.Name, cv: u.ClusterVersionStatusInsight, mcp: u.MachineConfigPoolStatusInsight, node: u.NodeStatusInsight, health: u.HealthInsight}) {
 						return
 					}
 				}
@@ -213,18 +218,75 @@ func conditionStatus(conds []metav1.Condition, typ string) metav1.ConditionStatu
 	return ""
 }
 
-// ownSimulatedCluster starts a control plane of its own in a test
-// directory named name, for a test that would disturb the shared one, and
-// creates in it the simulated cluster of opts on a fake clock (opts' Sink
-// and Clock are filled in). The server is not started.
-func ownSimulatedCluster(ctx context.Context, t *testing.T, name string, opts simulator.Options) (*localstack.ControlPlane, *simulator.Simulator, *clocktesting.FakeClock) {
+// serviceAccountClients returns the update and Kubernetes clientsets that
+// act as the ServiceAccount name in namespace of the shared control plane.
+func serviceAccountClients(ctx context.Context, t *testing.T, namespace, name string) (versioned.Interface, kubernetes.Interface) {
+	t.Helper()
+	path, err := cp.ServiceAccountKubeconfig(ctx, namespace, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client, kube
+}
+
+// startAndSync starts factory's informers, shuts them down when the test
+// ends and fails the test unless they all sync within 30 seconds.
+func startAndSync(ctx context.Context, t *testing.T, factory externalversions.SharedInformerFactory) {
+	t.Helper()
+	factory.Start(ctx.Done())
+	t.Cleanup(factory.Shutdown)
+	syncCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for typ, ok := range factory.WaitForCacheSync(syncCtx.Done()) {
+		if !ok {
+			t.Fatalf("informer %v did not sync", typ)
+		}
+	}
+}
+
+// ownControlPlane starts a control plane of its own in a test directory
+// named name, for a test that would disturb the shared one, and stops it
+// when the test ends. The server is not started.
+func ownControlPlane(ctx context.Context, t *testing.T, name string) *localstack.ControlPlane {
 	t.Helper()
 	own, err := localstack.Start(ctx, localstack.Options{Dir: filepath.Join(t.TempDir(), name)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(own.Stop)
+	return own
+}
+
+// startServerOf starts the server of the control plane c with opts, or
+// fails the test with the last lines of its log.
+func startServerOf(ctx context.Context, t *testing.T, c *localstack.ControlPlane, opts localstack.ServerOptions) {
+	t.Helper()
+	if err := c.StartServerWith(ctx, opts); err != nil {
+		t.Fatalf("start the server: %v\n%s", err, c.Logs(40))
+	}
+}
+
+// ownSimulatedCluster starts a control plane of its own in a test
+// directory named name, for a test that would disturb the shared one, and
+// creates in it the simulated cluster of opts on a fake clock (opts' Sink
+// and Clock are filled in). The server is not started.
+func ownSimulatedCluster(ctx context.Context, t *testing.T, name string, opts simulator.Options) (*localstack.ControlPlane, *simulator.Simulator, *clocktesting.FakeClock) {
+	t.Helper()
+	own := ownControlPlane(ctx, t, name)
 	clk := clocktesting.NewFakeClock(time.Now())
+	var err error
 	if opts.Sink, err = simulator.NewAPISink(own.RESTConfig(&own.Users.Admin), simulator.APISinkOptions{QPS: -1, Workers: 16}); err != nil {
 		t.Fatal(err)
 	}
@@ -244,6 +306,9 @@ func ownSimulatedCluster(ctx context.Context, t *testing.T, name string, opts si
 // localstack.ControlPlane.StartPrometheus).
 func startPrometheusOver(ctx context.Context, t *testing.T, own *localstack.ControlPlane, sim *simulator.Simulator) *localstack.Prometheus {
 	t.Helper()
+	if _, err := localstack.PrometheusBinary(); err != nil {
+		t.Fatalf("%v", err)
+	}
 	metricsSrv := httptest.NewServer(sim.MetricsHandler())
 	t.Cleanup(metricsSrv.Close)
 	prom, err := own.StartPrometheus(ctx, strings.TrimPrefix(metricsSrv.URL, "http://"))
@@ -251,6 +316,52 @@ func startPrometheusOver(ctx context.Context, t *testing.T, own *localstack.Cont
 		t.Fatal(err)
 	}
 	return prom
+}
+
+// sampleEvery calls sample at once and then every interval in the
+// background until the returned stop is called; stop returns when the last
+// call has.
+func sampleEvery(interval time.Duration, sample func()) (stop func()) {
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		for {
+			sample()
+			select {
+			case <-done:
+				return
+			case <-time.After(interval):
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-exited
+	}
+}
+
+// awaitWatch reads what a kubectl watch (started by startKubectl) sends on
+// events until pred accepts one, and returns what it read, the accepted one
+// last. It fails the test when the watch ends first (with kubectl's
+// stderr) or when nothing is accepted within timeout.
+func awaitWatch[T any](t *testing.T, events <-chan T, stderr *strings.Builder, what string, timeout time.Duration, pred func(T) bool) []T {
+	t.Helper()
+	var seen []T
+	deadline := time.After(timeout)
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				t.Fatalf("the kubectl watch ended while waiting for %s: %s", what, stderr.String())
+			}
+			seen = append(seen, ev)
+			if pred(ev) {
+				return seen
+			}
+		case <-deadline:
+			t.Fatalf("the kubectl watch showed no %s within %v; saw %d events", what, timeout, len(seen))
+		}
+	}
 }
 
 // startKubectl starts kubectl as the admin with args (a watch, which runs

@@ -20,7 +20,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -37,13 +36,11 @@ import (
 	clientfeatures "k8s.io/client-go/features"
 	clientfeaturestesting "k8s.io/client-go/features/testing"
 	"k8s.io/client-go/tools/cache"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/cmd/update-status/app"
 	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
-	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	"github.com/update-status/apiserver/pkg/generated/informers/externalversions"
 	"github.com/update-status/apiserver/pkg/simulator"
 )
@@ -173,22 +170,7 @@ func TestKubectlWatchNodeInsights(t *testing.T) {
 	// wait returns the events up to the first that pred accepts.
 	wait := func(what string, timeout time.Duration, pred func(watchEvent) bool) []watchEvent {
 		t.Helper()
-		var seen []watchEvent
-		deadline := time.After(timeout)
-		for {
-			select {
-			case ev, ok := <-events:
-				if !ok {
-					t.Fatalf("kubectl get npi -w ended while waiting for %s: %s", what, stderr.String())
-				}
-				seen = append(seen, ev)
-				if pred(ev) {
-					return seen
-				}
-			case <-deadline:
-				t.Fatalf("kubectl get npi -w showed no %s within %v; saw %d events", what, timeout, len(seen))
-			}
-		}
+		return awaitWatch(t, events, stderr, what, timeout, pred)
 	}
 
 	// The watch starts with the current objects.
@@ -309,15 +291,7 @@ func TestInsightInformersSync(t *testing.T) {
 				"nodeprogressinsights":              v.NodeProgressInsights().Informer(),
 				"healthinsights":                    v.HealthInsights().Informer(),
 			}
-			factory.Start(ctx.Done())
-			t.Cleanup(factory.Shutdown)
-			syncCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			defer cancel()
-			for typ, ok := range factory.WaitForCacheSync(syncCtx.Done()) {
-				if !ok {
-					t.Fatalf("informer %v did not sync", typ)
-				}
-			}
+			startAndSync(ctx, t, factory)
 			nodes, err := client.UpdateV1alpha1().NodeProgressInsights().List(ctx, metav1.ListOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -339,35 +313,18 @@ func TestInsightInformersSync(t *testing.T) {
 // insights per pool and says so.
 func TestInsightResourcesHaveNoCap(t *testing.T) {
 	ctx := t.Context()
-	cp2, err := localstack.Start(ctx, localstack.Options{Dir: filepath.Join(t.TempDir(), "nocap")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cp2.Stop)
-	if err := cp2.StartServer(ctx); err != nil {
-		t.Fatalf("start the server: %v\n%s", err, cp2.Logs(40))
-	}
-	sink, err := simulator.NewAPISink(cp2.RESTConfig(&cp2.Users.Admin), simulator.APISinkOptions{QPS: -1, Workers: 32})
-	if err != nil {
-		t.Fatal(err)
-	}
 	const workers = 2000
-	sim, err := simulator.New(simulator.Options{Nodes: workers + 3, Seed: 11, Sink: sink, Clock: clocktesting.NewFakeClock(time.Now())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sim.Create(ctx); err != nil {
-		t.Fatal(err)
-	}
+	cp2, sim, _ := ownSimulatedCluster(ctx, t, "nocap", simulator.Options{Nodes: workers + 3, Seed: 11})
+	startServerOf(ctx, t, cp2, localstack.ServerOptions{})
 	// oc's report lists nodes only while an update runs.
 	if err := sim.StartUpdate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	client, err := versioned.NewForConfig(cp2.RESTConfig(&cp2.Users.Viewer))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got int
+	client := updateClientOf(t, cp2, &cp2.Users.Viewer)
+	var (
+		got int
+		err error
+	)
 	if wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 60*time.Second, true, func(context.Context) (bool, error) {
 		var list *v1alpha1.NodeProgressInsightList
 		list, err = client.UpdateV1alpha1().NodeProgressInsights().List(ctx, metav1.ListOptions{LabelSelector: v1alpha1.LabelPool + "=worker"})

@@ -229,20 +229,8 @@ func TestKubectlWatchSeesChanges(t *testing.T) {
 	next := func(what string, timeout time.Duration, pred func(*v1alpha1.UpdateStatus) bool) time.Duration {
 		t.Helper()
 		begin := time.Now()
-		deadline := time.After(timeout)
-		for {
-			select {
-			case us, ok := <-events:
-				if !ok {
-					t.Fatalf("kubectl get -w ended while waiting for %s: %s", what, stderr.String())
-				}
-				if pred(us) {
-					return time.Since(begin)
-				}
-			case <-deadline:
-				t.Fatalf("kubectl get -w showed no %s within %v", what, timeout)
-			}
-		}
+		awaitWatch(t, events, stderr, what, timeout, pred)
+		return time.Since(begin)
 	}
 	next("initial object", 10*time.Second, func(us *v1alpha1.UpdateStatus) bool { return us.Name == statusName })
 

@@ -50,20 +50,12 @@ import (
 // PodDisruptionBudget holds a worker's drain, UpdateStatusPoolStalled fires
 // for pool worker; each resolves when the update moves on.
 func TestUpdateMetrics(t *testing.T) {
-	if _, err := localstack.PrometheusBinary(); err != nil {
-		t.Fatalf("%v", err)
-	}
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
 	cpM, sim, clk := ownSimulatedCluster(ctx, t, "metrics", simulator.Options{Nodes: 6, Seed: 3})
 	prom := startPrometheusOver(ctx, t, cpM, sim)
-	if err := cpM.StartServer(ctx); err != nil {
-		t.Fatalf("start the server: %v\n%s", err, cpM.Logs(40))
-	}
-	client, err := versioned.NewForConfig(cpM.RESTConfig(&cpM.Users.Admin))
-	if err != nil {
-		t.Fatal(err)
-	}
+	startServerOf(ctx, t, cpM, localstack.ServerOptions{})
+	client := updateClientOf(t, cpM, &cpM.Users.Admin)
 	direct, err := kubernetes.NewForConfig(cpM.DirectConfig(cpM.ServerURL, &cpM.Users.Admin))
 	if err != nil {
 		t.Fatal(err)
@@ -305,45 +297,26 @@ func expectedSeries(us *v1alpha1.UpdateStatus) map[string]float64 {
 			out[seriesKey(monitoring.MetricInformerHealthInsights, "informer="+informer, "impact_level="+string(h.Impact.Level))]++
 		}
 	}
-	if cp := us.Status.ControlPlane; cp != nil {
-		for _, inf := range cp.Informers {
-			for _, in := range inf.Insights {
-				perInformer(inf.Name, in.Insight.HealthInsight)
-				switch {
-				case conventions.IsExternalInformer(inf.Name) && in.Insight.HealthInsight == nil:
-					// An external informer's progress insights are not the server's.
-				case in.Insight.ClusterVersionStatusInsight != nil:
-					cv := in.Insight.ClusterVersionStatusInsight
-					out[seriesKey(monitoring.MetricCompletion)] = float64(cv.Completion) / 100
-					for _, a := range []v1alpha1.ControlPlaneAssessment{v1alpha1.ControlPlaneAssessmentUnknown, v1alpha1.ControlPlaneAssessmentProgressing,
-						v1alpha1.ControlPlaneAssessmentCompleted, v1alpha1.ControlPlaneAssessmentDegraded} {
-						out[seriesKey(monitoring.MetricAssessment, "assessment="+string(a))] = one(cv.Assessment == a)
-					}
-					out[seriesKey(monitoring.MetricStarted)] = float64(cv.StartedAt.Unix())
-					if cv.EstimatedCompletedAt != nil {
-						out[seriesKey(monitoring.MetricEstimatedCompletion)] = float64(cv.EstimatedCompletedAt.Unix())
-					}
-					out[seriesKey(monitoring.MetricInfo, "target_version="+cv.Versions.Target.Version, "previous_version="+cv.Versions.Previous.Version)] = 1
-				case in.Insight.MachineConfigPoolStatusInsight != nil:
-					pool(in.Insight.MachineConfigPoolStatusInsight)
-				case in.Insight.HealthInsight != nil:
-					health[in.Insight.HealthInsight.Impact.Level]++
-				}
+	for in := range allInsights(us) {
+		perInformer(in.informer, in.health)
+		switch {
+		case conventions.IsExternalInformer(in.informer) && in.health == nil:
+			// An external informer's progress insights are not the server's.
+		case in.cv != nil:
+			out[seriesKey(monitoring.MetricCompletion)] = float64(in.cv.Completion) / 100
+			for _, a := range []v1alpha1.ControlPlaneAssessment{v1alpha1.ControlPlaneAssessmentUnknown, v1alpha1.ControlPlaneAssessmentProgressing,
+				v1alpha1.ControlPlaneAssessmentCompleted, v1alpha1.ControlPlaneAssessmentDegraded} {
+				out[seriesKey(monitoring.MetricAssessment, "assessment="+string(a))] = one(in.cv.Assessment == a)
 			}
-		}
-	}
-	for _, wp := range us.Status.WorkerPools {
-		for _, inf := range wp.Informers {
-			for _, in := range inf.Insights {
-				perInformer(inf.Name, in.Insight.HealthInsight)
-				switch {
-				case conventions.IsExternalInformer(inf.Name) && in.Insight.HealthInsight == nil:
-				case in.Insight.MachineConfigPoolStatusInsight != nil:
-					pool(in.Insight.MachineConfigPoolStatusInsight)
-				case in.Insight.HealthInsight != nil:
-					health[in.Insight.HealthInsight.Impact.Level]++
-				}
+			out[seriesKey(monitoring.MetricStarted)] = float64(in.cv.StartedAt.Unix())
+			if in.cv.EstimatedCompletedAt != nil {
+				out[seriesKey(monitoring.MetricEstimatedCompletion)] = float64(in.cv.EstimatedCompletedAt.Unix())
 			}
+			out[seriesKey(monitoring.MetricInfo, "target_version="+in.cv.Versions.Target.Version, "previous_version="+in.cv.Versions.Previous.Version)] = 1
+		case in.mcp != nil:
+			pool(in.mcp)
+		case in.health != nil:
+			health[in.health.Impact.Level]++
 		}
 	}
 	for l, n := range health {

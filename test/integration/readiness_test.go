@@ -51,13 +51,8 @@ func TestReadiness(t *testing.T) {
 	defer cancel()
 	own, sim, clk := ownSimulatedCluster(ctx, t, "readiness", simulator.Options{Nodes: 4, Seed: 5})
 	prom := startPrometheusOver(ctx, t, own, sim)
-	if err := own.StartServerWith(ctx, localstack.ServerOptions{AlertsURL: prom.AlertsURL(), AlertsInterval: alertsInterval, AlertsKeep: alertsKeep}); err != nil {
-		t.Fatalf("start the server: %v\n%s", err, own.Logs(40))
-	}
-	client, err := versioned.NewForConfig(own.RESTConfig(&own.Users.Admin))
-	if err != nil {
-		t.Fatal(err)
-	}
+	startServerOf(ctx, t, own, localstack.ServerOptions{AlertsURL: prom.AlertsURL(), AlertsInterval: alertsInterval, AlertsKeep: alertsKeep})
+	client := updateClientOf(t, own, &own.Users.Admin)
 	from := sim.Options().FromVersion
 
 	// The candidates of the idle cluster, through kubectl.

@@ -16,7 +16,6 @@ package integration
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -28,7 +27,6 @@ import (
 	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
-	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	"github.com/update-status/apiserver/pkg/simulator"
 )
 
@@ -43,18 +41,9 @@ const simulatedNodes = 300
 // follows it through the aggregated UpdateStatus until Completed.
 func TestSimulatedUpdate(t *testing.T) {
 	ctx := t.Context()
-	cp2, err := localstack.Start(ctx, localstack.Options{Dir: filepath.Join(t.TempDir(), "sim")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cp2.Stop)
-	if err := cp2.StartServer(ctx); err != nil {
-		t.Fatalf("start the server: %v\n%s", err, cp2.Logs(40))
-	}
-	client, err := versioned.NewForConfig(cp2.RESTConfig(&cp2.Users.Admin))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp2 := ownControlPlane(ctx, t, "sim")
+	startServerOf(ctx, t, cp2, localstack.ServerOptions{})
+	client := updateClientOf(t, cp2, &cp2.Users.Admin)
 
 	// A fake clock lets the simulator jump from one transition to the next;
 	// the writes still go through the real API, as fast as it takes them.
@@ -81,30 +70,20 @@ func TestSimulatedUpdate(t *testing.T) {
 		completions []int32
 		invalid     []string
 	)
-	stop := make(chan struct{})
-	followed := make(chan struct{})
-	go func() {
-		defer close(followed)
-		for {
-			if us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{}); err == nil {
-				mu.Lock()
-				// Only the update under test counts: before it starts, the
-				// previous (completed) update is served at 100%.
-				if cv := cvInsight(us); cv != nil && cv.Versions.Target.Version == simulator.DefaultToVersion {
-					completions = append(completions, cv.Completion)
-				}
-				if errs := validation.ValidateUpdateStatus(us); len(errs) > 0 {
-					invalid = append(invalid, errs.ToAggregate().Error())
-				}
-				mu.Unlock()
+	stopFollowing := sampleEvery(200*time.Millisecond, func() {
+		if us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{}); err == nil {
+			mu.Lock()
+			// Only the update under test counts: before it starts, the
+			// previous (completed) update is served at 100%.
+			if cv := cvInsight(us); cv != nil && cv.Versions.Target.Version == simulator.DefaultToVersion {
+				completions = append(completions, cv.Completion)
 			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(200 * time.Millisecond):
+			if errs := validation.ValidateUpdateStatus(us); len(errs) > 0 {
+				invalid = append(invalid, errs.ToAggregate().Error())
 			}
+			mu.Unlock()
 		}
-	}()
+	})
 
 	start = time.Now()
 	if err := sim.RunVirtual(ctx, clk, 100000); err != nil {
@@ -125,8 +104,7 @@ func TestSimulatedUpdate(t *testing.T) {
 		last = us
 		return completedEverywhere(us), nil
 	})
-	close(stop)
-	<-followed
+	stopFollowing()
 	if !completedEverywhere(last) {
 		t.Fatalf("the served UpdateStatus did not reach Completed:\n%s", dump(last))
 	}

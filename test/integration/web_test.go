@@ -296,9 +296,7 @@ func TestWebPage(t *testing.T) {
 	three := intstr.FromInt32(3)
 	cpW, sim, clk := ownSimulatedCluster(ctx, t, "web", simulator.Options{Nodes: 60, Seed: 17, WorkerPools: []simulator.PoolOptions{
 		{Name: "worker", Nodes: 30, MaxUnavailable: &three}, {Name: "infra", Nodes: 12}, {Name: "gpu"}}})
-	if err := cpW.StartServer(ctx); err != nil {
-		t.Fatalf("start the server: %v\n%s", err, cpW.Logs(40))
-	}
+	startServerOf(ctx, t, cpW, localstack.ServerOptions{})
 	t.Logf("control plane, cluster and server ready in %v", time.Since(begin).Round(time.Millisecond))
 
 	admin := startWeb(ctx, t, cpW.KubeconfigPath(localstack.AdminUser), "127.0.0.1:0")

@@ -88,6 +88,18 @@ func (c tableConvertor) row(obj runtime.Object, now time.Time) (metav1.TableRow,
 	return metav1.TableRow{Cells: row, Object: runtime.RawExtension{Object: obj}}, true
 }
 
+// cellsOf adapts the cells of one kind's object to table.cells: an object
+// of another kind has none.
+func cellsOf[T runtime.Object](row func(o T, now time.Time) []interface{}) func(runtime.Object, time.Time) ([]interface{}, bool) {
+	return func(obj runtime.Object, now time.Time) ([]interface{}, bool) {
+		o, ok := obj.(T)
+		if !ok {
+			return nil, false
+		}
+		return row(o, now), true
+	}
+}
+
 var nameColumn = metav1.TableColumnDefinition{Name: "Name", Type: "string", Format: "name", Description: "Name of the object."}
 
 func uidColumn(what string) metav1.TableColumnDefinition {
@@ -105,11 +117,7 @@ var clusterVersionTable = table{
 		{Name: "Started", Type: "string", Priority: 1, Description: "Time since the update started."},
 		uidColumn("ClusterVersion"),
 	},
-	cells: func(obj runtime.Object, now time.Time) ([]interface{}, bool) {
-		o, ok := obj.(*update.ClusterVersionProgressInsight)
-		if !ok {
-			return nil, false
-		}
+	cells: cellsOf(func(o *update.ClusterVersionProgressInsight, now time.Time) []interface{} {
 		cv := &o.Status.ClusterVersionStatusInsight
 		return []interface{}{
 			o.Name,
@@ -120,8 +128,8 @@ var clusterVersionTable = table{
 			cells.Remaining(cv.CompletedAt, cv.EstimatedCompletedAt, now),
 			cells.Age(cv.StartedAt.Time, now),
 			cells.OrUnknown(o.Status.InsightUID),
-		}, true
-	},
+		}
+	}),
 }
 
 var clusterOperatorTable = table{
@@ -134,11 +142,7 @@ var clusterOperatorTable = table{
 		{Name: "Healthy Reason", Type: "string", Priority: 1, Description: "Reason of the Healthy condition."},
 		uidColumn("ClusterOperator"),
 	},
-	cells: func(obj runtime.Object, _ time.Time) ([]interface{}, bool) {
-		o, ok := obj.(*update.ClusterOperatorProgressInsight)
-		if !ok {
-			return nil, false
-		}
+	cells: cellsOf(func(o *update.ClusterOperatorProgressInsight, _ time.Time) []interface{} {
 		conds := o.Status.Conditions
 		upd := meta.FindStatusCondition(conds, string(v1alpha1.ClusterOperatorStatusInsightUpdating))
 		healthy := meta.FindStatusCondition(conds, string(v1alpha1.ClusterOperatorStatusInsightHealthy))
@@ -157,8 +161,8 @@ var clusterOperatorTable = table{
 			conditionReason(upd),
 			conditionReason(healthy),
 			cells.OrUnknown(o.Status.InsightUID),
-		}, true
-	},
+		}
+	}),
 }
 
 var poolTable = table{
@@ -174,11 +178,7 @@ var poolTable = table{
 		{Name: "Degraded", Type: "integer", Priority: 1, Description: "Degraded nodes."},
 		uidColumn("MachineConfigPool"),
 	},
-	cells: func(obj runtime.Object, _ time.Time) ([]interface{}, bool) {
-		o, ok := obj.(*update.MachineConfigPoolProgressInsight)
-		if !ok {
-			return nil, false
-		}
+	cells: cellsOf(func(o *update.MachineConfigPoolProgressInsight, _ time.Time) []interface{} {
 		p := &o.Status.MachineConfigPoolStatusInsight
 		count := func(t v1alpha1.NodeSummaryType) int64 {
 			for _, s := range p.Summaries {
@@ -200,8 +200,8 @@ var poolTable = table{
 			count(v1alpha1.NodesExcluded),
 			count(v1alpha1.NodesDegraded),
 			cells.OrUnknown(o.Status.InsightUID),
-		}, true
-	},
+		}
+	}),
 }
 
 var nodeTable = table{
@@ -216,11 +216,7 @@ var nodeTable = table{
 		{Name: "Scope", Type: "string", Priority: 1, Description: "ControlPlane or WorkerPool."},
 		uidColumn("Node"),
 	},
-	cells: func(obj runtime.Object, _ time.Time) ([]interface{}, bool) {
-		o, ok := obj.(*update.NodeProgressInsight)
-		if !ok {
-			return nil, false
-		}
+	cells: cellsOf(func(o *update.NodeProgressInsight, _ time.Time) []interface{} {
 		n := &o.Status.NodeStatusInsight
 		st := conventions.NodeStateOf(n.Name, n.Conditions, n.EstimatedToComplete)
 		message := st.Message
@@ -237,8 +233,8 @@ var nodeTable = table{
 			message,
 			cells.OrUnknown(string(n.Scope)),
 			cells.OrUnknown(o.Status.InsightUID),
-		}, true
-	},
+		}
+	}),
 }
 
 var healthTable = table{
@@ -252,11 +248,7 @@ var healthTable = table{
 		{Name: "Resources", Type: "string", Priority: 1, Description: "Resources the insight is about."},
 		{Name: "Reference", Type: "string", Priority: 1, Description: "Where the remediation is described."},
 	},
-	cells: func(obj runtime.Object, now time.Time) ([]interface{}, bool) {
-		o, ok := obj.(*update.HealthInsight)
-		if !ok {
-			return nil, false
-		}
+	cells: cellsOf(func(o *update.HealthInsight, now time.Time) []interface{} {
 		h := &o.Status.HealthStatusInsight
 		started := cells.Unknown
 		if !conventions.IsUnknownTime(h.StartedAt.Time) {
@@ -271,8 +263,8 @@ var healthTable = table{
 			cells.OrUnknown(string(h.Scope.Type)),
 			resourceRefs(h.Scope.Resources),
 			h.Remediation.Reference,
-		}, true
-	},
+		}
+	}),
 }
 
 func conditionStatus(c *metav1.Condition) string {

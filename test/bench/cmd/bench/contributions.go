@@ -469,10 +469,8 @@ func renewalStorm(ctx context.Context, c config, cp *localstack.ControlPlane, ad
 	if err != nil {
 		return res, err
 	}
-	select {
-	case <-ctx.Done():
-		return res, ctx.Err()
-	case <-time.After(idle):
+	if err := window(ctx, idle); err != nil {
+		return res, err
 	}
 	m0, err := metrics(ctx, admin, cp.ServerURL)
 	if err != nil {
@@ -531,10 +529,8 @@ func renewalStorm(ctx context.Context, c config, cp *localstack.ControlPlane, ad
 	if err != nil {
 		return res, err
 	}
-	select {
-	case <-ctx.Done():
-		return res, ctx.Err()
-	case <-time.After(stormGrace):
+	if err := window(ctx, stormGrace); err != nil {
+		return res, err
 	}
 	m1, err := metrics(ctx, admin, cp.ServerURL)
 	if err != nil {

@@ -562,10 +562,8 @@ func measureDrainInformer(ctx context.Context, c config, cp *localstack.ControlP
 	}
 	proxy.requests.Store(0)
 	t0 := time.Now()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(c.drainWindow):
+	if err := window(ctx, c.drainWindow); err != nil {
+		return err
 	}
 	run.Window = time.Since(t0)
 	run.Requests = proxy.requests.Load()

@@ -590,10 +590,8 @@ func nodeWatchRun(ctx context.Context, spec nodeWatchSpec, cp *localstack.Contro
 	if err != nil {
 		return nil, err
 	}
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-time.After(nodeWatchIdle):
+	if err := window(ctx, nodeWatchIdle); err != nil {
+		return nil, err
 	}
 	cpu0, err := cpuSecondsOf(pids)
 	if err != nil {
@@ -625,10 +623,8 @@ func nodeWatchRun(ctx context.Context, spec nodeWatchSpec, cp *localstack.Contro
 	profiled.Wait()
 	cell.Duration = time.Since(begin)
 	// The deadline of the last changes: what arrives later is not counted.
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-time.After(spec.Deadline):
+	if err := window(ctx, spec.Deadline); err != nil {
+		return nil, err
 	}
 	cell.Window = time.Since(begin)
 	cpu1, err := cpuSecondsOf(pids)

@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -111,24 +110,22 @@ func (h *httpClient) discard(ctx context.Context, rawURL string) error {
 	return nil
 }
 
+// window waits d, a measurement window (not a poll), or until ctx ends
+// and returns its error.
+func window(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
+
 // startServer starts update-status-apiserver on the control plane's server
-// port with the flags localstack.StartServer uses, and returns the process and
+// port with the control plane's server flags (and extra), and returns the process and
 // the time from its start to the first 200 from /readyz.
 func startServer(ctx context.Context, cp *localstack.ControlPlane, bin string, h *httpClient, extra ...string) (*localstack.Process, time.Duration, error) {
-	u, err := url.Parse(cp.ServerURL)
-	if err != nil {
-		return nil, 0, err
-	}
-	kubeconfig := cp.KubeconfigPath(cp.Users.Server.Name)
-	args := append([]string{
-		"--secure-port=" + u.Port(),
-		"--bind-address=127.0.0.1",
-		"--tls-cert-file=" + cp.PKI.ServerCert,
-		"--tls-private-key-file=" + cp.PKI.ServerKey,
-		"--kubeconfig=" + kubeconfig,
-		"--authentication-kubeconfig=" + kubeconfig,
-		"--authorization-kubeconfig=" + kubeconfig,
-	}, extra...)
+	args := append(cp.ServerFlags(), extra...)
 	logPath := filepath.Join(cp.Dir, fmt.Sprintf("update-status-apiserver-%d.log", time.Now().UnixNano()))
 	begin := time.Now()
 	p, err := localstack.StartProcess("update-status-apiserver", logPath, bin, args...)

@@ -141,7 +141,9 @@ func NewHosted(client dynamic.Interface, opts HostedOptions) (*Hosted, error) {
 	h.controlPlanes = newSource(hv("hostedcontrolplanes"), "HostedControlPlane", byNamespace,
 		func(u *unstructured.Unstructured) (interface{}, error) { return hypershift.HostedControlPlaneFrom(u) }, inControlPlane)
 	h.components = newSource(hv("controlplanecomponents"), "ControlPlaneComponent", byNamespace,
-		func(u *unstructured.Unstructured) (interface{}, error) { return hypershift.ControlPlaneComponentFrom(u) }, inControlPlane)
+		func(u *unstructured.Unstructured) (interface{}, error) {
+			return hypershift.ControlPlaneComponentFrom(u)
+		}, inControlPlane)
 	h.machines = newSource(cv("machines"), "Machine", byNamespace,
 		func(u *unstructured.Unstructured) (interface{}, error) { return hypershift.MachineFrom(u) }, inControlPlane)
 	h.machineSets = newSource(cv("machinesets"), "MachineSet", byNamespace,

@@ -357,6 +357,10 @@ func (h *Hosted) SyncCheck() error {
 	return syncCheck(&h.initialSyncDone, h.sources, "hosted source")
 }
 
+// InitialSyncDone is true once every hosted source has synced or is known
+// not to be served; it never goes back to false.
+func (h *Hosted) InitialSyncDone() bool { return h.initialSyncDone.Load() }
+
 // HostedSnapshot is what the caches hold of one hosted cluster.
 type HostedSnapshot struct {
 	// Key is the HostedCluster's "namespace/name".

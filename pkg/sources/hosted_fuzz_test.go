@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic/fake"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -40,7 +41,7 @@ func FuzzHostedTransform(f *testing.F) {
 	f.Add([]byte(`{"metadata":{"name":"c","namespace":"clusters-a"},"status":{"observedGeneration":"x","conditions":[{"type":"RolloutComplete","status":"True"}]}}`))
 	f.Add([]byte(`{"metadata":{"name":"np","namespace":"clusters"},"status":{"nodesInfo":{"nodeVersions":[{"ocpVersion":4}]}}}`))
 
-	h, err := NewHosted(fake.NewSimpleDynamicClient(nil), HostedOptions{Clock: clocktesting.NewFakeClock(time.Unix(0, 0)), Discovery: &fakeDiscovery{}})
+	h, err := NewHosted(fake.NewSimpleDynamicClient(runtime.NewScheme()), HostedOptions{Clock: clocktesting.NewFakeClock(time.Unix(0, 0)), Discovery: &fakeDiscovery{}})
 	if err != nil {
 		f.Fatal(err)
 	}

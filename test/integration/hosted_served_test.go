@@ -16,9 +16,11 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,14 +29,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
-	clocktesting "k8s.io/utils/clock/testing"
 	capiv1 "sigs.k8s.io/cluster-api/api/v1beta1"
 
 	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/simulator"
-	"github.com/update-status/apiserver/pkg/simulator/hosted"
 )
 
 // grantHostedSources gives the server's ServiceAccount in c what it reads
@@ -93,12 +92,13 @@ func TestHostedServed(t *testing.T) {
 	}
 	defer w.Stop()
 	var foreign []string
+	var stopping atomic.Bool
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
 		for ev := range w.ResultChan() {
-			if ev.Type == watch.Error {
-				foreign = append(foreign, "error event")
+			if ev.Type == watch.Error && !stopping.Load() {
+				foreign = append(foreign, fmt.Sprintf("error event %v", dump(ev.Object)))
 				continue
 			}
 			if n, ok := ev.Object.(*v1alpha1.HostedNodeProgressInsight); ok && (n.Namespace != ns || n.Labels[v1alpha1.LabelHostedCluster] != "replace") {
@@ -107,26 +107,7 @@ func TestHostedServed(t *testing.T) {
 		}
 	}()
 
-	sink, err := simulator.NewAPISink(own.RESTConfig(&own.Users.Admin), simulator.APISinkOptions{QPS: -1, Workers: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clk := clocktesting.NewFakeClock(time.Now())
-	sim, err := hosted.New(hosted.Options{
-		Namespace: ns,
-		Clusters: []hosted.ClusterOptions{
-			{Name: "replace", UpgradeType: hyperv1.UpgradeTypeReplace, Nodes: 2},
-			{Name: "inplace", UpgradeType: hyperv1.UpgradeTypeInPlace, Nodes: 2},
-		},
-		Clock: clk,
-		Sink:  sink,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sim.RunVirtual(ctx, clk, 2000); err != nil {
-		t.Fatal(err)
-	}
+	runHostedUpdate(ctx, t, own.RESTConfig(&own.Users.Admin), ns)
 
 	// Two HostedClusterUpdateStatus objects, named and placed as their
 	// HostedClusters, computed from synced caches.
@@ -154,6 +135,7 @@ func TestHostedServed(t *testing.T) {
 	if out.Err != nil {
 		t.Fatal(out.Err)
 	}
+	t.Logf("kubectl get hcus -A:\n%s", out.Stdout)
 	lines := strings.Split(strings.TrimSpace(out.Stdout), "\n")
 	header := strings.Join(strings.Fields(lines[0]), " ")
 	if want := "NAMESPACE HOSTED CLUSTER CONTROL PLANE TARGET NODE POOLS WORST HEALTH UPDATE AGE"; header != want {
@@ -172,6 +154,30 @@ func TestHostedServed(t *testing.T) {
 	if out := own.Kubectl(ctx, localstack.AdminUser, "get", "hnpi", "-n", ns, "-l", v1alpha1.LabelHostedCluster+"=replace"); out.Err != nil {
 		t.Error(out.Err)
 	}
+	// Each hosted cluster's Health objects, by label: its own only, and
+	// together all of the namespace's.
+	all, err := client.UpdateV1alpha1().HostedHealthInsights(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byLabel := 0
+	for _, hc := range []string{"inplace", "replace"} {
+		list, err := client.UpdateV1alpha1().HostedHealthInsights(ns).List(ctx, metav1.ListOptions{LabelSelector: v1alpha1.LabelHostedCluster + "=" + hc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range list.Items {
+			if h.Labels[v1alpha1.LabelHostedCluster] != hc || !strings.HasPrefix(h.Name, hc+".") {
+				t.Errorf("%s's Health objects include %s (labels %v)", hc, h.Name, h.Labels)
+			}
+		}
+		byLabel += len(list.Items)
+	}
+	if byLabel != len(all.Items) {
+		t.Errorf("%d Health objects by hosted cluster, %d in the namespace", byLabel, len(all.Items))
+	}
+
+	stopping.Store(true)
 	w.Stop()
 	<-watched
 	if len(foreign) > 0 {

@@ -27,6 +27,7 @@ import (
 	hyperv1 "github.com/openshift/hypershift/api/hypershift/v1beta1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	capiv1 "sigs.k8s.io/cluster-api/api/v1beta1"
@@ -34,6 +35,7 @@ import (
 	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 )
 
 // grantHostedSources gives the server's ServiceAccount in c what it reads
@@ -148,6 +150,21 @@ func TestHostedServed(t *testing.T) {
 	}
 	if want := []string{ns + " inplace", ns + " replace"}; !slices.Equal(rows, want) {
 		t.Errorf("rows %v, want %v\n%s", rows, want, out.Stdout)
+	}
+
+	// kubectl explain reads the published OpenAPI of the kind.
+	if out := own.Kubectl(ctx, localstack.AdminUser, "explain", "hcus.status.conditions"); out.Err != nil || !strings.Contains(out.Stdout, "HostedClusterUpdateStatus") {
+		t.Errorf("kubectl explain: %v\n%s", out.Err, out.Stdout)
+	}
+	// A client that speaks protobuf only reads the objects.
+	pbCfg := own.RESTConfig(&own.Users.Admin)
+	pbCfg.ContentType, pbCfg.AcceptContentTypes = runtime.ContentTypeProtobuf, runtime.ContentTypeProtobuf
+	pb, err := versioned.NewForConfig(pbCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := pb.UpdateV1alpha1().HostedClusterUpdateStatuses(ns).Get(ctx, "replace", metav1.GetOptions{}); err != nil || got.Namespace != ns || len(got.Status.Conditions) != 1 {
+		t.Errorf("protobuf GET: %v, %v", got, err)
 	}
 
 	// The hosted insight kinds are served, namespaced, to kubectl too.

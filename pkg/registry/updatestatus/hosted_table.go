@@ -59,25 +59,20 @@ func NewHostedTable(clock clock.PassiveClock) rest.TableConvertor {
 // HostedClusterUpdateStatus or a list of them, wrapped or not, and returns
 // an empty table for anything else.
 func (c hostedTableConvertor) ConvertToTable(_ context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
-	table := &metav1.Table{}
-	if opts, ok := tableOptions.(*metav1.TableOptions); !ok || !opts.NoHeaders {
-		table.ColumnDefinitions = hostedColumns
-	}
 	now := c.clock.Now()
-	switch obj := cells.Unwrap(object).(type) {
-	case *update.HostedClusterUpdateStatus:
-		table.ResourceVersion = obj.ResourceVersion
-		table.Rows = []metav1.TableRow{hostedRow(obj, now)}
-	case *update.HostedClusterUpdateStatusList:
-		table.ResourceVersion = obj.ResourceVersion
-		table.Continue = obj.Continue
-		table.RemainingItemCount = obj.RemainingItemCount
-		table.Rows = make([]metav1.TableRow, 0, len(obj.Items))
-		for i := range obj.Items {
-			table.Rows = append(table.Rows, hostedRow(&obj.Items[i], now))
+	return convertToTable(object, tableOptions, hostedColumns, func(obj runtime.Object) ([]metav1.TableRow, *metav1.ListMeta, string) {
+		switch obj := obj.(type) {
+		case *update.HostedClusterUpdateStatus:
+			return []metav1.TableRow{hostedRow(obj, now)}, nil, obj.ResourceVersion
+		case *update.HostedClusterUpdateStatusList:
+			rows := make([]metav1.TableRow, 0, len(obj.Items))
+			for i := range obj.Items {
+				rows = append(rows, hostedRow(&obj.Items[i], now))
+			}
+			return rows, &obj.ListMeta, ""
 		}
-	}
-	return table, nil
+		return nil, nil, ""
+	}), nil
 }
 
 func hostedRow(obj *update.HostedClusterUpdateStatus, now time.Time) metav1.TableRow {

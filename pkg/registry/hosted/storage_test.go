@@ -21,8 +21,10 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/watch"
@@ -135,6 +137,57 @@ func TestNamespacedStorage(t *testing.T) {
 	}
 	slices.Sort(seen)
 	if !slices.Equal(seen, want) {
+		t.Errorf("events %v, want %v", seen, want)
+	}
+}
+
+// TestWatchList: a watch-list of one hosted cluster's HostedClusterUpdateStatus
+// in its namespace (client-go's WatchList) gets the object, then the
+// bookmark that ends the initial events.
+func TestWatchList(t *testing.T) {
+	f := newFixture(t, "", hostedSnapshot("a", 1, "a-workers", "m1"), hostedSnapshot("b", 2, "b-workers", "m1"))
+	f.pub.Publish(nil, true)
+	codec := serializer.NewCodecFactory(scheme).LegacyCodec(v1alpha1.SchemeGroupVersion)
+	status, insightRESTs, err := f.pub.NewREST(scheme, codec, clocktesting.NewFakePassiveClock(time.Unix(5000, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(status.Destroy)
+	for _, r := range insightRESTs {
+		t.Cleanup(r.Destroy)
+	}
+	testio.Eventually(t, "the watch cache ready", func() bool { return status.ReadinessCheck() == nil })
+	yes := true
+	w, err := status.Watch(inNamespace("clusters"), &metainternalversion.ListOptions{
+		LabelSelector:        labels.Everything(),
+		FieldSelector:        fields.OneTermEqualSelector("metadata.name", "b"),
+		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
+		SendInitialEvents:    &yes,
+		AllowWatchBookmarks:  true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	var seen []string
+	timeout := time.After(10 * time.Second)
+	for len(seen) < 2 {
+		select {
+		case ev := <-w.ResultChan():
+			m, err := meta.Accessor(cells.Unwrap(ev.Object))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ev.Type == watch.Bookmark {
+				seen = append(seen, "BOOKMARK "+m.GetAnnotations()[metav1.InitialEventsAnnotationKey])
+				continue
+			}
+			seen = append(seen, string(ev.Type)+" "+m.GetNamespace()+"/"+m.GetName())
+		case <-timeout:
+			t.Fatalf("events %v", seen)
+		}
+	}
+	if want := []string{"ADDED clusters/b", "BOOKMARK true"}; !slices.Equal(seen, want) {
 		t.Errorf("events %v, want %v", seen, want)
 	}
 }

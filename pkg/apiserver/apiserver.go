@@ -41,6 +41,7 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/monitoring"
+	hostedregistry "github.com/update-status/apiserver/pkg/registry/hosted"
 	"github.com/update-status/apiserver/pkg/registry/insightobjects"
 	readinessregistry "github.com/update-status/apiserver/pkg/registry/readiness"
 	"github.com/update-status/apiserver/pkg/registry/updatestatus"
@@ -61,6 +62,29 @@ type Sources interface {
 	SyncCheck() error
 }
 
+// HostedSources are the sources of the hosted clusters of a management
+// cluster; *sources.Hosted implements it.
+type HostedSources interface {
+	hostedregistry.Source
+	// Run runs the informers until ctx is done.
+	Run(ctx context.Context)
+	// SyncCheck returns nil once the initial sync is done.
+	SyncCheck() error
+}
+
+// noHostedSources are the hosted sources of a server given none: no hosted
+// cluster, synced from the start.
+type noHostedSources struct{}
+
+func (noHostedSources) AddListener(func(string))    {}
+func (noHostedSources) HostedClusterKeys() []string { return nil }
+func (noHostedSources) InitialSyncDone() bool       { return true }
+func (noHostedSources) Run(context.Context)         {}
+func (noHostedSources) SyncCheck() error            { return nil }
+func (noHostedSources) Snapshot(key string) sources.HostedSnapshot {
+	return sources.HostedSnapshot{Key: key, Sources: &insights.HostedSources{}, InitialSyncDone: true}
+}
+
 // verdictsOf returns the function that takes the engine's verdicts on the
 // UpdateInformers, when the sources write them into their status
 // (*sources.Set does).
@@ -75,6 +99,9 @@ func verdictsOf(s Sources) func([]insights.Verdict) {
 type ExtraConfig struct {
 	// Sources provides the snapshots. Required.
 	Sources Sources
+	// Hosted provides the snapshots of the hosted clusters; without it
+	// the hosted kinds are served empty.
+	Hosted HostedSources
 	// Computer computes the status; insights.NewEngine() when nil.
 	Computer view.Computer
 	// Clock is the time source of everything; the real clock when nil.
@@ -116,6 +143,9 @@ func (c *Config) Complete() CompletedConfig {
 	if c.ExtraConfig.Clock == nil {
 		c.ExtraConfig.Clock = clock.RealClock{}
 	}
+	if c.ExtraConfig.Hosted == nil {
+		c.ExtraConfig.Hosted = noHostedSources{}
+	}
 	if c.ExtraConfig.WatchStallTimeout == 0 {
 		c.ExtraConfig.WatchStallTimeout = DefaultWatchStallTimeout
 	}
@@ -156,6 +186,9 @@ type UpdateStatusServer struct {
 	statusREST *updatestatus.REST
 	// readiness publishes updatereadinesses and updatecandidates.
 	readiness *readinessregistry.Publisher
+	// hostedSources and hosted compute and publish the hosted kinds.
+	hostedSources HostedSources
+	hosted        *hostedregistry.Publisher
 }
 
 // New builds the server and installs the update.openshift.io API group.
@@ -202,7 +235,12 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &UpdateStatusServer{GenericAPIServer: generic, sources: extra.Sources, view: v, store: store, insights: insightStores, readiness: readinessPublisher}
+	hostedPublisher, err := hostedregistry.NewPublisher(extra.Hosted, Scheme, hostedregistry.Options{Clock: extra.Clock})
+	if err != nil {
+		return nil, err
+	}
+	s := &UpdateStatusServer{GenericAPIServer: generic, sources: extra.Sources, view: v, store: store, insights: insightStores, readiness: readinessPublisher,
+		hostedSources: extra.Hosted, hosted: hostedPublisher}
 	// The update metrics follow the served revision. /metrics is the
 	// process's: with several servers in one process (tests), the last one
 	// created reports.
@@ -242,6 +280,19 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 		storage[name] = r
 		readiness = append(readiness, check("update-status-computed-"+name, r.ReadinessCheck))
 	}
+	hostedStatusREST, hostedInsightRESTs, err := hostedPublisher.NewREST(Scheme, codec, extra.Clock)
+	if err != nil {
+		return nil, err
+	}
+	storage[resources.HostedClusterUpdateStatus.Resource] = hostedStatusREST
+	readiness = append(readiness,
+		check("update-status-hosted-sources-synced", extra.Hosted.SyncCheck),
+		check("update-status-computed-"+resources.HostedClusterUpdateStatus.Resource, hostedStatusREST.ReadinessCheck))
+	for k, r := range hostedInsightRESTs {
+		name := resources.InsightKind(k).Hosted().Resource
+		storage[name] = r
+		readiness = append(readiness, check("update-status-computed-"+name, r.ReadinessCheck))
+	}
 	group := genericapiserver.NewDefaultAPIGroupInfo(update.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	group.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = storage
 	if err := generic.InstallAPIGroup(&group); err != nil {
@@ -270,6 +321,8 @@ func (s *UpdateStatusServer) Start(ctx context.Context) {
 	go s.sources.Run(ctx)
 	go s.view.Run(ctx)
 	go s.readiness.Run(ctx)
+	go s.hostedSources.Run(ctx)
+	go s.hosted.Run(ctx)
 }
 
 // Run serves until ctx is done.

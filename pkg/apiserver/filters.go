@@ -39,15 +39,16 @@ var writeVerbs = map[string]bool{
 // readOnlyResources are the resources of update.openshift.io whose writes
 // withReadOnly refuses: all of them.
 var readOnlyResources = func() map[string]bool {
-	r := map[string]bool{resources.UpdateStatus.Resource: true}
+	r := map[string]bool{resources.UpdateStatus.Resource: true, resources.HostedClusterUpdateStatus.Resource: true}
 	for k := resources.InsightKind(0); k < resources.NumInsightKinds; k++ {
-		r[resources.InsightKind(k).Resource()] = true
+		r[k.Resource()] = true
+		r[k.Hosted().Resource] = true
 	}
 	return r
 }()
 
 // withReadOnly answers every write to updatestatuses (and its status
-// subresource) and to the per-insight resources with 405 MethodNotSupported as a Status object. The storage
+// subresource), to the per-insight resources and to the hosted kinds with 405 MethodNotSupported as a Status object. The storage
 // implements no write interface, so the installer registers no write routes;
 // without this filter go-restful would answer those requests with a plain
 // text 405 that clients cannot decode. It runs after authentication and

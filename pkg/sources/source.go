@@ -50,6 +50,9 @@ type source struct {
 	// matters, when set, says whether an update of a cached object can
 	// change the engine's result; an update that cannot triggers nothing.
 	matters func(old, updated interface{}) bool
+	// observe, when set, sees every object an event is about (of an
+	// update, the old and the updated one) before onChange is called.
+	observe func(obj interface{})
 
 	mu       sync.Mutex
 	state    state
@@ -88,13 +91,15 @@ func (s *source) start(ctx context.Context, onChange func(), onDelete func(obj i
 		klog.ErrorS(err, "Cannot set the watch error handler", "source", s.name)
 	}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(interface{}) { onChange() },
+		AddFunc: func(obj interface{}) { s.observed(obj); onChange() },
 		UpdateFunc: func(old, updated interface{}) {
 			if s.matters == nil || s.matters(old, updated) {
+				s.observed(old)
+				s.observed(updated)
 				onChange()
 			}
 		},
-		DeleteFunc: func(obj interface{}) { onDelete(obj); onChange() },
+		DeleteFunc: func(obj interface{}) { onDelete(obj); s.observed(obj); onChange() },
 	}); err != nil {
 		klog.ErrorS(err, "Cannot add the event handler", "source", s.name)
 	}
@@ -123,6 +128,12 @@ func (s *source) start(ctx context.Context, onChange func(), onDelete func(obj i
 	}()
 }
 
+func (s *source) observed(obj interface{}) {
+	if s.observe != nil {
+		s.observe(obj)
+	}
+}
+
 // stop stops the informer and drops its cache; the source becomes
 // unavailable. reason is logged.
 func (s *source) stop(reason string) {
@@ -138,14 +149,17 @@ func (s *source) stop(reason string) {
 	s.synced.Store(false)
 }
 
-// markUnavailable records that the API is not served.
-func (s *source) markUnavailable() {
+// markUnavailable records that the API is not served, and returns whether
+// that was not known before.
+func (s *source) markUnavailable() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.state == stateUnknown {
 		klog.InfoS("Source API is not served; it will be picked up once it is", "source", s.name)
 		s.state = stateUnavailable
+		return true
 	}
+	return false
 }
 
 // status returns the state, whether the cache synced and the last list/watch

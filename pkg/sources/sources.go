@@ -323,17 +323,38 @@ func (s *Set) discover(ctx context.Context) {
 	if s.discovered != nil {
 		defer s.discovered()
 	}
+	discoverSources(ctx, s.discovery, s.sources, sourceHooks{
+		changed: s.notify, deleted: s.recordDeletion, synced: s.updateInitialSync,
+		gone: func(bool) { s.updateInitialSync(); s.notify() },
+	})
+}
+
+// sourceHooks are what a group of sources calls on its events: changed on
+// every event and once a cache has synced (after synced), deleted with every
+// deleted object, gone when discovery finds a source's API not served (first
+// is true when that is news: the source ran or was not discovered yet).
+type sourceHooks struct {
+	changed func()
+	deleted func(obj interface{})
+	synced  func()
+	gone    func(first bool)
+}
+
+// discoverSources starts the informers of srcs whose APIs are served and
+// stops those whose APIs are no longer served, asking disc once per group
+// version.
+func discoverSources(ctx context.Context, disc discovery.ServerResourcesInterface, srcs []*source, h sourceHooks) {
 	served := map[schema.GroupVersion]map[string]bool{}
-	for _, src := range s.sources {
+	for _, src := range srcs {
 		if src.alwaysServed {
-			src.start(ctx, s.notify, s.recordDeletion, s.updateInitialSync)
+			src.start(ctx, h.changed, h.deleted, h.synced)
 			continue
 		}
 		gv := src.gvr.GroupVersion()
 		resources, ok := served[gv]
 		if !ok {
 			var err error
-			resources, err = s.servedResources(gv)
+			resources, err = servedResources(disc, gv)
 			if err != nil {
 				klog.V(2).InfoS("Discovery failed; will retry", "groupVersion", gv.String(), "err", err)
 				continue
@@ -343,22 +364,20 @@ func (s *Set) discover(ctx context.Context) {
 		st, _, _ := src.status()
 		switch {
 		case resources[src.gvr.Resource]:
-			src.start(ctx, s.notify, s.recordDeletion, s.updateInitialSync)
+			src.start(ctx, h.changed, h.deleted, h.synced)
 		case st == stateRunning:
 			src.stop("its API is no longer served")
-			s.notify()
+			h.gone(true)
 		default:
-			src.markUnavailable()
-			s.updateInitialSync()
-			s.notify()
+			h.gone(src.markUnavailable())
 		}
 	}
 }
 
 // servedResources returns the resources served in gv; an empty set when gv
 // is not served at all.
-func (s *Set) servedResources(gv schema.GroupVersion) (map[string]bool, error) {
-	list, err := s.discovery.ServerResourcesForGroupVersion(gv.String())
+func servedResources(disc discovery.ServerResourcesInterface, gv schema.GroupVersion) (map[string]bool, error) {
+	list, err := disc.ServerResourcesForGroupVersion(gv.String())
 	if apierrors.IsNotFound(err) {
 		return map[string]bool{}, nil
 	}
@@ -434,12 +453,22 @@ func (s *Set) RecordVerdicts(verdicts []insights.Verdict) {
 // updateInitialSync latches initialSyncDone once no source waits for
 // discovery and every served one has synced. It reads the state of each
 // source, never its cache; the sources call it whenever that state changes.
-func (s *Set) updateInitialSync() {
-	if s.initialSyncDone.Load() {
+func (s *Set) updateInitialSync() { latchInitialSync(&s.initialSyncDone, s.sources, "source") }
+
+// SyncCheck returns nil once the initial sync is done, otherwise an error
+// naming every source that has not synced and why, if known. It is the
+// readyz check of the sources: it reads the state of the sources, never their
+// caches.
+func (s *Set) SyncCheck() error { return syncCheck(&s.initialSyncDone, s.sources, "source") }
+
+// latchInitialSync sets done once no source of srcs waits for discovery
+// and every served one has synced; what names the group in the log.
+func latchInitialSync(done *atomic.Bool, srcs []*source, what string) {
+	if done.Load() {
 		return
 	}
 	var unavailable []string
-	for _, src := range s.sources {
+	for _, src := range srcs {
 		st, synced, _ := src.status()
 		switch {
 		case st == stateUnknown, st == stateRunning && !synced:
@@ -448,21 +477,19 @@ func (s *Set) updateInitialSync() {
 			unavailable = append(unavailable, src.name)
 		}
 	}
-	if s.initialSyncDone.CompareAndSwap(false, true) {
-		klog.InfoS("Initial sync of the sources done", "unavailable", unavailable)
+	if done.CompareAndSwap(false, true) {
+		klog.InfoS("Initial sync done", "of", what, "unavailable", unavailable)
 	}
 }
 
-// SyncCheck returns nil once the initial sync is done, otherwise an error
-// naming every source that has not synced and why, if known. It is the
-// readyz check of the sources: it reads the state of the sources, never their
-// caches.
-func (s *Set) SyncCheck() error {
-	if s.initialSyncDone.Load() {
+// syncCheck returns nil once done is latched, otherwise an error naming
+// every source of srcs that has not synced and why, if known.
+func syncCheck(done *atomic.Bool, srcs []*source, what string) error {
+	if done.Load() {
 		return nil
 	}
 	var waiting []string
-	for _, src := range s.sources {
+	for _, src := range srcs {
 		st, synced, lastErr := src.status()
 		switch {
 		case st == stateUnknown:
@@ -475,10 +502,10 @@ func (s *Set) SyncCheck() error {
 	}
 	if len(waiting) == 0 {
 		// Every source synced an instant ago and has not latched it yet.
-		s.updateInitialSync()
-		if s.initialSyncDone.Load() {
+		latchInitialSync(done, srcs, what)
+		if done.Load() {
 			return nil
 		}
 	}
-	return fmt.Errorf("source caches not synced: %s", strings.Join(waiting, ", "))
+	return fmt.Errorf("%s caches not synced: %s", what, strings.Join(waiting, ", "))
 }

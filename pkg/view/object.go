@@ -55,6 +55,14 @@ func ObjectMeta(cv *configv1.ClusterVersion) metav1.ObjectMeta { return objectMe
 // epoch stands in for a time no source provides.
 var epoch = metav1.Unix(0, 0)
 
+// AvailableCondition is availableCondition for another server's object
+// computed from snap (a hosted cluster's, which the hosted publisher
+// builds): the same outer Available condition for the same state of its
+// sources.
+func AvailableCondition(snap Snapshot, computeErr error, truncations []insights.Truncation, since metav1.Time) metav1.Condition {
+	return availableCondition(snap, computeErr, truncations, since)
+}
+
 // availableCondition returns the outer Available condition
 // (docs/api.md#untyped-constants) for
 // a computation over snap that failed with computeErr (nil on success) and

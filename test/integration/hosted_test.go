@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
 	capiv1 "sigs.k8s.io/cluster-api/api/v1beta1"
 
@@ -86,6 +87,33 @@ func (r *eventLog) of(ns string) []loggedEvent {
 	return out
 }
 
+// runHostedUpdate runs the hosted-cluster simulator through cfg on a fake
+// clock until a Replace hosted cluster and an InPlace one, named replace
+// and inplace, in namespace ns, have updated.
+func runHostedUpdate(ctx context.Context, t *testing.T, cfg *rest.Config, ns string) {
+	t.Helper()
+	sink, err := simulator.NewAPISink(cfg, simulator.APISinkOptions{QPS: -1, Workers: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := clocktesting.NewFakeClock(time.Now())
+	sim, err := hosted.New(hosted.Options{
+		Namespace: ns,
+		Clusters: []hosted.ClusterOptions{
+			{Name: "replace", UpgradeType: hyperv1.UpgradeTypeReplace, Nodes: 2},
+			{Name: "inplace", UpgradeType: hyperv1.UpgradeTypeInPlace, Nodes: 2},
+		},
+		Clock: clk,
+		Sink:  sink,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.RunVirtual(ctx, clk, 2000); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestHostedSimulator runs the hosted-cluster simulator for a Replace and
 // an InPlace hosted cluster through the kube-apiserver with the real
 // HyperShift and Cluster API CRDs, and checks from watches that every
@@ -106,27 +134,8 @@ func TestHostedSimulator(t *testing.T) {
 	hcs, nps, cpcs := record(ctx, t, dyn, hsv("hostedclusters")), record(ctx, t, dyn, hsv("nodepools")), record(ctx, t, dyn, hsv("controlplanecomponents"))
 	machines := record(ctx, t, dyn, csv("machines"))
 
-	sink, err := simulator.NewAPISink(cfg, simulator.APISinkOptions{QPS: -1, Workers: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clk := clocktesting.NewFakeClock(time.Now())
 	const ns = "clusters-itest"
-	sim, err := hosted.New(hosted.Options{
-		Namespace: ns,
-		Clusters: []hosted.ClusterOptions{
-			{Name: "replace", UpgradeType: hyperv1.UpgradeTypeReplace, Nodes: 2},
-			{Name: "inplace", UpgradeType: hyperv1.UpgradeTypeInPlace, Nodes: 2},
-		},
-		Clock: clk,
-		Sink:  sink,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sim.RunVirtual(ctx, clk, 2000); err != nil {
-		t.Fatal(err)
-	}
+	runHostedUpdate(ctx, t, cfg, ns)
 	to := simulator.DefaultToVersion
 
 	// The HostedClusters: the CVO's history Completed at the target, the

@@ -17,11 +17,14 @@
 // ClusterVersion, ClusterOperator, MachineConfigPool, Node and Health
 // insight): a virtualstore.Store per kind, which the live view publishes
 // each revision's changes to, served by the apiserver's registry and watch
-// cache, with tables for kubectl.
+// cache, with tables for kubectl. Their namespaced hosted twins
+// (HostedNodeProgressInsight and the others, resources.InsightKind.Hosted)
+// are served the same way with the same tables (NewHostedStores,
+// NewHostedREST); the hosted publisher publishes to them.
 //
 // Selectors need nothing of their own: the registry's default attributes
-// of a cluster-scoped resource are metadata.name and the labels, which carry
-// the scope, pool, informer and impact level.
+// of a resource are metadata.name (and metadata.namespace) and the labels,
+// which carry the scope, pool, informer, impact level and hosted cluster.
 package insightobjects
 
 import (
@@ -57,16 +60,20 @@ type kind struct {
 }
 
 // kindsOf returns the per-insight kinds, indexed by resources.InsightKind,
-// with the constructors scheme registers for the internal version.
-func kindsOf(scheme *runtime.Scheme) ([resources.NumInsightKinds]kind, error) {
+// with the constructors scheme registers for the internal version; their
+// hosted twins when hosted.
+func kindsOf(scheme *runtime.Scheme, hosted bool) ([resources.NumInsightKinds]kind, error) {
 	var out [resources.NumInsightKinds]kind
 	for k := range out {
-		names := resources.InsightKind(k).Names()
+		names, t := resources.InsightKind(k).Names(), tables[k]
+		if hosted {
+			names, t = resources.InsightKind(k).Hosted(), hostedTable(t)
+		}
 		types, err := virtualstore.TypesOf(scheme, update.SchemeGroupVersion, names.Kind)
 		if err != nil {
 			return out, err
 		}
-		out[k] = kind{Names: names, Types: types, table: tables[k]}
+		out[k] = kind{Names: names, Types: types, table: t}
 	}
 	return out, nil
 }
@@ -78,8 +85,14 @@ type Stores [resources.NumInsightKinds]*virtualstore.Store
 
 // NewStores returns an empty, not yet ready store for each kind; scheme
 // registers the kinds' internal types.
-func NewStores(scheme *runtime.Scheme) (Stores, error) {
-	kinds, err := kindsOf(scheme)
+func NewStores(scheme *runtime.Scheme) (Stores, error) { return newStores(scheme, false) }
+
+// NewHostedStores returns an empty, not yet ready store for each hosted
+// kind, indexed by the resources.InsightKind of its standalone twin.
+func NewHostedStores(scheme *runtime.Scheme) (Stores, error) { return newStores(scheme, true) }
+
+func newStores(scheme *runtime.Scheme, hosted bool) (Stores, error) {
+	kinds, err := kindsOf(scheme, hosted)
 	if err != nil {
 		return Stores{}, err
 	}
@@ -116,8 +129,19 @@ func (s Stores) Publish(rv uint64, changes *[resources.NumInsightKinds]view.Chan
 // server's scheme and storage codec; clock gives the ages and estimates in
 // tables.
 func NewREST(stores Stores, scheme *runtime.Scheme, codec runtime.Codec, clock clock.PassiveClock) ([resources.NumInsightKinds]*virtualstore.REST, error) {
+	return newREST(stores, scheme, codec, clock, false)
+}
+
+// NewHostedREST returns the read-only, namespaced storage of each hosted
+// kind over stores (NewHostedStores), indexed by the resources.InsightKind
+// of its standalone twin, with the twin's table.
+func NewHostedREST(stores Stores, scheme *runtime.Scheme, codec runtime.Codec, clock clock.PassiveClock) ([resources.NumInsightKinds]*virtualstore.REST, error) {
+	return newREST(stores, scheme, codec, clock, true)
+}
+
+func newREST(stores Stores, scheme *runtime.Scheme, codec runtime.Codec, clock clock.PassiveClock, hosted bool) ([resources.NumInsightKinds]*virtualstore.REST, error) {
 	var out [resources.NumInsightKinds]*virtualstore.REST
-	kinds, err := kindsOf(scheme)
+	kinds, err := kindsOf(scheme, hosted)
 	if err != nil {
 		return out, err
 	}
@@ -134,6 +158,7 @@ func NewREST(stores Stores, scheme *runtime.Scheme, codec runtime.Codec, clock c
 			// Insight objects are small: let the watch server write
 			// several per flush when a client is behind.
 			WatchBuffer: 64,
+			Namespaced:  hosted,
 		})
 		if err != nil {
 			for _, built := range out[:k] {

@@ -45,7 +45,7 @@ func TestNamesAndStores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kinds, err := kindsOf(scheme)
+	kinds, err := kindsOf(scheme, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,25 +64,36 @@ type tableConvertor struct {
 // an UpdateStatusList, wrapped or not, and returns an empty table for
 // anything else. A nearly empty object (a bookmark) gives a row of unknowns.
 func (c tableConvertor) ConvertToTable(_ context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
+	now := c.clock.Now()
+	return convertToTable(object, tableOptions, columns, func(obj runtime.Object) ([]metav1.TableRow, *metav1.ListMeta, string) {
+		switch obj := obj.(type) {
+		case *update.UpdateStatus:
+			return []metav1.TableRow{row(obj, now)}, nil, obj.ResourceVersion
+		case *update.UpdateStatusList:
+			rows := make([]metav1.TableRow, 0, len(obj.Items))
+			for i := range obj.Items {
+				rows = append(rows, row(&obj.Items[i], now))
+			}
+			return rows, &obj.ListMeta, ""
+		}
+		return nil, nil, ""
+	}), nil
+}
+
+// convertToTable returns the table of object (unwrapped) with columns,
+// unless tableOptions asks for no headers: rows gives its rows and, for a
+// list, its list metadata, else its resourceVersion.
+func convertToTable(object, tableOptions runtime.Object, columns []metav1.TableColumnDefinition, rows func(runtime.Object) ([]metav1.TableRow, *metav1.ListMeta, string)) *metav1.Table {
 	table := &metav1.Table{}
 	if opts, ok := tableOptions.(*metav1.TableOptions); !ok || !opts.NoHeaders {
 		table.ColumnDefinitions = columns
 	}
-	now := c.clock.Now()
-	switch obj := cells.Unwrap(object).(type) {
-	case *update.UpdateStatus:
-		table.ResourceVersion = obj.ResourceVersion
-		table.Rows = []metav1.TableRow{row(obj, now)}
-	case *update.UpdateStatusList:
-		table.ResourceVersion = obj.ResourceVersion
-		table.Continue = obj.Continue
-		table.RemainingItemCount = obj.RemainingItemCount
-		table.Rows = make([]metav1.TableRow, 0, len(obj.Items))
-		for i := range obj.Items {
-			table.Rows = append(table.Rows, row(&obj.Items[i], now))
-		}
+	var list *metav1.ListMeta
+	table.Rows, list, table.ResourceVersion = rows(cells.Unwrap(object))
+	if list != nil {
+		table.ResourceVersion, table.Continue, table.RemainingItemCount = list.ResourceVersion, list.Continue, list.RemainingItemCount
 	}
-	return table, nil
+	return table
 }
 
 func row(obj *update.UpdateStatus, now time.Time) metav1.TableRow {

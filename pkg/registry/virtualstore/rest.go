@@ -36,8 +36,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// RESTConfig describes one read-only, cluster-scoped resource served from a
-// Store through the apiserver's registry and watch cache.
+// RESTConfig describes one read-only resource served from a Store through
+// the apiserver's registry and watch cache.
 type RESTConfig struct {
 	// Store holds the published objects. Required.
 	Store *Store
@@ -59,6 +59,10 @@ type RESTConfig struct {
 	// WatchBuffer is how many events may wait for a client's watch stream
 	// past coalescing (see coalescingWatch): 0 for large objects.
 	WatchBuffer int
+	// Namespaced makes the resource namespace-scoped: its objects carry a
+	// namespace, their keys are Prefix/namespace/name, and the default
+	// selectors add metadata.namespace.
+	Namespaced bool
 }
 
 // REST is the read-only REST storage of one resource: a genericregistry.Store
@@ -70,6 +74,7 @@ type REST struct {
 	shortNames  []string
 	watchBuffer int
 	resource    string // for metrics
+	namespaced  bool
 }
 
 var (
@@ -89,7 +94,7 @@ func NewREST(cfg RESTConfig) (*REST, error) {
 	if s == nil || cfg.New == nil || cfg.NewList == nil || cfg.Table == nil || cfg.Typer == nil || cfg.Codec == nil {
 		return nil, fmt.Errorf("virtualstore: RESTConfig needs Store, New, NewList, Table, Typer and Codec")
 	}
-	strategy := readOnlyStrategy{ObjectTyper: cfg.Typer}
+	strategy := readOnlyStrategy{ObjectTyper: cfg.Typer, namespaced: cfg.Namespaced}
 	store := &genericregistry.Store{
 		NewFunc:                   cfg.New,
 		NewListFunc:               cfg.NewList,
@@ -105,7 +110,7 @@ func NewREST(cfg RESTConfig) (*REST, error) {
 	}); err != nil {
 		return nil, err
 	}
-	return &REST{store: store, singular: cfg.Singular, shortNames: cfg.ShortNames, watchBuffer: cfg.WatchBuffer, resource: s.cfg.Resource.Resource}, nil
+	return &REST{store: store, singular: cfg.Singular, shortNames: cfg.ShortNames, watchBuffer: cfg.WatchBuffer, resource: s.cfg.Resource.Resource, namespaced: cfg.Namespaced}, nil
 }
 
 // New implements rest.Storage.
@@ -118,7 +123,7 @@ func (r *REST) NewList() runtime.Object { return r.store.NewList() }
 func (r *REST) Destroy() { r.store.Destroy() }
 
 // NamespaceScoped implements rest.Scoper.
-func (r *REST) NamespaceScoped() bool { return false }
+func (r *REST) NamespaceScoped() bool { return r.namespaced }
 
 // GetSingularName implements rest.SingularNameProvider.
 func (r *REST) GetSingularName() string { return r.singular }
@@ -207,9 +212,10 @@ func (r *REST) ConvertToTable(ctx context.Context, object runtime.Object, tableO
 type readOnlyStrategy struct {
 	runtime.ObjectTyper
 	names.NameGenerator
+	namespaced bool
 }
 
-func (readOnlyStrategy) NamespaceScoped() bool                            { return false }
+func (s readOnlyStrategy) NamespaceScoped() bool                          { return s.namespaced }
 func (readOnlyStrategy) PrepareForCreate(context.Context, runtime.Object) {}
 func (readOnlyStrategy) Validate(context.Context, runtime.Object) field.ErrorList {
 	return field.ErrorList{field.Forbidden(field.NewPath(""), "this resource is computed and read-only")}

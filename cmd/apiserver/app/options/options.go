@@ -30,6 +30,7 @@ import (
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -255,10 +256,19 @@ func (o *Options) Config() (*apiserver.Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	dyn, err := dynamic.NewForConfig(restConfig)
+	if err != nil {
+		return nil, err
+	}
+	hosted, err := sources.NewHosted(dyn, sources.HostedOptions{Clock: clk, DiscoveryInterval: o.DiscoveryInterval, Discovery: clients.Kube.Discovery()})
+	if err != nil {
+		return nil, err
+	}
 	return &apiserver.Config{
 		GenericConfig: generic,
 		ExtraConfig: apiserver.ExtraConfig{
 			Sources:           srcs,
+			Hosted:            hosted,
 			Clock:             clk,
 			FoldDelay:         o.FoldDelay,
 			QuietGap:          o.QuietGap,

@@ -1,0 +1,301 @@
+// Copyright The update-status-apiserver Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package sources
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	hyperv1 "github.com/openshift/hypershift/api/hypershift/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clocktesting "k8s.io/utils/clock/testing"
+	capiv1 "sigs.k8s.io/cluster-api/api/v1beta1"
+
+	"github.com/update-status/apiserver/internal/testio"
+	"github.com/update-status/apiserver/pkg/hypershift"
+)
+
+var hostedGVRs = map[schema.GroupVersionResource]string{
+	hyperv1.GroupVersion.WithResource("hostedclusters"):         "HostedClusterList",
+	hyperv1.GroupVersion.WithResource("nodepools"):              "NodePoolList",
+	hyperv1.GroupVersion.WithResource("hostedcontrolplanes"):    "HostedControlPlaneList",
+	hyperv1.GroupVersion.WithResource("controlplanecomponents"): "ControlPlaneComponentList",
+	capiv1.GroupVersion.WithResource("machines"):                "MachineList",
+	capiv1.GroupVersion.WithResource("machinesets"):             "MachineSetList",
+	capiv1.GroupVersion.WithResource("machinedeployments"):      "MachineDeploymentList",
+}
+
+// toUnstructured converts a typed HyperShift or Cluster API object.
+func toUnstructured(t *testing.T, obj runtime.Object) *unstructured.Unstructured {
+	t.Helper()
+	gvks, _, err := hypershift.Scheme.ObjectKinds(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(gvks[0])
+	u, err := hypershift.ToUnstructured(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// hostedObjects are the objects of a management cluster with hosted
+// clusters clusters/a and clusters/b, and the bad input around them.
+func hostedObjects(t *testing.T) []runtime.Object {
+	t.Helper()
+	om := func(ns, name, rv string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: rv}
+	}
+	hc := func(name, rv string) *hyperv1.HostedCluster {
+		return &hyperv1.HostedCluster{ObjectMeta: om("clusters", name, rv)}
+	}
+	np := func(name, cluster, rv string) *hyperv1.NodePool {
+		return &hyperv1.NodePool{ObjectMeta: om("clusters", name, rv), Spec: hyperv1.NodePoolSpec{ClusterName: cluster}}
+	}
+	typed := []runtime.Object{
+		hc("a", "10"), hc("b", "11"),
+		np("a-workers", "a", "12"), np("b-workers", "b", "13"),
+		// A NodePool naming a missing HostedCluster.
+		np("orphan", "gone", "14"),
+		&hyperv1.HostedControlPlane{ObjectMeta: om("clusters-a", "a", "15")},
+		&hyperv1.ControlPlaneComponent{ObjectMeta: om("clusters-a", "kube-apiserver", "16")},
+		&capiv1.Machine{ObjectMeta: om("clusters-a", "a-workers-x", "17")},
+		&capiv1.Machine{ObjectMeta: om("clusters-a", "a-workers-w", "18")},
+		&capiv1.MachineSet{ObjectMeta: om("clusters-a", "a-workers", "19")},
+		&capiv1.MachineDeployment{ObjectMeta: om("clusters-b", "b-workers", "20")},
+		// Machines in a namespace of no hosted cluster.
+		&capiv1.Machine{ObjectMeta: om("elsewhere", "stray", "99")},
+	}
+	var out []runtime.Object
+	for _, o := range typed {
+		out = append(out, toUnstructured(t, o))
+	}
+	// A NodePool of a whose replicas is not a number: malformed.
+	bad := toUnstructured(t, np("a-bad", "a", "21"))
+	if err := unstructured.SetNestedField(bad.Object, "three", "spec", "replicas"); err != nil {
+		t.Fatal(err)
+	}
+	return append(out, bad)
+}
+
+// hostedFixture runs Hosted over a fake dynamic client.
+type hostedFixture struct {
+	hosted    *Hosted
+	client    *dynamicfake.FakeDynamicClient
+	discovery *fakeDiscovery
+	mu        sync.Mutex
+	keys      []string
+}
+
+func newHostedFixture(t *testing.T, served bool, objs ...runtime.Object) *hostedFixture {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	f := &hostedFixture{client: dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, hostedGVRs, objs...), discovery: &fakeDiscovery{served: map[string][]string{}}}
+	if served {
+		f.discovery.set("hypershift.openshift.io/v1beta1", "hostedclusters", "nodepools", "hostedcontrolplanes", "controlplanecomponents")
+		f.discovery.set("cluster.x-k8s.io/v1beta1", "machines", "machinesets", "machinedeployments")
+	}
+	h, err := NewHosted(f.client, HostedOptions{Clock: clocktesting.NewFakeClock(time.Now()), Discovery: f.discovery})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.hosted = h
+	h.AddListener(func(key string) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.keys = append(f.keys, key)
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go h.Run(ctx)
+	testio.Eventually(t, "hosted sources synced", func() bool { return h.SyncCheck() == nil })
+	return f
+}
+
+// takeKeys returns the keys notified since the last call.
+func (f *hostedFixture) takeKeys() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.keys
+	f.keys = nil
+	return out
+}
+
+func objectNames[T metav1.Object](objs []T) []string {
+	var out []string
+	for _, o := range objs {
+		out = append(out, o.GetName())
+	}
+	return out
+}
+
+func TestHostedGrouping(t *testing.T) {
+	f := newHostedFixture(t, true, hostedObjects(t)...)
+	if got, want := f.hosted.HostedClusterKeys(), []string{"clusters/a", "clusters/b"}; !slices.Equal(got, want) {
+		t.Errorf("keys = %v, want %v", got, want)
+	}
+	tests := []struct {
+		key                      string
+		wantExists               bool
+		wantPools, wantMachines  []string
+		wantComponents, wantSets []string
+		wantDeployments          []string
+		wantControlPlane         string
+		wantMalformed            int
+		wantMaxRV                uint64
+	}{
+		{
+			key: "clusters/a", wantExists: true,
+			wantPools: []string{"a-workers"}, wantMachines: []string{"a-workers-w", "a-workers-x"},
+			wantComponents: []string{"kube-apiserver"}, wantSets: []string{"a-workers"},
+			wantControlPlane: "a", wantMalformed: 1, wantMaxRV: 21,
+		},
+		{key: "clusters/b", wantExists: true, wantPools: []string{"b-workers"}, wantDeployments: []string{"b-workers"}, wantMaxRV: 20},
+		// The orphan NodePool is grouped under the name it gives, which
+		// no HostedCluster has: no key lists it, and its snapshot says
+		// the HostedCluster does not exist.
+		{key: "clusters/gone", wantPools: []string{"orphan"}, wantMaxRV: 14},
+		{key: "elsewhere/x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			snap := f.hosted.Snapshot(tt.key)
+			src := snap.Sources
+			if snap.Exists != tt.wantExists || (src.HostedCluster != nil) != tt.wantExists {
+				t.Errorf("exists = %v (HostedCluster %v), want %v", snap.Exists, src.HostedCluster != nil, tt.wantExists)
+			}
+			check := func(what string, got, want []string) {
+				if !slices.Equal(got, want) {
+					t.Errorf("%s = %v, want %v", what, got, want)
+				}
+			}
+			var pools, comps []string
+			for _, p := range src.NodePools {
+				pools = append(pools, p.Name)
+			}
+			for _, c := range src.Components {
+				comps = append(comps, c.Name)
+			}
+			check("node pools", pools, tt.wantPools)
+			check("components", comps, tt.wantComponents)
+			check("machines", objectNames(src.Machines), tt.wantMachines)
+			check("machine sets", objectNames(src.MachineSets), tt.wantSets)
+			check("machine deployments", objectNames(src.MachineDeployments), tt.wantDeployments)
+			cp := ""
+			if src.HostedControlPlane != nil {
+				cp = src.HostedControlPlane.Name
+			}
+			if cp != tt.wantControlPlane {
+				t.Errorf("control plane = %q, want %q", cp, tt.wantControlPlane)
+			}
+			if len(snap.Malformed) != tt.wantMalformed {
+				t.Errorf("malformed = %v, want %d", snap.Malformed, tt.wantMalformed)
+			}
+			for _, m := range snap.Malformed {
+				if !strings.HasPrefix(m, "NodePool clusters/a-bad: ") {
+					t.Errorf("malformed %q does not name the NodePool", m)
+				}
+			}
+			if snap.MaxResourceVersion != tt.wantMaxRV {
+				t.Errorf("max resourceVersion = %d, want %d", snap.MaxResourceVersion, tt.wantMaxRV)
+			}
+			if len(snap.Unsynced)+len(snap.Unavailable) != 0 || !snap.InitialSyncDone {
+				t.Errorf("unsynced %v, unavailable %v, initial sync %v", snap.Unsynced, snap.Unavailable, snap.InitialSyncDone)
+			}
+		})
+	}
+	// The transform dropped what the engine never reads.
+	hc := f.hosted.Snapshot("clusters/a").Sources.HostedCluster
+	if hc.ManagedFields != nil {
+		t.Errorf("managedFields kept: %v", hc.ManagedFields)
+	}
+}
+
+// TestHostedNotifications: a change names the hosted cluster it belongs
+// to, and only it.
+func TestHostedNotifications(t *testing.T) {
+	f := newHostedFixture(t, true, hostedObjects(t)...)
+	testio.Eventually(t, "the initial notifications", func() bool {
+		return slices.Contains(f.takeKeys(), AllHostedClusters)
+	})
+	machines := f.client.Resource(capiv1.GroupVersion.WithResource("machines"))
+	nodePools := f.client.Resource(hyperv1.GroupVersion.WithResource("nodepools"))
+	ctx := context.Background()
+	newMachine := func(ns, name string) *unstructured.Unstructured {
+		return toUnstructured(t, &capiv1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: "30"}})
+	}
+	tests := []struct {
+		name   string
+		change func() error
+		want   []string
+	}{
+		{"a Machine of a", func() error {
+			_, err := machines.Namespace("clusters-a").Create(ctx, newMachine("clusters-a", "a-workers-y"), metav1.CreateOptions{})
+			return err
+		}, []string{"clusters/a"}},
+		{"a Machine deleted in b", func() error {
+			if _, err := machines.Namespace("clusters-b").Create(ctx, newMachine("clusters-b", "b-1"), metav1.CreateOptions{}); err != nil {
+				return err
+			}
+			return machines.Namespace("clusters-b").Delete(ctx, "b-1", metav1.DeleteOptions{})
+		}, []string{"clusters/b", "clusters/b"}},
+		{"a NodePool of b", func() error {
+			return nodePools.Namespace("clusters").Delete(ctx, "b-workers", metav1.DeleteOptions{})
+		}, []string{"clusters/b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// A stray Machine notifies nothing; it goes first, so that
+			// its notification, were there one, comes before the
+			// change's.
+			if _, err := machines.Namespace("elsewhere").Create(ctx, newMachine("elsewhere", "stray-"+strings.ReplaceAll(tt.name, " ", "-")), metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.change(); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			testio.Eventually(t, "the notifications", func() bool {
+				got = append(got, f.takeKeys()...)
+				return len(got) >= len(tt.want)
+			})
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("notified %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestHostedNotServed: without the HyperShift and Cluster API APIs the
+// hosted sources are ready at once and know no hosted cluster.
+func TestHostedNotServed(t *testing.T) {
+	f := newHostedFixture(t, false)
+	if keys := f.hosted.HostedClusterKeys(); len(keys) != 0 {
+		t.Errorf("keys = %v", keys)
+	}
+	snap := f.hosted.Snapshot("clusters/a")
+	if snap.Exists || len(snap.Unavailable) != 7 || !snap.InitialSyncDone {
+		t.Errorf("snapshot: exists %v, unavailable %v, initial sync %v", snap.Exists, snap.Unavailable, snap.InitialSyncDone)
+	}
+}

@@ -251,6 +251,8 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 		return nil
 	})
 
+	updateMetrics.SetHostedSource(hostedPublisher.Statuses)
+
 	codec := Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion)
 	main, status, err := updatestatus.NewREST(store, Scheme, codec, Codecs, extra.Clock)
 	if err != nil {

@@ -24,13 +24,9 @@ import (
 	"testing"
 	"time"
 
-	hyperv1 "github.com/openshift/hypershift/api/hypershift/v1beta1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
-	capiv1 "sigs.k8s.io/cluster-api/api/v1beta1"
 
 	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/internal/testio"
@@ -38,35 +34,9 @@ import (
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 )
 
-// grantHostedSources gives the server's ServiceAccount in c what it reads
-// of a management cluster: list and watch of the HyperShift and Cluster API
-// objects of the hosted clusters, nothing else.
-func grantHostedSources(ctx context.Context, t *testing.T, c *localstack.ControlPlane) {
-	t.Helper()
-	kube, err := kubernetes.NewForConfig(c.RESTConfig(&c.Users.Admin))
-	if err != nil {
-		t.Fatal(err)
-	}
-	const name = "update-status-apiserver-hosted-sources"
-	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: []rbacv1.PolicyRule{
-		{APIGroups: []string{hyperv1.GroupVersion.Group}, Resources: []string{"hostedclusters", "nodepools", "hostedcontrolplanes", "controlplanecomponents"}, Verbs: []string{"list", "watch"}},
-		{APIGroups: []string{capiv1.GroupVersion.Group}, Resources: []string{"machines", "machinesets", "machinedeployments"}, Verbs: []string{"list", "watch"}},
-	}}
-	if _, err := kube.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
-		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: localstack.ServerNamespace, Name: localstack.ServerServiceAccount}},
-	}
-	if _, err := kube.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestHostedServed starts a management cluster of its own (the hosted
-// CRDs installed, the server allowed to read them), lets the simulator
+// CRDs installed before the server starts, the server allowed to read them
+// by artifacts/local), lets the simulator
 // update two hosted clusters, and checks what the server serves of them:
 // one HostedClusterUpdateStatus per HostedCluster in its namespace, the
 // kubectl table, and a watch of one hosted cluster's node objects by label
@@ -79,7 +49,6 @@ func TestHostedServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(own.Stop)
-	grantHostedSources(ctx, t, own)
 	if err := own.StartServer(ctx); err != nil {
 		t.Fatalf("%v\n%s", err, own.Logs(40))
 	}

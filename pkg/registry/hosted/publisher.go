@@ -38,6 +38,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
@@ -64,6 +65,26 @@ type Source interface {
 	// InitialSyncDone is true once every hosted source has synced or is
 	// known not to be served.
 	InitialSyncDone() bool
+}
+
+// Statuses returns the published HostedClusterUpdateStatus objects of every
+// namespace (none before the first publication), for the update metrics.
+// The objects are shared: read them, never modify them.
+func (p *Publisher) Statuses() []*update.HostedClusterUpdateStatus {
+	if !p.Status.Ready() {
+		return nil
+	}
+	var list update.HostedClusterUpdateStatusList
+	opts := storage.ListOptions{Predicate: storage.Everything, Recursive: true}
+	if err := p.Status.GetList(context.Background(), "/"+resources.HostedClusterUpdateStatus.Resource, opts, &list); err != nil {
+		klog.ErrorS(err, "Cannot list the published HostedClusterUpdateStatus objects")
+		return nil
+	}
+	out := make([]*update.HostedClusterUpdateStatus, len(list.Items))
+	for i := range list.Items {
+		out[i] = &list.Items[i]
+	}
+	return out
 }
 
 // Computer computes one hosted cluster; *insights.Engine implements it.

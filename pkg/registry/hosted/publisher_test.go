@@ -330,3 +330,21 @@ func TestRunFollowsChanges(t *testing.T) {
 		t.Errorf("a computed %d times, want once", f.count("a"))
 	}
 }
+
+// TestStatuses: the metrics read every published HostedClusterUpdateStatus,
+// and nothing before the first publication.
+func TestStatuses(t *testing.T) {
+	f := newFixture(t, "", hostedSnapshot("a", 10, "a-workers", "m1"), hostedSnapshot("b", 20, "b-workers", "m1"))
+	if got := f.pub.Statuses(); len(got) != 0 {
+		t.Fatalf("before publishing: %d statuses, want none", len(got))
+	}
+	f.pub.Publish(nil, true)
+	var got []string
+	for _, s := range f.pub.Statuses() {
+		got = append(got, s.Namespace+"/"+s.Name)
+	}
+	slices.Sort(got)
+	if want := []string{"clusters/a", "clusters/b"}; !slices.Equal(got, want) {
+		t.Errorf("statuses %v, want %v", got, want)
+	}
+}

@@ -27,6 +27,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/update-status/apiserver/cmd/update-status/app"
@@ -92,6 +93,16 @@ func (p *nodePhases) of(ns string) map[string][]string {
 		}
 	}
 	return out
+}
+
+// waitFor polls cond until it holds and fails t after timeout: the waits of
+// a simulated update in real time, longer than testio.Eventually's.
+func waitFor(ctx context.Context, t *testing.T, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, timeout, true,
+		func(context.Context) (bool, error) { return cond(), nil }); err != nil {
+		t.Fatalf("timed out after %v waiting for %s", timeout, what)
+	}
 }
 
 // TestHostedUpdates follows two hosted clusters through their updates on
@@ -176,11 +187,6 @@ func TestHostedUpdates(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	// The server discovers the hosted APIs at its next discovery.
-	testio.Eventually(t, "the hosted kinds served", func() bool {
-		_, err := client.UpdateV1alpha1().HostedClusterUpdateStatuses("").List(ctx, metav1.ListOptions{})
-		return err == nil
-	})
 	factory.Start(ctx.Done())
 	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
@@ -193,8 +199,9 @@ func TestHostedUpdates(t *testing.T) {
 	kubectlEvents := decodeEvents(stdout)
 
 	// Both hosted clusters and their nodes are served, idle, before the
-	// update starts.
-	testio.Eventually(t, "both hosted clusters and their four nodes Completed", func() bool {
+	// update starts: once the server has discovered the hosted APIs (it
+	// looks every 30 s; until then it serves the hosted kinds empty).
+	waitFor(ctx, t, "both hosted clusters and their four nodes Completed", time.Minute, func() bool {
 		done := 0
 		for _, ns := range []string{replaceNS, inplaceNS} {
 			for _, seq := range nodes.of(ns) {
@@ -216,7 +223,18 @@ func TestHostedUpdates(t *testing.T) {
 	// While the drain is held past the timeout: the Health insight, and the
 	// report of that hosted cluster, in oc's layout, prints it.
 	var summary string
-	testio.Eventually(t, "the held drain's Health insight", func() bool {
+	defer func() {
+		if t.Failed() {
+			list, err := client.UpdateV1alpha1().HostedHealthInsights("").List(ctx, metav1.ListOptions{})
+			if err == nil {
+				for _, h := range list.Items {
+					t.Logf("health insight %s/%s: %s", h.Namespace, h.Name, h.Status.Impact.Summary)
+				}
+			}
+			t.Logf("node phases: %v %v", nodes.of(replaceNS), nodes.of(inplaceNS))
+		}
+	}()
+	waitFor(ctx, t, "the held drain's Health insight", time.Minute, func() bool {
 		drainInsights.Range(func(_, v any) bool { summary = v.(string); return false })
 		return summary != ""
 	})
@@ -238,7 +256,7 @@ func TestHostedUpdates(t *testing.T) {
 	// The informer follows each hosted cluster to Completed, through
 	// Progressing (and, for the held drain, whatever the stall shows).
 	for _, key := range []string{replaceNS + "/rep", inplaceNS + "/inp"} {
-		testio.Eventually(t, key+" Completed", func() bool {
+		waitFor(ctx, t, key+" Completed", 2*time.Minute, func() bool {
 			mu.Lock()
 			defer mu.Unlock()
 			seq := assessments[key]

@@ -110,7 +110,7 @@ func (c *cluster) create(now time.Time) {
 	for _, name := range Components {
 		c.components = append(c.components, newComponent(c.cpNS, name, v, now))
 	}
-	c.np = newNodePool(c.hc, c.opts.Name+"-workers", c.opts.UpgradeType, int32(c.opts.Nodes), s.opts.DrainTimeout)
+	c.np = newNodePool(c.hc, c.opts.Name+"-workers", c.opts.UpgradeType, int32(c.opts.Nodes), s.scale(s.opts.DrainTimeout))
 	c.np.Status.Version = v
 	for i := 0; i < c.opts.Nodes; i++ {
 		c.machines = append(c.machines, c.newMachine(now, v, fmt.Sprintf("%d", i), true))

@@ -104,8 +104,9 @@ type Options struct {
 	Speed float64
 	// Timing at speed 1; zero fields take DefaultTiming's.
 	Timing Timing
-	// DrainTimeout is each NodePool's nodeDrainTimeout (speed 1); zero means
-	// 5 minutes.
+	// DrainTimeout is each NodePool's nodeDrainTimeout (speed 1: the
+	// NodePool carries it divided by Speed, as every duration the simulated
+	// cluster lives through); zero means 5 minutes.
 	DrainTimeout time.Duration
 	// HeldDrain is how long FaultHeldDrain holds a drain (speed 1); zero
 	// means twice DrainTimeout.

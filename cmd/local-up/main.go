@@ -262,13 +262,17 @@ Try:
   kubectl --kubeconfig %s get hi -l update.openshift.io/informer=%s   # what holds a drain
   kubectl --kubeconfig %s get updatecandidates,updatereadinesses   # between two updates: the releases offered and their risks
   go run ./cmd/update-status recommend --kubeconfig %s   # the same, as oc adm upgrade recommend prints it
+  kubectl --kubeconfig %s get hcus -A   # the hosted clusters' updates (hosted-1's drain is held)
+  go run ./cmd/update-status report --hosted-cluster tenant-1/hosted-1 --kubeconfig %s
+  kubectl --kubeconfig %s -n tenant-1 get hcus   # a reader of namespace tenant-1 only
 
 Logs: %s/*.log%s
 Press Ctrl-C to stop everything.
 `, cp.KubeAPIServer.URL, took.Round(100*time.Millisecond),
 		rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig"),
 		rel("kubeconfig-viewer"), rel("kubeconfig-nobody"), rel("kubeconfig"), rel("kubeconfig"), rel("server-url"), rel("kubeconfig"),
-		rel("kubeconfig"), localstack.DrainInformerName+"."+localstack.DrainInformerNamespace, rel("kubeconfig"), rel("kubeconfig"), rel("run"), promHint(cp))
+		rel("kubeconfig"), localstack.DrainInformerName+"."+localstack.DrainInformerNamespace, rel("kubeconfig"), rel("kubeconfig"),
+		rel("kubeconfig"), rel("kubeconfig"), rel("kubeconfig-hosted-reader"), rel("run"), promHint(cp))
 }
 
 func promHint(cp *localstack.ControlPlane) string {

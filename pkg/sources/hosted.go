@@ -113,8 +113,9 @@ func NewHosted(client dynamic.Interface, opts HostedOptions) (*Hosted, error) {
 			newInformer: func() cache.SharedIndexInformer {
 				return dynamicinformer.NewFilteredDynamicInformer(client, gvr, metav1.NamespaceAll, 0, indexers, nil).Informer()
 			},
-			transform: hostedTransform(kind, convert),
-			observe:   observe,
+			transform:      hostedTransform(kind, convert),
+			observe:        observe,
+			mayBeForbidden: true,
 		}
 	}
 	hv, cv := hyperv1.GroupVersion.WithResource, capiv1.GroupVersion.WithResource
@@ -349,6 +350,14 @@ func (h *Hosted) discover(ctx context.Context) {
 			}
 		},
 	})
+	// A source found Forbidden since the last discovery counts as not
+	// served: the initial sync may be done now.
+	if !h.initialSyncDone.Load() {
+		latchInitialSync(&h.initialSyncDone, h.sources, "hosted source")
+		if h.initialSyncDone.Load() {
+			h.notifyKey(AllHostedClusters)
+		}
+	}
 }
 
 // SyncCheck returns nil once every hosted source has synced or is known

@@ -16,6 +16,7 @@ package sources
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -23,11 +24,13 @@ import (
 	"time"
 
 	hyperv1 "github.com/openshift/hypershift/api/hypershift/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clienttesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
 	capiv1 "sigs.k8s.io/cluster-api/api/v1beta1"
 
@@ -110,8 +113,18 @@ type hostedFixture struct {
 
 func newHostedFixture(t *testing.T, served bool, objs ...runtime.Object) *hostedFixture {
 	t.Helper()
+	return newHostedFixtureWith(t, served, nil, objs...)
+}
+
+// newHostedFixtureWith is newHostedFixture with setup called on the fake
+// client before the sources start.
+func newHostedFixtureWith(t *testing.T, served bool, setup func(*dynamicfake.FakeDynamicClient), objs ...runtime.Object) *hostedFixture {
+	t.Helper()
 	scheme := runtime.NewScheme()
 	f := &hostedFixture{client: dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, hostedGVRs, objs...), discovery: &fakeDiscovery{served: map[string][]string{}}}
+	if setup != nil {
+		setup(f.client)
+	}
 	if served {
 		f.discovery.set("hypershift.openshift.io/v1beta1", "hostedclusters", "nodepools", "hostedcontrolplanes", "controlplanecomponents")
 		f.discovery.set("cluster.x-k8s.io/v1beta1", "machines", "machinesets", "machinedeployments")
@@ -297,5 +310,21 @@ func TestHostedNotServed(t *testing.T) {
 	snap := f.hosted.Snapshot("clusters/a")
 	if snap.Exists || len(snap.Unavailable) != 7 || !snap.InitialSyncDone {
 		t.Errorf("snapshot: exists %v, unavailable %v, initial sync %v", snap.Exists, snap.Unavailable, snap.InitialSyncDone)
+	}
+}
+
+// TestHostedForbidden: a server not allowed to list Machines (deployed
+// without the management-cluster RBAC) still gets ready, and counts them as
+// unavailable.
+func TestHostedForbidden(t *testing.T) {
+	forbidden := func(c *dynamicfake.FakeDynamicClient) {
+		c.PrependReactor("list", "machines", func(clienttesting.Action) (bool, runtime.Object, error) {
+			return true, nil, apierrors.NewForbidden(capiv1.GroupVersion.WithResource("machines").GroupResource(), "", errors.New("no RBAC"))
+		})
+	}
+	f := newHostedFixtureWith(t, true, forbidden, hostedObjects(t)...)
+	snap := f.hosted.Snapshot("clusters/a")
+	if !snap.Exists || !slices.Contains(snap.Unavailable, "machines.cluster.x-k8s.io") || !snap.InitialSyncDone {
+		t.Errorf("snapshot: exists %v, unavailable %v, initial sync %v; want the Machines unavailable", snap.Exists, snap.Unavailable, snap.InitialSyncDone)
 	}
 }

@@ -16,6 +16,7 @@ package sources
 
 import (
 	"context"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sync"
 	"sync/atomic"
 
@@ -53,6 +54,12 @@ type source struct {
 	// observe, when set, sees every object an event is about (of an
 	// update, the old and the updated one) before onChange is called.
 	observe func(obj interface{})
+	// mayBeForbidden marks an API the server may not be allowed to read
+	// (the hosted clusters' on a cluster deployed without the
+	// management-cluster RBAC): while its list is Forbidden, it counts as
+	// unavailable, not as a cache still syncing, so that it holds up
+	// neither the initial sync nor readiness.
+	mayBeForbidden bool
 
 	mu       sync.Mutex
 	state    state
@@ -62,11 +69,28 @@ type source struct {
 	synced   atomic.Bool
 }
 
-// snapshotState is the part of the source the snapshot needs.
+// snapshotState is the part of the source the snapshot needs: a source
+// found Forbidden counts as unavailable (mayBeForbidden).
 func (s *source) snapshotState() (state, cache.SharedIndexInformer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.forbiddenLocked() {
+		return stateUnavailable, nil
+	}
 	return s.state, s.informer
+}
+
+// runState is whether the informer runs, whatever it could list.
+func (s *source) runState() state {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state
+}
+
+// forbiddenLocked reports whether the source may be forbidden, runs, has not
+// synced and its last list was Forbidden.
+func (s *source) forbiddenLocked() bool {
+	return s.mayBeForbidden && s.state == stateRunning && !s.synced.Load() && apierrors.IsForbidden(s.lastErr)
 }
 
 // start creates and runs the informer. onChange is called on every event and
@@ -84,8 +108,15 @@ func (s *source) start(ctx context.Context, onChange func(), onDelete func(obj i
 	}
 	if err := inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
 		s.mu.Lock()
+		first := s.lastErr == nil
 		s.lastErr = err
 		s.mu.Unlock()
+		if s.mayBeForbidden && apierrors.IsForbidden(err) {
+			if first {
+				klog.InfoS("Source API is not readable; it counts as not served until it is (grant the server list and watch)", "source", s.name, "err", err)
+			}
+			return
+		}
 		cache.DefaultWatchErrorHandler(ctx, r, err)
 	}); err != nil {
 		klog.ErrorS(err, "Cannot set the watch error handler", "source", s.name)
@@ -163,9 +194,13 @@ func (s *source) markUnavailable() bool {
 }
 
 // status returns the state, whether the cache synced and the last list/watch
-// error since the informer started.
+// error since the informer started. A source that may be forbidden and
+// whose last list was Forbidden is reported unavailable.
 func (s *source) status() (state, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.forbiddenLocked() {
+		return stateUnavailable, false, s.lastErr
+	}
 	return s.state, s.synced.Load(), s.lastErr
 }

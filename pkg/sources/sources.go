@@ -361,7 +361,7 @@ func discoverSources(ctx context.Context, disc discovery.ServerResourcesInterfac
 			}
 			served[gv] = resources
 		}
-		st, _, _ := src.status()
+		st := src.runState()
 		switch {
 		case resources[src.gvr.Resource]:
 			src.start(ctx, h.changed, h.deleted, h.synced)

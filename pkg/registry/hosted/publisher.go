@@ -296,6 +296,13 @@ func (p *Publisher) Publish(dirty map[string]bool, all bool) {
 		maxRV = max(maxRV, snap.MaxResourceVersion)
 		c := p.clusters[key]
 		if !snap.Exists {
+			if snap.Sources != nil && len(snap.Sources.NodePools) > 0 {
+				names := make([]string, 0, len(snap.Sources.NodePools))
+				for _, np := range snap.Sources.NodePools {
+					names = append(names, np.Name)
+				}
+				klog.InfoS("NodePools name a HostedCluster that does not exist; they are reported once it does", "hostedCluster", key, "nodePools", names)
+			}
 			if c != nil {
 				for k := range c.objects {
 					deleted[k.kind] = append(deleted[k.kind], namespaceOf(key)+"/"+k.name)

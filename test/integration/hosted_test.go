@@ -162,14 +162,24 @@ func TestHostedSimulator(t *testing.T) {
 			t.Errorf("%s: controlPlaneVersion %+v, %v; want the target Completed over the installed version", name, cpv, err)
 		}
 		// The NodePool: UpdatingVersion True then False, at the target.
+		// The HostedCluster completes without waiting for the nodes: wait
+		// for the watch to show the NodePool at the target.
 		var updating []string
 		var np *unstructured.Unstructured
-		for _, ev := range nps.of(ns) {
-			if ev.obj.GetName() == name+"-workers" {
-				np = ev.obj
-				updating = appendChange(updating, unstructuredCondition(ev.obj, hyperv1.NodePoolUpdatingVersionConditionType))
+		testio.Eventually(t, "NodePool "+name+"-workers at the target", func() bool {
+			updating, np = nil, nil
+			for _, ev := range nps.of(ns) {
+				if ev.obj.GetName() == name+"-workers" {
+					np = ev.obj
+					updating = appendChange(updating, unstructuredCondition(ev.obj, hyperv1.NodePoolUpdatingVersionConditionType))
+				}
 			}
-		}
+			v := ""
+			if np != nil {
+				v, _, _ = unstructured.NestedString(np.Object, "status", "version")
+			}
+			return v == to
+		})
 		if want := []string{"False", "True", "False"}; !slices.Equal(updating, want) {
 			t.Errorf("%s: UpdatingVersion went %v, want %v", name, updating, want)
 		}

@@ -26,7 +26,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -278,8 +280,8 @@ func (p *Publisher) Publish(dirty map[string]bool, all bool) {
 			keys = append(keys, key)
 		}
 	}
-	sort.Strings(keys)
-	keys = compactStrings(keys)
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
 	synced := p.source.InitialSyncDone()
 	now := p.clock.Now()
 
@@ -359,16 +361,6 @@ func (p *Publisher) Publish(dirty map[string]bool, all bool) {
 	p.rv, p.synced = rv, synced
 }
 
-func compactStrings(s []string) []string {
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
 func namespaceOf(key string) string {
 	ns, _, _ := strings.Cut(key, "/")
 	return ns
@@ -446,9 +438,9 @@ func (p *Publisher) build(c *cluster, snap *sources.HostedSnapshot, now time.Tim
 // hostedLabels returns a copy of labels with the hosted-cluster label,
 // which a name too long for a label value leaves out.
 func hostedLabels(labels map[string]string, hostedCluster string) map[string]string {
-	out := make(map[string]string, len(labels)+1)
-	for k, v := range labels {
-		out[k] = v
+	out := maps.Clone(labels)
+	if out == nil {
+		out = map[string]string{}
 	}
 	if len(utilvalidation.IsValidLabelValue(hostedCluster)) == 0 {
 		out[v1alpha1.LabelHostedCluster] = hostedCluster

@@ -117,7 +117,16 @@ type ExtraConfig struct {
 	// are answered 429 (withWatchLimit). 0 means DefaultMaxWatches; negative,
 	// no limit.
 	MaxWatches int64
+	// EncodingRevisions is how many revisions of the UpdateStatus keep
+	// their encodings for later GETs and watch events
+	// (pkg/registry/updatestatus). 0 means
+	// DefaultEncodingRevisions; negative, none: every GET and
+	// watch event is encoded by its handler.
+	EncodingRevisions int
 }
+
+// DefaultEncodingRevisions is the default of ExtraConfig.EncodingRevisions.
+const DefaultEncodingRevisions = updatestatus.DefaultEncodingRevisions
 
 // Config is the configuration of the server.
 type Config struct {
@@ -154,6 +163,9 @@ func (c *Config) Complete() CompletedConfig {
 		c.ExtraConfig.MaxWatches = DefaultMaxWatches
 	}
 	maxWatches := c.ExtraConfig.MaxWatches
+	if c.ExtraConfig.EncodingRevisions == 0 {
+		c.ExtraConfig.EncodingRevisions = DefaultEncodingRevisions
+	}
 
 	build := c.GenericConfig.BuildHandlerChainFunc
 	if build == nil {
@@ -182,8 +194,6 @@ type UpdateStatusServer struct {
 	store   *virtualstore.Store
 	// insights are the stores of the per-insight kinds.
 	insights insightobjects.Stores
-	// statusREST is the storage of updatestatuses.
-	statusREST *updatestatus.REST
 	// readiness publishes updatereadinesses and updatecandidates.
 	readiness *readinessregistry.Publisher
 	// hostedSources and hosted compute and publish the hosted kinds.
@@ -254,11 +264,10 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 	updateMetrics.SetHostedSource(hostedPublisher.Statuses)
 
 	codec := Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion)
-	main, status, err := updatestatus.NewREST(store, Scheme, codec, Codecs, extra.Clock)
+	main, status, err := updatestatus.NewREST(store, Scheme, codec, Codecs, extra.Clock, max(extra.EncodingRevisions, 0))
 	if err != nil {
 		return nil, err
 	}
-	s.statusREST = main
 	insightRESTs, err := insightobjects.NewREST(insightStores, Scheme, codec, extra.Clock)
 	if err != nil {
 		return nil, err

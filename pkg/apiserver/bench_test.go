@@ -35,7 +35,7 @@ import (
 //
 //	go test -run XXX -bench BenchmarkGet -benchtime 20x ./pkg/apiserver/
 func BenchmarkGet(b *testing.B) {
-	s := newSyntheticServer(b, 5000)
+	s := newSyntheticServer(b, 5000, false)
 
 	first := s.do(b, http.MethodGet, objPath, "", map[string]string{"Accept": "application/json"})
 	size := first.Body.Len()
@@ -73,7 +73,7 @@ func BenchmarkGet(b *testing.B) {
 //	go test -run XXX -bench BenchmarkListNodeInsights -benchtime 20x ./pkg/apiserver/
 func BenchmarkListNodeInsights(b *testing.B) {
 	const path = base + "/nodeprogressinsights"
-	s, body := newClusterServer(b, synth.Options{Nodes: 5000, ExtraPools: 1, Seed: 7})
+	s, body := newClusterServer(b, synth.Options{Nodes: 5000, ExtraPools: 1, Seed: 7}, false)
 	var list v1alpha1.NodeProgressInsightList
 	if err := json.Unmarshal(body, &list); err != nil {
 		b.Fatal(err)

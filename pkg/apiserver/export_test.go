@@ -50,7 +50,3 @@ const ListGzipChunk = listGzipChunk
 
 // WithListGzip is the filter that compresses large LIST answers.
 var WithListGzip = withListGzip
-
-// WithoutEncodingCache makes s encode every GET of the UpdateStatus anew,
-// as the registry does without the encoding cache.
-func WithoutEncodingCache(s *UpdateStatusServer) { s.statusREST.WithoutEncodingCache() }

@@ -40,9 +40,8 @@ import (
 //	go run golang.org/x/perf/cmd/benchstat@latest -col /path FILE
 func BenchmarkGetCache(b *testing.B) {
 	o := synth.Options{Nodes: 5000, ExtraPools: 1, Seed: 7}
-	cached, list := newClusterServer(b, o)
-	plain, _ := newClusterServer(b, o)
-	apiserver.WithoutEncodingCache(plain.srv)
+	cached, list := newClusterServer(b, o, false)
+	plain, _ := newClusterServer(b, o, true)
 	var nodes v1alpha1.NodeProgressInsightList
 	if err := json.Unmarshal(list, &nodes); err != nil {
 		b.Fatal(err)

@@ -25,7 +25,6 @@ import (
 	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/resources"
-	"github.com/update-status/apiserver/pkg/apiserver"
 )
 
 // getEncodings are the requests whose answers the encoding cache keeps
@@ -71,8 +70,7 @@ func TestEveryGetIsCounted(t *testing.T) {
 // every encoding, the first GET of a revision and the later ones alike.
 // The object is large enough for the library to compress it.
 func TestCachedGetAnswersAsPlain(t *testing.T) {
-	cached, plain := newSyntheticServer(t, 1000), newSyntheticServer(t, 1000)
-	apiserver.WithoutEncodingCache(plain.srv)
+	cached, plain := newSyntheticServer(t, 1000, false), newSyntheticServer(t, 1000, true)
 	for _, header := range getEncodings {
 		want := plain.do(t, http.MethodGet, objPath, "", header)
 		if want.Code != http.StatusOK || want.Header().Get("Content-Encoding") != header["Accept-Encoding"] {

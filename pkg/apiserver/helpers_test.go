@@ -63,6 +63,9 @@ type serverOptions struct {
 	clock     clock.WithTicker
 	foldDelay time.Duration
 	stall     time.Duration
+	// plain turns the encoding cache off: every GET and watch event of the
+	// UpdateStatus is encoded by its handler.
+	plain bool
 	// audit receives the audit events, one JSON line each, of the requests
 	// to updatestatuses; none are kept when nil.
 	audit io.Writer
@@ -101,6 +104,9 @@ func newTestServer(tb testing.TB, o serverOptions) *testServer {
 		ExtraConfig: apiserver.ExtraConfig{Sources: o.sources, Computer: o.computer, Clock: o.clock,
 			FoldDelay: o.foldDelay, WatchStallTimeout: o.stall},
 	}
+	if o.plain {
+		cfg.ExtraConfig.EncodingRevisions = -1
+	}
 	srv, err := cfg.Complete().New()
 	if err != nil {
 		tb.Fatal(err)
@@ -117,10 +123,10 @@ func newTestServer(tb testing.TB, o serverOptions) *testServer {
 
 // newSyntheticServer starts a ready server that serves a fixed synthetic
 // status with the given number of worker nodes.
-func newSyntheticServer(tb testing.TB, workers int) *testServer {
+func newSyntheticServer(tb testing.TB, workers int, plain bool) *testServer {
 	tb.Helper()
 	status := viewtest.Synthetic(workers, 1)
-	s := newTestServer(tb, serverOptions{computer: view.ComputerFunc(func(*insights.Sources, time.Time) insights.Result {
+	s := newTestServer(tb, serverOptions{plain: plain, computer: view.ComputerFunc(func(*insights.Sources, time.Time) insights.Result {
 		return insights.Result{Status: status}
 	})})
 	s.waitReady(tb)
@@ -130,12 +136,12 @@ func newSyntheticServer(tb testing.TB, workers int) *testServer {
 // newClusterServer builds a server over the synthetic cluster of o with the
 // real engine, waits until every node is listed, and returns the server and
 // the JSON LIST of its NodeProgressInsights.
-func newClusterServer(tb testing.TB, o synth.Options) (*testServer, []byte) {
+func newClusterServer(tb testing.TB, o synth.Options, plain bool) (*testServer, []byte) {
 	tb.Helper()
 	src, _ := synth.Cluster(o)
 	source := viewtest.NewSnapshotter(1000)
 	source.Set(view.Snapshot{Inputs: src, MaxResourceVersion: 1000, InitialSyncDone: true})
-	s := newTestServer(tb, serverOptions{sources: source, computer: insights.NewEngine()})
+	s := newTestServer(tb, serverOptions{sources: source, computer: insights.NewEngine(), plain: plain})
 	s.waitReady(tb)
 	var list []byte
 	testio.Eventually(tb, "every node listed", func() bool {

@@ -52,7 +52,7 @@ func decodeProtobuf[T runtime.Object](t *testing.T, body []byte, into T) T {
 }
 
 func TestProtobufGetAndList(t *testing.T) {
-	s := newSyntheticServer(t, 30)
+	s := newSyntheticServer(t, 30, false)
 	want := decode[v1alpha1.UpdateStatus](t, s.do(t, http.MethodGet, objPath, "", nil))
 	for _, accept := range []string{protobufOrJSON, protobufOnly} {
 		t.Run(accept, func(t *testing.T) {

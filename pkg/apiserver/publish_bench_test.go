@@ -57,7 +57,7 @@ func BenchmarkNodeChangeToWatchCache(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	usREST, _, err := updatestatus.NewREST(usStore, apiserver.Scheme, codec, apiserver.Codecs, clk)
+	usREST, _, err := updatestatus.NewREST(usStore, apiserver.Scheme, codec, apiserver.Codecs, clk, apiserver.DefaultEncodingRevisions)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -39,10 +39,7 @@ func TestSharedWatchEncodingsAsPlain(t *testing.T) {
 	}
 	start := func(plain bool) server {
 		src, comp := viewtest.NewSnapshotter(100), &versionedComputer{target: "4.17.5"}
-		s := newTestServer(t, serverOptions{sources: src, computer: comp})
-		if plain {
-			apiserver.WithoutEncodingCache(s.srv)
-		}
+		s := newTestServer(t, serverOptions{sources: src, computer: comp, plain: plain})
 		s.waitReady(t)
 		hs := httptest.NewServer(s.handler)
 		t.Cleanup(hs.Close)

@@ -112,24 +112,20 @@ func (r *REST) watchObject(obj runtime.Object) runtime.Object {
 	return &cachedStatus{UpdateStatus: us, encodings: enc, encoders: r.encoders}
 }
 
-// WithoutEncodingCache makes r answer every GET and watch as the registry
-// does, each encoded by its handler: the plain path, for benchmarks and
-// tests that compare the two.
-func (r *REST) WithoutEncodingCache() { r.encodings = nil }
-
 // maxEncodings bounds the encodings kept for one revision: one per
 // encoder (JSON, protobuf, YAML, pretty JSON, ...) and, for watch events,
 // per event type.
 const maxEncodings = 16
 
-// keptRevisions is how many revisions the encoding cache keeps: the
-// newest ones read. Watchers take an event a little after one another, so
-// under load some take revision n after others have taken n+1; with the
-// newest few kept, they still share its encodings.
-const keptRevisions = 8
+// DefaultEncodingRevisions is how many revisions the encoding cache keeps
+// by default: the newest ones read. Watchers take an event a little after
+// one another, so under load some take revision n after others have taken
+// n+1; with the newest few kept, they still share its encodings.
+const DefaultEncodingRevisions = 8
 
-// encodingCache holds the encodings of the newest revisions read.
+// encodingCache holds the encodings of the keep newest revisions read.
 type encodingCache struct {
+	keep  int
 	mu    sync.Mutex
 	byRev map[uint64]*revisionEncodings
 }
@@ -159,7 +155,7 @@ type encoding struct {
 }
 
 // of returns the encodings of revision rv: the shared ones when rv is
-// among the keptRevisions newest read, which displaces the oldest kept; a
+// among the c.keep newest read, which displaces the oldest kept; a
 // set of its own for an older revision (a read from a watch cache that has
 // not caught up yet, a watcher far behind), so that it never displaces a
 // newer one.
@@ -176,7 +172,7 @@ func (c *encodingCache) of(rv string) *revisionEncodings {
 	if c.byRev == nil {
 		c.byRev = map[uint64]*revisionEncodings{}
 	}
-	if len(c.byRev) >= keptRevisions {
+	if len(c.byRev) >= c.keep {
 		oldest := slices.Min(slices.Collect(maps.Keys(c.byRev)))
 		if n < oldest {
 			return &revisionEncodings{}

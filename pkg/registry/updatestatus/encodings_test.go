@@ -34,13 +34,10 @@ import (
 )
 
 // TestEncodingCacheRevisions checks which revision's encodings a read
-// shares: those of the keptRevisions newest revisions read, never
-// displaced by an older one.
+// shares: those of the 8 newest revisions read, never displaced by an
+// older one.
 func TestEncodingCacheRevisions(t *testing.T) {
-	if keptRevisions != 8 {
-		t.Fatalf("the table assumes 8 kept revisions, not %d", keptRevisions)
-	}
-	var c encodingCache
+	c := encodingCache{keep: 8} // the table below assumes 8
 	shared := map[string]*revisionEncodings{}
 	tests := []struct {
 		rv, note string
@@ -82,7 +79,7 @@ func TestEncodingCacheRevisions(t *testing.T) {
 // every GET of it gets those bytes, errors included, up to maxEncodings
 // encoders.
 func TestCacheEncode(t *testing.T) {
-	var c encodingCache
+	c := encodingCache{keep: DefaultEncodingRevisions}
 	calls := map[runtime.Identifier]int{}
 	encoder := func(id runtime.Identifier) func(runtime.Object, io.Writer) error {
 		return func(obj runtime.Object, w io.Writer) error {
@@ -166,7 +163,7 @@ func TestWatchEventEncodings(t *testing.T) {
 		}
 		return runtime.Identifier(raw)
 	}
-	r := &REST{encodings: &encodingCache{}, encoders: newWatchEncodings(codecs, gv)}
+	r := &REST{encodings: &encodingCache{keep: DefaultEncodingRevisions}, encoders: newWatchEncodings(codecs, gv)}
 	us := &update.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: "cluster", ResourceVersion: "9"}}
 
 	for _, tc := range []struct {

@@ -61,8 +61,9 @@ func NewStore(scheme *runtime.Scheme) (*virtualstore.Store, error) {
 // over store. scheme and codec are the server's scheme and storage codec;
 // serializers are the server's, with which it encodes watch events of
 // update.openshift.io/v1alpha1 itself (REST); clock gives the ages in
-// tables.
-func NewREST(store *virtualstore.Store, scheme *runtime.Scheme, codec runtime.Codec, serializers runtime.NegotiatedSerializer, clock clock.PassiveClock) (*REST, *StatusREST, error) {
+// tables. The encodings of the encodingRevisions newest revisions read are
+// kept; with 0, none: every GET and watch event is encoded by its handler.
+func NewREST(store *virtualstore.Store, scheme *runtime.Scheme, codec runtime.Codec, serializers runtime.NegotiatedSerializer, clock clock.PassiveClock, encodingRevisions int) (*REST, *StatusREST, error) {
 	types, err := typesOf(scheme)
 	if err != nil {
 		return nil, nil, err
@@ -80,7 +81,11 @@ func NewREST(store *virtualstore.Store, scheme *runtime.Scheme, codec runtime.Co
 	if err != nil {
 		return nil, nil, err
 	}
-	main := &REST{REST: r, encodings: &encodingCache{}, encoders: newWatchEncodings(serializers, v1alpha1.SchemeGroupVersion)}
+	main := &REST{REST: r}
+	if encodingRevisions > 0 {
+		main.encodings = &encodingCache{keep: encodingRevisions}
+		main.encoders = newWatchEncodings(serializers, v1alpha1.SchemeGroupVersion)
+	}
 	return main, &StatusREST{main: main}, nil
 }
 

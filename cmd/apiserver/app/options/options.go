@@ -17,6 +17,7 @@
 package options
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -78,6 +79,7 @@ type Options struct {
 	DiscoveryInterval time.Duration
 	WatchStallTimeout time.Duration
 	MaxWatches        int64
+	EncodingRevisions int
 	// MaxRequestsInFlight bounds the requests other than watches (GETs and
 	// LISTs) served at once: the generic apiserver's max-in-flight filter.
 	MaxRequestsInFlight int
@@ -108,6 +110,7 @@ func NewOptions() *Options {
 		DiscoveryInterval:   sources.DefaultDiscoveryInterval,
 		WatchStallTimeout:   apiserver.DefaultWatchStallTimeout,
 		MaxWatches:          apiserver.DefaultMaxWatches,
+		EncodingRevisions:   apiserver.DefaultEncodingRevisions,
 		MaxRequestsInFlight: DefaultMaxRequestsInFlight,
 		Alerts: sources.AlertsOptions{
 			Interval: sources.DefaultAlertsInterval,
@@ -147,6 +150,8 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 		"How long one write of a watch stream to a client (an event, or a batch of per-insight events) may take before the stream is closed. A client that reads slowly gets fewer, newer states; one that stops reading is disconnected.")
 	fs.Int64Var(&o.MaxWatches, "max-watches", o.MaxWatches,
 		"How many update.openshift.io watches this server keeps open at once; a watch beyond it is answered 429 Too Many Requests with a Retry-After (client-go waits and retries). Each open watch costs memory (docs/reliability.md).")
+	fs.IntVar(&o.EncodingRevisions, "encoding-cache-revisions", o.EncodingRevisions,
+		"How many of the newest revisions of updatestatuses/cluster keep their encodings (per format) for the GETs and watch events that follow, so that each revision is encoded once per format, not once per client. Each kept revision costs up to a few times the object's size; 0 encodes every answer anew (docs/benchmarks.md).")
 	fs.IntVar(&o.MaxRequestsInFlight, "max-requests-inflight", o.MaxRequestsInFlight,
 		"How many requests other than watches (GETs, LISTs) this server serves at once; beyond it a request is answered 429 Too Many Requests with a Retry-After (client-go waits and retries). A LIST holds its objects and their encoding until it is written, so this bounds the memory a burst of LISTs takes (docs/reliability.md).")
 	utilfeature.DefaultMutableFeatureGate.AddFlag(fs)
@@ -207,6 +212,9 @@ func (o *Options) Validate() error {
 	}
 	if o.WatchStallTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--watch-stall-timeout must be positive, got %v", o.WatchStallTimeout))
+	}
+	if o.EncodingRevisions < 0 {
+		errs = append(errs, fmt.Errorf("--encoding-cache-revisions must not be negative, got %d", o.EncodingRevisions))
 	}
 	if o.MaxWatches <= 0 {
 		errs = append(errs, fmt.Errorf("--max-watches must be positive, got %d", o.MaxWatches))
@@ -274,6 +282,8 @@ func (o *Options) Config() (*apiserver.Config, error) {
 			QuietGap:          o.QuietGap,
 			WatchStallTimeout: o.WatchStallTimeout,
 			MaxWatches:        o.MaxWatches,
+			// 0 turns the cache off: negative in the server's config.
+			EncodingRevisions: cmp.Or(o.EncodingRevisions, -1),
 		},
 	}, nil
 }

@@ -72,6 +72,7 @@ func TestFlagsTheHarnessUses(t *testing.T) {
 		"kubeconfig", "authentication-kubeconfig", "authorization-kubeconfig", "authentication-skip-lookup",
 		"audit-log-path", "audit-policy-file", "v", "logging-format", "feature-gates",
 		"fold-delay", "fold-quiet-gap", "source-discovery-interval", "watch-stall-timeout", "max-watches", "max-requests-inflight",
+		"encoding-cache-revisions",
 		"alerts-url", "alerts-ca-file", "alerts-token-file", "alerts-interval", "alerts-timeout", "alerts-max-bytes", "alerts-keep",
 	} {
 		if fs.Lookup(name) == nil {
@@ -96,6 +97,7 @@ func TestValidate(t *testing.T) {
 		{name: "fold delay too long", args: []string{"--fold-delay=1s"}, wantErr: []string{"--fold-delay"}},
 		{name: "quiet gap too long", args: []string{"--fold-quiet-gap=1s"}, wantErr: []string{"--fold-quiet-gap"}},
 		{name: "negative quiet gap", args: []string{"--fold-quiet-gap=-1ms"}, wantErr: []string{"--fold-quiet-gap"}},
+		{name: "encoding cache off", args: []string{"--encoding-cache-revisions=0"}},
 		{name: "priority and fairness", args: []string{"--enable-priority-and-fairness=true"}, wantErr: []string{"priority-and-fairness"}},
 		{name: "alerts", args: []string{"--alerts-url=https://thanos-querier.openshift-monitoring.svc:9091/api/v1/alerts",
 			"--alerts-ca-file=/ca", "--alerts-token-file=/token", "--alerts-interval=1m", "--alerts-timeout=5s", "--alerts-max-bytes=1024", "--alerts-keep=0"}},
@@ -103,8 +105,8 @@ func TestValidate(t *testing.T) {
 		{name: "alerts durations and size", args: []string{"--alerts-url=http://127.0.0.1:9090/api/v1/alerts", "--alerts-interval=0", "--alerts-timeout=-1s", "--alerts-keep=-1s", "--alerts-max-bytes=0"},
 			wantErr: []string{"--alerts-interval must be positive", "--alerts-timeout must be positive", "--alerts-keep must not be negative", "--alerts-max-bytes must be positive"}},
 		{name: "alerts token without URL", args: []string{"--alerts-token-file=/token"}, wantErr: []string{"need --alerts-url"}},
-		{name: "every error at once", args: []string{"--watch-stall-timeout=0", "--source-discovery-interval=0", "--fold-delay=-1s", "--max-watches=-1", "--max-requests-inflight=0"},
-			wantErr: []string{"--watch-stall-timeout", "--source-discovery-interval", "--fold-delay", "--max-watches must be positive", "--max-requests-inflight must be positive"}},
+		{name: "every error at once", args: []string{"--watch-stall-timeout=0", "--source-discovery-interval=0", "--fold-delay=-1s", "--max-watches=-1", "--max-requests-inflight=0", "--encoding-cache-revisions=-2"},
+			wantErr: []string{"--watch-stall-timeout", "--source-discovery-interval", "--fold-delay", "--max-watches must be positive", "--max-requests-inflight must be positive", "--encoding-cache-revisions must not be negative"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,7 +163,7 @@ func TestConfigBuildsTheServer(t *testing.T) {
 	kc := kubeconfig(t)
 	o := parse(t, "--bind-address=127.0.0.1", "--secure-port=0", "--kubeconfig="+kc,
 		"--authentication-kubeconfig="+kc, "--authorization-kubeconfig="+kc, "--authentication-skip-lookup",
-		"--fold-delay=70ms", "--fold-quiet-gap=20ms", "--watch-stall-timeout=7s", "--max-watches=9", "--max-requests-inflight=11", "--alerts-url=http://127.0.0.1:1/api/v1/alerts")
+		"--fold-delay=70ms", "--fold-quiet-gap=20ms", "--watch-stall-timeout=7s", "--max-watches=9", "--max-requests-inflight=11", "--encoding-cache-revisions=3", "--alerts-url=http://127.0.0.1:1/api/v1/alerts")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +190,7 @@ func TestConfigBuildsTheServer(t *testing.T) {
 	}
 	// The flags reach the server's configuration.
 	x := cfg.ExtraConfig
-	if x.Sources == nil || x.FoldDelay != 70*time.Millisecond || x.QuietGap != 20*time.Millisecond || x.WatchStallTimeout != 7*time.Second || x.MaxWatches != 9 {
+	if x.Sources == nil || x.FoldDelay != 70*time.Millisecond || x.QuietGap != 20*time.Millisecond || x.WatchStallTimeout != 7*time.Second || x.MaxWatches != 9 || x.EncodingRevisions != 3 {
 		t.Errorf("extra config = %+v", x)
 	}
 	if g.MaxRequestsInFlight != 11 {

@@ -24,12 +24,11 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/conventions"
-	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 )
@@ -329,7 +328,7 @@ func prepareContribution(o *informersv1alpha1.UpdateInformer) *contributionEntry
 				Health: u.HealthInsight})
 		}
 	}
-	if msg := invalidAssertion(o, informer); msg != "" {
+	if msg := invalidAssertion(o); msg != "" {
 		return refuse(informersv1alpha1.ReasonInvalidInsight, "%s", msg)
 	}
 	ent.c = c
@@ -349,40 +348,25 @@ func sameAssertions(a, b *informersv1alpha1.UpdateInformer) bool {
 const maxInvalidMessage = 1024
 
 // invalidAssertion checks the insights of o by the rules UpdateStatus obeys
-// (package validation), where they would stand under informer; it returns
-// the first violation, with its path in o's spec, or "" when there is none.
-// What the schema of the CustomResourceDefinition cannot say (an insight
-// placed where its scope does not allow, a node insight naming another pool)
-// is caught here, and so is an object that bypassed the schema.
-func invalidAssertion(o *informersv1alpha1.UpdateInformer, informer string) string {
-	probe := &v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: resources.UpdateStatusName}}
-	if cp := o.Spec.ControlPlane; cp != nil && len(cp.Insights) > 0 {
-		probe.Status.ControlPlane = &v1alpha1.ControlPlane{
-			Informers: []v1alpha1.ControlPlaneInformer{{Name: informer, Insights: cp.Insights}}}
+// (package validation's per-insight validators), where they would stand: on
+// the control plane, or in their pool. It returns the first violation, with
+// its path in o's spec, or "" when there is none. What the schema of the
+// CustomResourceDefinition cannot say (an insight placed where its scope
+// does not allow, a node insight naming another pool) is caught here, and so
+// is an object that bypassed the schema.
+func invalidAssertion(o *informersv1alpha1.UpdateInformer) string {
+	var errs field.ErrorList
+	if cp := o.Spec.ControlPlane; cp != nil {
+		errs = validation.ValidateControlPlaneInsights(cp.Insights, field.NewPath("controlPlane", "insights"))
 	}
-	for i := range o.Spec.WorkerPools {
+	for i := 0; len(errs) == 0 && i < len(o.Spec.WorkerPools); i++ {
 		p := &o.Spec.WorkerPools[i]
-		probe.Status.WorkerPools = append(probe.Status.WorkerPools, v1alpha1.Pool{Name: p.Name,
-			Resource:  v1alpha1.PoolResourceRef{ResourceRef: mcpRef(p.Name)},
-			Informers: []v1alpha1.WorkerPoolInformer{{Name: informer, Insights: p.Insights}}})
+		errs = validation.ValidateWorkerPoolInsights(p.Name, p.Insights, field.NewPath("workerPools").Index(i).Child("insights"))
 	}
-	for _, err := range validation.ValidateUpdateStatus(probe) {
-		// Only the insights are o's; the rest of the probe is not.
-		where, ok := strings.CutPrefix(err.Field, "status.controlPlane.informers[0].insights")
-		if ok {
-			where = "controlPlane.insights" + where
-		} else if rest, ok := strings.CutPrefix(err.Field, "status.workerPools["); ok {
-			i, after, found := strings.Cut(rest, "].informers[0].insights")
-			if !found {
-				continue
-			}
-			where = "workerPools[" + i + "].insights" + after
-		} else {
-			continue
-		}
-		return conventions.Truncate(where+": "+err.ErrorBody(), maxInvalidMessage)
+	if len(errs) == 0 {
+		return ""
 	}
-	return ""
+	return conventions.Truncate(errs[0].Field+": "+errs[0].ErrorBody(), maxInvalidMessage)
 }
 
 // checkControlPlaneInsight checks that the union member named by the type is

@@ -385,3 +385,4 @@ func TestValidateOtherObjects(t *testing.T) {
 		t.Errorf("Validate(a list) = %v, want one error at kind", errs)
 	}
 }
+

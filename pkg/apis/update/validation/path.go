@@ -28,7 +28,14 @@ type path struct {
 	parent *path
 	name   string // field name; empty for a list index
 	index  int
+	// root, on a path without a parent, is the caller's path of the
+	// part validated (rootedAt); nil for the root of a whole object.
+	root *field.Path
 }
+
+// rootedAt returns the path of a part of an object that the caller placed
+// at fld.
+func rootedAt(fld *field.Path) path { return path{root: fld} }
 
 // child returns the path of the field name below p.
 func (p *path) child(name string) path { return path{parent: p, name: name} }
@@ -40,6 +47,9 @@ func (p *path) at(i int) path { return path{parent: p, index: i} }
 // the compiler's escape analysis, nothing reachable from p flows into the
 // returned path; otherwise every path segment would be moved to the heap.
 func (p *path) build() *field.Path {
+	if p.root != nil {
+		return p.root
+	}
 	if p.parent == nil {
 		return field.NewPath(strings.Clone(p.name))
 	}

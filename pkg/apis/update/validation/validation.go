@@ -278,15 +278,51 @@ func (v *validator) controlPlane(p *path, cp *v1alpha1.ControlPlane) {
 		np := ip.child("name")
 		v.subdomainField(&np, inf.Name, true)
 		ins := ip.child("insights")
-		v.maxItems(&ins, len(inf.Insights), maxControlPlaneInsights)
-		v.duplicates(&ins, len(inf.Insights), "uid", func(i int) string { return inf.Insights[i].UID })
-		for j := range inf.Insights {
-			in := &inf.Insights[j]
-			xp := ins.at(j)
-			v.insightHeader(&xp, "uid", in.UID, &in.AcquiredAt)
-			up := xp.child("insight")
-			v.controlPlaneUnion(&up, &in.Insight, &where)
-		}
+		v.controlPlaneInsights(&ins, inf.Insights, &where)
+	}
+}
+
+// ValidateControlPlaneInsights returns every violation in the insights one
+// informer asserts about the control plane (at most the API's number, unique
+// uids, each by the rules of an UpdateStatus), each with its path below fld.
+func ValidateControlPlaneInsights(insights []v1alpha1.ControlPlaneInsight, fld *field.Path) field.ErrorList {
+	var v validator
+	p := rootedAt(fld)
+	v.controlPlaneInsights(&p, insights, &placement{scope: v1alpha1.ControlPlaneScope})
+	return v.errs
+}
+
+// ValidateWorkerPoolInsights is ValidateControlPlaneInsights for the
+// insights one informer asserts about the worker pool called pool: their
+// MachineConfigPool and Node insights must name it.
+func ValidateWorkerPoolInsights(pool string, insights []v1alpha1.WorkerPoolInsight, fld *field.Path) field.ErrorList {
+	var v validator
+	p := rootedAt(fld)
+	v.workerPoolInsights(&p, insights, &placement{scope: v1alpha1.WorkerPoolScope, pool: pool})
+	return v.errs
+}
+
+func (v *validator) controlPlaneInsights(p *path, insights []v1alpha1.ControlPlaneInsight, where *placement) {
+	v.maxItems(p, len(insights), maxControlPlaneInsights)
+	v.duplicates(p, len(insights), "uid", func(i int) string { return insights[i].UID })
+	for j := range insights {
+		in := &insights[j]
+		xp := p.at(j)
+		v.insightHeader(&xp, "uid", in.UID, &in.AcquiredAt)
+		up := xp.child("insight")
+		v.controlPlaneUnion(&up, &in.Insight, where)
+	}
+}
+
+func (v *validator) workerPoolInsights(p *path, insights []v1alpha1.WorkerPoolInsight, where *placement) {
+	v.maxItems(p, len(insights), maxWorkerPoolInsights)
+	v.duplicates(p, len(insights), "uid", func(i int) string { return insights[i].UID })
+	for j := range insights {
+		in := &insights[j]
+		xp := p.at(j)
+		v.insightHeader(&xp, "uid", in.UID, &in.AcquiredAt)
+		up := xp.child("insight")
+		v.workerPoolUnion(&up, &in.Insight, where)
 	}
 }
 
@@ -310,15 +346,7 @@ func (v *validator) pool(p *path, pool *v1alpha1.Pool) {
 		np := ip.child("name")
 		v.subdomainField(&np, inf.Name, true)
 		ins := ip.child("insights")
-		v.maxItems(&ins, len(inf.Insights), maxWorkerPoolInsights)
-		v.duplicates(&ins, len(inf.Insights), "uid", func(i int) string { return inf.Insights[i].UID })
-		for j := range inf.Insights {
-			in := &inf.Insights[j]
-			xp := ins.at(j)
-			v.insightHeader(&xp, "uid", in.UID, &in.AcquiredAt)
-			up := xp.child("insight")
-			v.workerPoolUnion(&up, &in.Insight, &where)
-		}
+		v.workerPoolInsights(&ins, inf.Insights, &where)
 	}
 }
 

@@ -548,3 +548,56 @@ func TestInvalid(t *testing.T) {
 		})
 	}
 }
+
+// TestInsightListValidators checks the validators of one informer's
+// insights (ValidateControlPlaneInsights, ValidateWorkerPoolInsights)
+// against the whole object's: on every mutation of the example, they report
+// exactly the errors ValidateUpdateStatus reports under that informer's
+// insights, rooted at the caller's path instead.
+func TestInsightListValidators(t *testing.T) {
+	const (
+		cpAt = "status.controlPlane.informers[0].insights"
+		wpAt = "status.workerPools[0].informers[0].insights"
+	)
+	tests := []struct {
+		name   string
+		mutate func(o *v1alpha1.UpdateStatus)
+		// part is where the mutation's errors are: cpAt or wpAt.
+		part string
+	}{
+		{"valid", func(*v1alpha1.UpdateStatus) {}, ""},
+		{"duplicate control-plane uid", func(o *v1alpha1.UpdateStatus) { (*cpInsights(o))[1].UID = (*cpInsights(o))[0].UID }, cpAt},
+		{"bad assessment", func(o *v1alpha1.UpdateStatus) { cv(o).Assessment = "Fine" }, cpAt},
+		{"node of another pool", func(o *v1alpha1.UpdateStatus) { node(o).PoolResource = mcpRef("infra") }, wpAt},
+		{"health with a control-plane scope in a pool", func(o *v1alpha1.UpdateStatus) { health(o).Scope.Type = v1alpha1.ControlPlaneScope }, wpAt},
+		{"union member missing", func(o *v1alpha1.UpdateStatus) { wpUnion(o, 1).NodeStatusInsight = nil }, wpAt},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := example(t)
+			tt.mutate(o)
+			pool := o.Status.WorkerPools[0].Name
+			got := map[string][]string{
+				cpAt: errorStrings(validation.ValidateControlPlaneInsights(*cpInsights(o), field.NewPath("spec", "cp"))),
+				wpAt: errorStrings(validation.ValidateWorkerPoolInsights(pool, *wpInsights(o), field.NewPath("spec", "wp"))),
+			}
+			want := map[string][]string{cpAt: {}, wpAt: {}}
+			for _, e := range errorStrings(validation.ValidateUpdateStatus(o)) {
+				typ, at, _ := strings.Cut(e, " ")
+				for part, root := range map[string]string{cpAt: "spec.cp", wpAt: "spec.wp"} {
+					if rest, ok := strings.CutPrefix(at, part); ok {
+						want[part] = append(want[part], typ+" "+root+rest)
+					}
+				}
+			}
+			if tt.part != "" && len(want[tt.part]) == 0 {
+				t.Fatalf("the whole object reports nothing under %s: the case tests nothing", tt.part)
+			}
+			for part := range want {
+				if !slices.Equal(got[part], want[part]) {
+					t.Errorf("under %s: got %q, want %q", part, got[part], want[part])
+				}
+			}
+		})
+	}
+}

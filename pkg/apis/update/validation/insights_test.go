@@ -385,4 +385,3 @@ func TestValidateOtherObjects(t *testing.T) {
 		t.Errorf("Validate(a list) = %v, want one error at kind", errs)
 	}
 }
-

@@ -44,13 +44,15 @@ rules: ## Regenerate the alerting rules of the deploy manifests (update-status a
 
 ##@ Run
 
+LOCAL_UP_FLAGS ?=
+
 .PHONY: run
-run: ## Local control plane + a cluster mid-update + the server; kubeconfigs in _output/local (Ctrl-C stops).
+run: ## Local control plane + a cluster mid-update + the server; kubeconfigs in _output/local (Ctrl-C stops); LOCAL_UP_FLAGS adds flags (e.g. --hosted-clusters=200).
 	@mkdir -p $(BIN_DIR)
 	KUBE_BIN_DIR=$$(hack/build-kube.sh) && export KUBE_BIN_DIR && \
 		PROMETHEUS=$$(hack/ensure-prometheus.sh) && export PROMETHEUS && \
 		$(GO) build -o $(BIN_DIR)/local-up ./cmd/local-up && \
-		exec $(BIN_DIR)/local-up --output-dir=_output/local
+		exec $(BIN_DIR)/local-up --output-dir=_output/local $(LOCAL_UP_FLAGS)
 
 ##@ Test
 

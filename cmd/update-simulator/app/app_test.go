@@ -119,6 +119,16 @@ func TestValidate(t *testing.T) {
 		{name: "hosted", args: []string{"--kubeconfig", "k", "--hosted-clusters", "3", "--hosted-fault", "hosted-1=held-drain"}},
 		{name: "hosted to files", args: []string{"--output-dir", "x", "--hosted-clusters", "2"}, wantErr: []string{"--hosted-clusters needs --kubeconfig"}},
 		{name: "hosted fault alone", args: []string{"--kubeconfig", "k", "--hosted-fault", "hosted-1=held-drain"}, wantErr: []string{"--hosted-fault needs --hosted-clusters"}},
+		{name: "a hosted wave", args: []string{"--kubeconfig", "k", "--hosted-clusters", "200", "--hosted-wave-size", "10", "--hosted-wave-interval", "1m",
+			"--hosted-fault-share", "stuck-component=5", "--hosted-fault-share", "held-drain=2%", "--hosted-nodepools", "2", "--hosted-components", "40"}},
+		{name: "hosted wave flags alone", args: []string{"--kubeconfig", "k", "--hosted-wave-size", "10", "--hosted-wave-interval", "1m", "--hosted-fault-share", "stuck-component=5", "--hosted-nodepools", "2", "--hosted-components", "40"},
+			wantErr: []string{"--hosted-wave-size needs --hosted-clusters", "--hosted-wave-interval needs --hosted-clusters", "--hosted-fault-share needs --hosted-clusters", "--hosted-nodepools needs --hosted-clusters", "--hosted-components needs --hosted-clusters"}},
+		{name: "bad hosted wave", args: []string{"--kubeconfig", "k", "--hosted-clusters", "20", "--hosted-wave-size", "-1", "--hosted-wave-interval", "-1m", "--hosted-nodepools", "0", "--hosted-components", "-2"},
+			wantErr: []string{"--hosted-wave-size must not be negative, got -1", "--hosted-wave-interval must not be negative", "--hosted-nodepools must be at least 1, got 0", "--hosted-components must not be negative"}},
+		{name: "wave interval without size", args: []string{"--kubeconfig", "k", "--hosted-clusters", "20", "--hosted-wave-interval", "1m"}, wantErr: []string{"--hosted-wave-interval needs --hosted-wave-size"}},
+		{name: "bad fault shares", args: []string{"--kubeconfig", "k", "--hosted-clusters", "20", "--hosted-fault-share", "stuck-component=0"}, wantErr: []string{"--hosted-fault-share: hosted: fault share \"stuck-component=0\": PERCENT must be a number above 0 and at most 100"}},
+		{name: "unknown shared fault", args: []string{"--kubeconfig", "k", "--hosted-clusters", "20", "--hosted-fault-share", "meteor=5"}, wantErr: []string{"want FAULT=PERCENT with FAULT one of"}},
+		{name: "share too large", args: []string{"--kubeconfig", "k", "--hosted-clusters", "4", "--hosted-fault-share", "held-drain=100"}, wantErr: []string{"4 hosted clusters wanted, 2 of 4 can carry it"}},
 		{name: "faults with create-only", args: []string{"--output-dir", "x", "--create-only", "--fault", "pool-paused:worker"}, wantErr: []string{"--fault makes no sense with --create-only"}},
 	}
 	for _, tc := range tests {

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
@@ -47,12 +48,19 @@ func (o *Options) runHosted(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	clusters := hosted.NewClusters(o.HostedClusters)
-	if err := hosted.AddFaults(clusters, o.HostedFaults); err != nil {
+	clusters, err := o.hostedClusters()
+	if err != nil {
 		return err
 	}
+	begin := time.Now()
 	sim, err := hosted.New(hosted.Options{Namespace: o.HostedNamespace, Clusters: clusters, FromVersion: o.From, ToVersion: o.To,
-		Speed: o.Speed, Clock: clock.RealClock{}, Sink: sink})
+		Speed: o.Speed, Clock: clock.RealClock{}, Sink: sink, Components: o.HostedComponents,
+		WaveSize: o.HostedWaveSize, WaveInterval: o.HostedWaveInterval,
+		OnWave: func(wave int, names []string) {
+			if o.HostedWaveSize > 0 && !o.Quiet {
+				_, _ = fmt.Fprintf(out, "hosted: wave %d starts at +%s: %d hosted clusters, %s..%s\n", wave+1, time.Since(begin).Round(time.Second), len(names), names[0], names[len(names)-1])
+			}
+		}})
 	if err != nil {
 		return err
 	}
@@ -68,10 +76,10 @@ func (o *Options) runHosted(ctx context.Context, out io.Writer) error {
 			return err
 		}
 	}
+	begin = time.Now()
 	if err := sim.StartUpdate(ctx); err != nil {
 		return err
 	}
-	begin := time.Now()
 	for i := 0; ; i++ {
 		err = sim.Run(ctx)
 		if err != nil || i == len(o.Then) {
@@ -82,10 +90,17 @@ func (o *Options) runHosted(ctx context.Context, out io.Writer) error {
 			return err
 		}
 	}
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return nil
-		}
+	var stalled *hosted.StalledError
+	switch {
+	case errors.As(err, &stalled):
+		// The faults asked for: the update ends with the stalled clusters
+		// held where their faults hold them.
+		_, _ = fmt.Fprintf(out, "hosted: update done in %s but for %d hosted clusters stalled by their faults: %s\n",
+			time.Since(begin).Round(time.Second), len(stalled.Clusters), strings.Join(stalled.Clusters, ", "))
+		return nil
+	case errors.Is(err, context.Canceled):
+		return nil
+	case err != nil:
 		return err
 	}
 	_, _ = fmt.Fprintf(out, "hosted: update done in %s\n", time.Since(begin).Round(time.Second))

@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/update-status/apiserver/pkg/simulator"
+	"github.com/update-status/apiserver/pkg/simulator/hosted"
 )
 
 // Options holds every flag of the command.
@@ -79,6 +80,16 @@ type Options struct {
 	HostedNamespace string
 	// HostedFaults are NAME=FAULT specs.
 	HostedFaults []string
+	// HostedFaultShares are FAULT=PERCENT specs (hosted.ParseFaultShare).
+	HostedFaultShares []string
+	// HostedWaveSize and HostedWaveInterval start the update in waves.
+	HostedWaveSize     int
+	HostedWaveInterval time.Duration
+	// HostedNodePools is the number of NodePools per hosted cluster.
+	HostedNodePools int
+	// HostedComponents is the number of ControlPlaneComponents per hosted
+	// cluster; zero means the simulator's default.
+	HostedComponents int
 }
 
 // NewOptions returns the defaults.
@@ -94,6 +105,8 @@ func NewOptions() *Options {
 		Workers:     16,
 		MinStep:     100 * time.Millisecond,
 		MaxSteps:    1000000,
+
+		HostedNodePools: 1,
 	}
 }
 
@@ -129,6 +142,11 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.HostedClusters, "hosted-clusters", o.HostedClusters, "Simulate a HyperShift management cluster with this many hosted clusters (hosted-1..N; odd ones with a Replace NodePool, even ones InPlace) updating from --from to --to, instead of a standalone cluster; needs --kubeconfig (with --install-crds, the HyperShift and Cluster API CRDs are applied too)")
 	fs.StringVar(&o.HostedNamespace, "hosted-namespace", "clusters", "With --hosted-clusters: namespace of the HostedClusters and NodePools (each control plane lives in NAMESPACE-NAME)")
 	fs.StringArrayVar(&o.HostedFaults, "hosted-fault", o.HostedFaults, "With --hosted-clusters: NAME=FAULT, repeatable; FAULT is stuck-component, no-provision, held-drain (Replace pools) or bad-image")
+	fs.StringArrayVar(&o.HostedFaultShares, "hosted-fault-share", o.HostedFaultShares, "With --hosted-clusters: FAULT=PERCENT, repeatable: FAULT for that share of the hosted clusters (rounded up), chosen evenly and the same every run among those without a fault (e.g. stuck-component=5: hosted-20, hosted-40, ... of 200)")
+	fs.IntVar(&o.HostedWaveSize, "hosted-wave-size", o.HostedWaveSize, "With --hosted-clusters: hosted clusters whose update starts at once, in name order; 0: all in one wave")
+	fs.DurationVar(&o.HostedWaveInterval, "hosted-wave-interval", o.HostedWaveInterval, "With --hosted-wave-size: time between the starts of two waves (at speed 1, divided by --speed)")
+	fs.IntVar(&o.HostedNodePools, "hosted-nodepools", o.HostedNodePools, "With --hosted-clusters: NodePools per hosted cluster (NAME-workers, or NAME-workers-1..N), each rolling on its own")
+	fs.IntVar(&o.HostedComponents, "hosted-components", o.HostedComponents, "With --hosted-clusters: ControlPlaneComponents per hosted cluster; 0: the 14 core ones")
 	fs.StringArrayVar(&o.Faults, "fault", o.Faults, "A fault injected when the update starts, KIND[:TARGET][@AFTER][+FOR], repeatable; "+
 		"KIND is one of "+strings.Join(faultKindNames(), ", ")+" (e.g. operator-degraded:kube-apiserver@5m+30m, drain-blocked:worker+2h, pool-paused:worker, clusterversion-failing@10m+15m). "+
 		"Durations are at speed 1; without +FOR the fault lasts until the end")
@@ -158,9 +176,7 @@ func (o *Options) Validate() error {
 	if o.HostedClusters > 0 && o.Kubeconfig == "" {
 		errs = append(errs, errors.New("--hosted-clusters needs --kubeconfig"))
 	}
-	if len(o.HostedFaults) > 0 && o.HostedClusters == 0 {
-		errs = append(errs, errors.New("--hosted-fault needs --hosted-clusters"))
-	}
+	errs = append(errs, o.validateHosted()...)
 	if o.JSON && o.OutputDir == "" {
 		errs = append(errs, errors.New("--json needs --output-dir"))
 	}
@@ -204,6 +220,63 @@ func (o *Options) Validate() error {
 		errs = append(errs, err)
 	}
 	return utilerrors.NewAggregate(errs)
+}
+
+// validateHosted checks the --hosted-* flags.
+func (o *Options) validateHosted() []error {
+	var errs []error
+	if o.HostedClusters == 0 {
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{
+			{"--hosted-fault", len(o.HostedFaults) > 0}, {"--hosted-fault-share", len(o.HostedFaultShares) > 0},
+			{"--hosted-wave-size", o.HostedWaveSize != 0}, {"--hosted-wave-interval", o.HostedWaveInterval != 0},
+			{"--hosted-nodepools", o.HostedNodePools != 1}, {"--hosted-components", o.HostedComponents != 0},
+		} {
+			if f.set {
+				errs = append(errs, fmt.Errorf("%s needs --hosted-clusters", f.name))
+			}
+		}
+		return errs
+	}
+	if o.HostedWaveSize < 0 {
+		errs = append(errs, fmt.Errorf("--hosted-wave-size must not be negative, got %d", o.HostedWaveSize))
+	}
+	if o.HostedWaveInterval < 0 {
+		errs = append(errs, fmt.Errorf("--hosted-wave-interval must not be negative, got %s", o.HostedWaveInterval))
+	}
+	if o.HostedWaveInterval > 0 && o.HostedWaveSize == 0 {
+		errs = append(errs, errors.New("--hosted-wave-interval needs --hosted-wave-size"))
+	}
+	if o.HostedNodePools < 1 {
+		errs = append(errs, fmt.Errorf("--hosted-nodepools must be at least 1, got %d", o.HostedNodePools))
+	}
+	if o.HostedComponents < 0 {
+		errs = append(errs, fmt.Errorf("--hosted-components must not be negative, got %d", o.HostedComponents))
+	}
+	if o.HostedClusters > 0 {
+		if _, err := o.hostedClusters(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// hostedClusters names the hosted clusters and gives them their faults:
+// --hosted-fault first, then --hosted-fault-share.
+func (o *Options) hostedClusters() ([]hosted.ClusterOptions, error) {
+	clusters := hosted.NewClusters(o.HostedClusters)
+	for i := range clusters {
+		clusters[i].NodePools = o.HostedNodePools
+	}
+	if err := hosted.AddFaults(clusters, o.HostedFaults); err != nil {
+		return nil, fmt.Errorf("--hosted-fault: %w", err)
+	}
+	if _, err := hosted.AddFaultShares(clusters, o.HostedFaultShares); err != nil {
+		return nil, fmt.Errorf("--hosted-fault-share: %w", err)
+	}
+	return clusters, nil
 }
 
 // simulatorOptions translates the flags (without clock, sink and callback).

@@ -45,19 +45,29 @@ type cluster struct {
 	namespaces []*corev1.Namespace // the control-plane namespace
 	hc         *hyperv1.HostedCluster
 	hcp        *hyperv1.HostedControlPlane
-	np         *hyperv1.NodePool
 	components []*hyperv1.ControlPlaneComponent
-	md         *capiv1.MachineDeployment // Replace
-	ms         *capiv1.MachineSet        // InPlace
-	machines   []*capiv1.Machine
 	cpVersion  *hypershift.ControlPlaneVersionStatus
+	pools      []*pool
 
 	target string
 	// Tracks; a zero next time means nothing is scheduled.
-	cpNext, cvoNext, poolNext time.Time
-	cpStep                    int // 2*component index + sub-step
-	cvoDone                   bool
-	pool                      poolRollout
+	cpNext, cvoNext time.Time
+	cpStep          int // 2*component index + sub-step
+	cvoDone         bool
+}
+
+// pool is one NodePool of a hosted cluster, its CAPI objects and the
+// state of its rollout: a track of its own, as HyperShift rolls each
+// NodePool independently of the others.
+type pool struct {
+	c        *cluster
+	first    bool // the cluster's first NodePool: the one the node faults hit
+	np       *hyperv1.NodePool
+	md       *capiv1.MachineDeployment // Replace
+	ms       *capiv1.MachineSet        // InPlace
+	machines []*capiv1.Machine
+	next     time.Time
+	rollout  poolRollout
 }
 
 // poolRollout is the state of the NodePool's rollout.
@@ -77,10 +87,36 @@ func (c *cluster) gen() int64 { return max(c.hc.Generation, 1) }
 
 // done reports that the update is complete (or that none runs).
 func (c *cluster) done() bool {
-	return c.target == "" || (c.cvoDone && c.pool.done)
+	if c.target == "" {
+		return true
+	}
+	if !c.cvoDone {
+		return false
+	}
+	for _, p := range c.pools {
+		if !p.rollout.done {
+			return false
+		}
+	}
+	return true
 }
 
-func (c *cluster) nextTimes() []time.Time { return []time.Time{c.cpNext, c.cvoNext, c.poolNext} }
+func (c *cluster) nextTimes() []time.Time {
+	out := []time.Time{c.cpNext, c.cvoNext}
+	for _, p := range c.pools {
+		out = append(out, p.next)
+	}
+	return out
+}
+
+// poolName names the cluster's i-th NodePool: NAME-workers when it has one,
+// NAME-workers-1.. when it has more.
+func (c *cluster) poolName(i int) string {
+	if c.opts.NodePools <= 1 {
+		return c.opts.Name + "-workers"
+	}
+	return fmt.Sprintf("%s-workers-%d", c.opts.Name, i+1)
+}
 
 // namespace is the namespace of the HostedCluster and its NodePool.
 func (c *cluster) namespace() string { return cmp.Or(c.opts.Namespace, c.sim.opts.Namespace) }
@@ -107,33 +143,44 @@ func (c *cluster) create(now time.Time) {
 	c.hcStatusSteady(now, v)
 	c.hcp = newHostedControlPlane(c.hc, c.cpNS)
 	c.hcpStatus(now)
-	for _, name := range Components {
+	for _, name := range ComponentNames(s.opts.Components) {
 		c.components = append(c.components, newComponent(c.cpNS, name, v, now))
 	}
-	c.np = newNodePool(c.hc, c.opts.Name+"-workers", c.opts.UpgradeType, int32(c.opts.Nodes), s.scale(s.opts.DrainTimeout))
-	c.np.Status.Version = v
-	for i := 0; i < c.opts.Nodes; i++ {
-		c.machines = append(c.machines, c.newMachine(now, v, fmt.Sprintf("%d", i), true))
-	}
-	if c.opts.UpgradeType == hyperv1.UpgradeTypeReplace {
-		c.md = c.newMachineDeployment(v)
-	} else {
-		c.ms = c.newMachineSet(v)
-	}
-	c.poolStatus(now)
-	setPoolCondition(&c.np.Status.Conditions, now, hyperv1.NodePoolUpdatingVersionConditionType, corev1.ConditionFalse, hyperv1.AsExpectedReason, "", 1)
 	s.mark(c.hc, true, false, true)
-	s.mark(c.np, true, false, true)
 	s.mark(c.hcp, true, false, true)
 	for _, o := range c.components {
 		s.mark(o, true, false, true)
 	}
-	if c.md != nil {
-		s.mark(c.md, true, false, true)
-	} else {
-		s.mark(c.ms, true, false, true)
+	for i := range max(c.opts.NodePools, 1) {
+		p := &pool{c: c, first: i == 0}
+		p.create(now, c.poolName(i), v)
+		c.pools = append(c.pools, p)
 	}
-	for _, m := range c.machines {
+}
+
+// create writes the NodePool name at version v, its Machines and their
+// MachineDeployment (Replace) or MachineSet (InPlace).
+func (p *pool) create(now time.Time, name, v string) {
+	c, s := p.c, p.c.sim
+	p.np = newNodePool(c.hc, name, c.opts.UpgradeType, int32(c.opts.Nodes), s.scale(s.opts.DrainTimeout))
+	p.np.Status.Version = v
+	for i := 0; i < c.opts.Nodes; i++ {
+		p.machines = append(p.machines, p.newMachine(now, v, fmt.Sprintf("%d", i), true))
+	}
+	if c.opts.UpgradeType == hyperv1.UpgradeTypeReplace {
+		p.md = p.newMachineDeployment(v)
+	} else {
+		p.ms = p.newMachineSet(v)
+	}
+	p.status(now)
+	setPoolCondition(&p.np.Status.Conditions, now, hyperv1.NodePoolUpdatingVersionConditionType, corev1.ConditionFalse, hyperv1.AsExpectedReason, "", 1)
+	s.mark(p.np, true, false, true)
+	if p.md != nil {
+		s.mark(p.md, true, false, true)
+	} else {
+		s.mark(p.ms, true, false, true)
+	}
+	for _, m := range p.machines {
 		s.mark(m, true, false, true)
 	}
 }
@@ -164,32 +211,34 @@ func (c *cluster) hcpStatus(now time.Time) {
 }
 
 // machineLabels are the labels of the pool's Machines and templates.
-func (c *cluster) machineLabels() map[string]string {
+func (p *pool) machineLabels() map[string]string {
 	return map[string]string{
-		capiv1.ClusterNameLabel:             c.hc.Spec.InfraID,
-		c.hc.Spec.InfraID + "-" + c.np.Name: c.np.Name,
+		capiv1.ClusterNameLabel:               p.c.hc.Spec.InfraID,
+		p.c.hc.Spec.InfraID + "-" + p.np.Name: p.np.Name,
 	}
 }
 
-func (c *cluster) newMachineDeployment(v string) *capiv1.MachineDeployment {
+func (p *pool) newMachineDeployment(v string) *capiv1.MachineDeployment {
+	c := p.c
 	md := &capiv1.MachineDeployment{
 		TypeMeta:   metav1.TypeMeta{APIVersion: capiv1.GroupVersion.String(), Kind: "MachineDeployment"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: c.cpNS, Name: c.np.Name, Annotations: map[string]string{hypershift.NodePoolAnnotation: c.np.Namespace + "/" + c.np.Name}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: c.cpNS, Name: p.np.Name, Annotations: map[string]string{hypershift.NodePoolAnnotation: p.np.Namespace + "/" + p.np.Name}},
 	}
 	md.Spec.ClusterName = c.hc.Spec.InfraID
 	md.Spec.Replicas = ptr.To(int32(c.opts.Nodes))
-	md.Spec.Selector = metav1.LabelSelector{MatchLabels: c.machineLabels()}
+	md.Spec.Selector = metav1.LabelSelector{MatchLabels: p.machineLabels()}
 	md.Spec.Strategy = &capiv1.MachineDeploymentStrategy{Type: capiv1.RollingUpdateMachineDeploymentStrategyType,
-		RollingUpdate: &capiv1.MachineRollingUpdateDeployment{MaxSurge: c.np.Spec.Management.Replace.RollingUpdate.MaxSurge, MaxUnavailable: c.np.Spec.Management.Replace.RollingUpdate.MaxUnavailable}}
-	c.template(&md.Spec.Template, v)
+		RollingUpdate: &capiv1.MachineRollingUpdateDeployment{MaxSurge: p.np.Spec.Management.Replace.RollingUpdate.MaxSurge, MaxUnavailable: p.np.Spec.Management.Replace.RollingUpdate.MaxUnavailable}}
+	p.template(&md.Spec.Template, v)
 	return md
 }
 
-func (c *cluster) newMachineSet(v string) *capiv1.MachineSet {
+func (p *pool) newMachineSet(v string) *capiv1.MachineSet {
+	c := p.c
 	ms := &capiv1.MachineSet{
 		TypeMeta: metav1.TypeMeta{APIVersion: capiv1.GroupVersion.String(), Kind: "MachineSet"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: c.cpNS, Name: c.np.Name, Annotations: map[string]string{
-			hypershift.NodePoolAnnotation:                     c.np.Namespace + "/" + c.np.Name,
+		ObjectMeta: metav1.ObjectMeta{Namespace: c.cpNS, Name: p.np.Name, Annotations: map[string]string{
+			hypershift.NodePoolAnnotation:                     p.np.Namespace + "/" + p.np.Name,
 			hypershift.NodePoolTargetConfigVersionAnnotation:  configHash(v),
 			hypershift.NodePoolCurrentConfigVersionAnnotation: configHash(v),
 			hypershift.NodePoolMaxUnavailableAnnotation:       "1",
@@ -197,38 +246,40 @@ func (c *cluster) newMachineSet(v string) *capiv1.MachineSet {
 	}
 	ms.Spec.ClusterName = c.hc.Spec.InfraID
 	ms.Spec.Replicas = ptr.To(int32(c.opts.Nodes))
-	ms.Spec.Selector = metav1.LabelSelector{MatchLabels: c.machineLabels()}
-	c.template(&ms.Spec.Template, v)
+	ms.Spec.Selector = metav1.LabelSelector{MatchLabels: p.machineLabels()}
+	p.template(&ms.Spec.Template, v)
 	return ms
 }
 
 // template fills a Machine template for version v.
-func (c *cluster) template(t *capiv1.MachineTemplateSpec, v string) {
-	t.Labels = c.machineLabels()
-	t.Annotations = map[string]string{hypershift.NodePoolAnnotation: c.np.Namespace + "/" + c.np.Name, hypershift.ReleaseVersionAnnotation: v}
+func (p *pool) template(t *capiv1.MachineTemplateSpec, v string) {
+	c, np := p.c, p.np
+	t.Labels = p.machineLabels()
+	t.Annotations = map[string]string{hypershift.NodePoolAnnotation: np.Namespace + "/" + np.Name, hypershift.ReleaseVersionAnnotation: v}
 	t.Spec.ClusterName = c.hc.Spec.InfraID
 	t.Spec.Version = ptr.To(v)
-	t.Spec.Bootstrap.DataSecretName = ptr.To("user-data-" + c.np.Name + "-" + configHash(v))
-	t.Spec.InfrastructureRef = corev1.ObjectReference{APIVersion: "agent.cluster.x-k8s.io/v1beta1", Kind: "AgentMachineTemplate", Namespace: c.cpNS, Name: c.np.Name + "-" + configHash(v)}
-	if d := c.np.Spec.NodeDrainTimeout; d != nil {
+	t.Spec.Bootstrap.DataSecretName = ptr.To("user-data-" + np.Name + "-" + configHash(v))
+	t.Spec.InfrastructureRef = corev1.ObjectReference{APIVersion: "agent.cluster.x-k8s.io/v1beta1", Kind: "AgentMachineTemplate", Namespace: c.cpNS, Name: np.Name + "-" + configHash(v)}
+	if d := np.Spec.NodeDrainTimeout; d != nil {
 		t.Spec.NodeDrainTimeout = d.DeepCopy()
 	}
 }
 
 // newMachine builds a Machine of the pool at version v; running machines
 // have their node.
-func (c *cluster) newMachine(now time.Time, v, seed string, running bool) *capiv1.Machine {
+func (p *pool) newMachine(now time.Time, v, seed string, running bool) *capiv1.Machine {
 	var t capiv1.MachineTemplateSpec
-	c.template(&t, v)
+	p.template(&t, v)
+	np := p.np
 	m := &capiv1.Machine{
 		TypeMeta: metav1.TypeMeta{APIVersion: capiv1.GroupVersion.String(), Kind: "Machine"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: c.cpNS, Name: c.np.Name + "-" + suffix(c.np.Name, v) + "-" + suffix(c.np.Name, v, seed),
+		ObjectMeta: metav1.ObjectMeta{Namespace: p.c.cpNS, Name: np.Name + "-" + suffix(np.Name, v) + "-" + suffix(np.Name, v, seed),
 			Labels: t.Labels, Annotations: t.Annotations, Finalizers: []string{machineFinalizer}},
 		Spec: t.Spec,
 	}
 	m.Spec.ProviderID = ptr.To("agent://" + suffix(m.Name, "provider"))
 	if running {
-		c.machineRunning(m, now, v)
+		machineRunning(m, now, v)
 	} else {
 		m.Status.Phase = string(capiv1.MachinePhasePending)
 		setMachineCondition(&m.Status.Conditions, now, capiv1.BootstrapReadyCondition, corev1.ConditionTrue, "", "", "")
@@ -240,7 +291,7 @@ func (c *cluster) newMachine(now time.Time, v, seed string, running bool) *capiv
 }
 
 // machineRunning puts m in phase Running with its node at version v.
-func (c *cluster) machineRunning(m *capiv1.Machine, now time.Time, v string) {
+func machineRunning(m *capiv1.Machine, now time.Time, v string) {
 	m.Status.Phase = string(capiv1.MachinePhaseRunning)
 	m.Status.BootstrapReady = true
 	m.Status.InfrastructureReady = true
@@ -260,23 +311,27 @@ func (c *cluster) machineRunning(m *capiv1.Machine, now time.Time, v string) {
 func (c *cluster) start(now time.Time, v string) {
 	s := c.sim
 	c.target = v
-	c.cvoDone, c.cpStep, c.cvoNext, c.poolNext = false, 0, time.Time{}, time.Time{}
-	c.pool = poolRollout{}
+	c.cvoDone, c.cpStep, c.cvoNext = false, 0, time.Time{}
 	image := ReleaseImage(v)
 	if c.has(FaultBadImage) {
 		image = badReleaseImage(v)
 	}
 	c.hc.Spec.Release.Image = image
-	c.np.Spec.Release.Image = image
 	s.mark(c.hc, false, true, true)
-	s.mark(c.np, false, true, true)
+	for _, p := range c.pools {
+		p.rollout, p.next = poolRollout{}, time.Time{}
+		p.np.Spec.Release.Image = image
+		s.mark(p.np, false, true, true)
+	}
 	g := c.gen() + 1
 	conds := &c.hc.Status.Conditions
 	if c.has(FaultBadImage) {
 		msg := fmt.Sprintf("failed to lookup release image %s: manifest unknown", image)
 		setCondition(conds, now, string(hyperv1.ValidReleaseImage), metav1.ConditionFalse, hyperv1.InvalidImageReason, msg, g)
 		setCondition(conds, now, string(hyperv1.HostedClusterProgressing), metav1.ConditionFalse, hyperv1.BlockedReason, "ValidReleaseImage is False: "+msg, g)
-		setPoolCondition(&c.np.Status.Conditions, now, hyperv1.NodePoolValidReleaseImageConditionType, corev1.ConditionFalse, hyperv1.NodePoolValidationFailedReason, msg, g)
+		for _, p := range c.pools {
+			setPoolCondition(&p.np.Status.Conditions, now, hyperv1.NodePoolValidReleaseImageConditionType, corev1.ConditionFalse, hyperv1.NodePoolValidationFailedReason, msg, g)
+		}
 		c.cpNext = time.Time{}
 		return
 	}
@@ -316,12 +371,15 @@ func (c *cluster) advance(now time.Time) {
 		c.cvoNext = time.Time{}
 		c.completeCVO(now)
 	}
-	if !c.poolNext.IsZero() && !now.Before(c.poolNext) {
-		c.poolNext = time.Time{}
+	for _, p := range c.pools {
+		if p.next.IsZero() || now.Before(p.next) {
+			continue
+		}
+		p.next = time.Time{}
 		if c.opts.UpgradeType == hyperv1.UpgradeTypeReplace {
-			c.advanceReplace(now)
+			p.advanceReplace(now)
 		} else {
-			c.advanceInPlace(now)
+			p.advanceInPlace(now)
 		}
 	}
 }
@@ -361,7 +419,9 @@ func (c *cluster) advanceControlPlane(now time.Time) {
 	c.hcpStatus(now)
 	s.mark(c.hcp, false, false, true)
 	c.cvoNext = now.Add(s.scale(s.opts.Timing.CVO))
-	c.startPool(now)
+	for _, p := range c.pools {
+		p.start(now)
+	}
 }
 
 // completeCVO is the hosted CVO finishing: the history entry Completed.
@@ -377,50 +437,52 @@ func (c *cluster) completeCVO(now time.Time) {
 	c.cvoDone = true
 }
 
-// startPool points the NodePool's CAPI objects at the target.
-func (c *cluster) startPool(now time.Time) {
-	s := c.sim
-	c.pool = poolRollout{active: true, old: slices.Clone(c.machines)}
-	setPoolCondition(&c.np.Status.Conditions, now, hyperv1.NodePoolUpdatingVersionConditionType, corev1.ConditionTrue, hyperv1.AsExpectedReason,
+// start points the NodePool's CAPI objects at the target.
+func (p *pool) start(now time.Time) {
+	c, s := p.c, p.c.sim
+	p.rollout = poolRollout{active: true, old: slices.Clone(p.machines)}
+	setPoolCondition(&p.np.Status.Conditions, now, hyperv1.NodePoolUpdatingVersionConditionType, corev1.ConditionTrue, hyperv1.AsExpectedReason,
 		"Updating version in progress. Target version: "+c.target, c.gen())
-	if c.md != nil {
-		c.template(&c.md.Spec.Template, c.target)
-		s.mark(c.md, false, true, true)
+	if p.md != nil {
+		p.template(&p.md.Spec.Template, c.target)
+		s.mark(p.md, false, true, true)
 	} else {
-		c.template(&c.ms.Spec.Template, c.target)
-		c.ms.Annotations[hypershift.NodePoolTargetConfigVersionAnnotation] = configHash(c.target)
-		c.ms.Annotations[hypershift.NodePoolUpgradeInProgressTrueAnnotation] = c.inPlaceMessage()
-		s.mark(c.ms, false, true, true)
+		p.template(&p.ms.Spec.Template, c.target)
+		p.ms.Annotations[hypershift.NodePoolTargetConfigVersionAnnotation] = configHash(c.target)
+		p.ms.Annotations[hypershift.NodePoolUpgradeInProgressTrueAnnotation] = p.inPlaceMessage()
+		s.mark(p.ms, false, true, true)
 	}
-	c.poolStatus(now)
-	s.mark(c.np, false, false, true)
-	c.poolNext = now
+	p.status(now)
+	s.mark(p.np, false, false, true)
+	p.next = now
 }
 
 // advanceReplace is CAPI's rolling update with maxSurge 1, maxUnavailable
 // 0: a new Machine is created and runs before an old one drains and goes.
-func (c *cluster) advanceReplace(now time.Time) {
-	s := c.sim
-	p := &c.pool
+func (p *pool) advanceReplace(now time.Time) {
+	c, s := p.c, p.c.sim
+	r := &p.rollout
 	t := s.opts.Timing
-	if p.index >= len(p.old) {
-		c.finishPool(now)
+	if r.index >= len(r.old) {
+		p.finish(now)
 		return
 	}
-	old := p.old[p.index]
+	// The node faults hit the first Machine of the cluster's first NodePool.
+	faulted := func(f Fault) bool { return c.has(f) && p.first && r.index == 0 }
+	old := r.old[r.index]
 	next := now
-	switch p.step {
+	switch r.step {
 	case 0: // the surge Machine
-		p.surge = c.newMachine(now, c.target, fmt.Sprintf("%d", p.index), false)
-		c.machines = append(c.machines, p.surge)
-		s.mark(p.surge, true, false, true)
+		r.surge = p.newMachine(now, c.target, fmt.Sprintf("%d", r.index), false)
+		p.machines = append(p.machines, r.surge)
+		s.mark(r.surge, true, false, true)
 		next = now.Add(s.scale(t.Provision / 6))
 	case 1:
-		m := p.surge
+		m := r.surge
 		m.Status.Phase = string(capiv1.MachinePhaseProvisioning)
 		m.Status.BootstrapReady = true
 		s.mark(m, false, false, true)
-		if c.has(FaultNoProvision) && p.index == 0 {
+		if faulted(FaultNoProvision) {
 			setMachineCondition(&m.Status.Conditions, now, capiv1.InfrastructureReadyCondition, corev1.ConditionFalse, capiv1.ConditionSeverityWarning,
 				"InstanceProvisionFailed", "Failed to provision the agent: no agent available that matches the requirements")
 			next = time.Time{}
@@ -428,17 +490,17 @@ func (c *cluster) advanceReplace(now time.Time) {
 		}
 		next = now.Add(s.scale(t.Provision / 2))
 	case 2:
-		m := p.surge
+		m := r.surge
 		m.Status.Phase = string(capiv1.MachinePhaseProvisioned)
 		m.Status.InfrastructureReady = true
-		m.Status.Addresses = capiv1.MachineAddresses{{Type: capiv1.MachineInternalIP, Address: "10.0.1." + fmt.Sprint(1+p.index)}}
+		m.Status.Addresses = capiv1.MachineAddresses{{Type: capiv1.MachineInternalIP, Address: "10.0.1." + fmt.Sprint(1+r.index)}}
 		setMachineCondition(&m.Status.Conditions, now, capiv1.InfrastructureReadyCondition, corev1.ConditionTrue, "", "", "")
 		setMachineCondition(&m.Status.Conditions, now, capiv1.MachineNodeHealthyCondition, corev1.ConditionFalse, capiv1.ConditionSeverityInfo, capiv1.NodeProvisioningReason, "")
 		s.mark(m, false, false, true)
 		next = now.Add(s.scale(t.Provision / 3))
 	case 3:
-		c.machineRunning(p.surge, now, c.target)
-		s.mark(p.surge, false, false, true)
+		machineRunning(r.surge, now, c.target)
+		s.mark(r.surge, false, false, true)
 	case 4: // the old Machine is deleted: its finalizer keeps it while it drains
 		s.markDelete(old)
 	case 5:
@@ -449,7 +511,7 @@ func (c *cluster) advanceReplace(now time.Time) {
 		setMachineCondition(&old.Status.Conditions, now, capiv1.ReadyCondition, corev1.ConditionFalse, capiv1.ConditionSeverityInfo, capiv1.DeletingReason, "")
 		s.mark(old, false, false, true)
 		d := t.Drain
-		if c.has(FaultHeldDrain) && p.index == 0 {
+		if faulted(FaultHeldDrain) {
 			d = s.opts.HeldDrain
 		}
 		next = now.Add(s.scale(d))
@@ -463,43 +525,43 @@ func (c *cluster) advanceReplace(now time.Time) {
 	case 7: // the finalizer goes: the Machine is gone
 		old.Finalizers = nil
 		s.mark(old, false, true, false)
-		c.machines = slices.DeleteFunc(c.machines, func(m *capiv1.Machine) bool { return m == old })
-		p.index++
-		p.step = -1
+		p.machines = slices.DeleteFunc(p.machines, func(m *capiv1.Machine) bool { return m == old })
+		r.index++
+		r.step = -1
 	}
-	c.poolStepped(now, next, c.md)
+	p.stepped(now, next, p.md)
 }
 
-// poolStepped ends a step of the pool's rollout: the statuses of the
-// NodePool and capi (its MachineDeployment or MachineSet) follow, and the
-// next step is due at next.
-func (c *cluster) poolStepped(now, next time.Time, capi runtime.Object) {
-	c.pool.step++
-	c.poolStatus(now)
-	c.sim.mark(c.np, false, false, true)
-	c.sim.mark(capi, false, false, true)
-	c.poolNext = next
+// stepped ends a step of the pool's rollout: the statuses of the NodePool
+// and capi (its MachineDeployment or MachineSet) follow, and the next step
+// is due at next.
+func (p *pool) stepped(now, next time.Time, capi runtime.Object) {
+	p.rollout.step++
+	p.status(now)
+	p.c.sim.mark(p.np, false, false, true)
+	p.c.sim.mark(capi, false, false, true)
+	p.next = next
 }
 
 // advanceInPlace is the in-place upgrader with maxUnavailable 1: each node
 // drains, reboots into the new release and reports it.
-func (c *cluster) advanceInPlace(now time.Time) {
-	s := c.sim
-	p := &c.pool
+func (p *pool) advanceInPlace(now time.Time) {
+	c, s := p.c, p.c.sim
+	r := &p.rollout
 	t := s.opts.Timing
-	if p.index >= len(c.machines) {
-		c.ms.Annotations[hypershift.NodePoolCurrentConfigVersionAnnotation] = configHash(c.target)
-		delete(c.ms.Annotations, hypershift.NodePoolUpgradeInProgressTrueAnnotation)
-		s.mark(c.ms, false, true, false)
-		c.finishPool(now)
+	if r.index >= len(p.machines) {
+		p.ms.Annotations[hypershift.NodePoolCurrentConfigVersionAnnotation] = configHash(c.target)
+		delete(p.ms.Annotations, hypershift.NodePoolUpgradeInProgressTrueAnnotation)
+		s.mark(p.ms, false, true, false)
+		p.finish(now)
 		return
 	}
-	m := c.machines[p.index]
+	m := p.machines[r.index]
 	next := now
-	switch p.step {
+	switch r.step {
 	case 0: // the upgrader picks the node; it drains (seen in the guest only)
-		c.ms.Annotations[hypershift.NodePoolUpgradeInProgressTrueAnnotation] = c.inPlaceMessage()
-		s.mark(c.ms, false, true, false)
+		p.ms.Annotations[hypershift.NodePoolUpgradeInProgressTrueAnnotation] = p.inPlaceMessage()
+		s.mark(p.ms, false, true, false)
 		next = now.Add(s.scale(t.Drain))
 	case 1: // it reboots: the node is NotReady
 		setMachineCondition(&m.Status.Conditions, now, capiv1.MachineNodeHealthyCondition, corev1.ConditionFalse, capiv1.ConditionSeverityWarning, capiv1.NodeConditionsFailedReason,
@@ -510,38 +572,38 @@ func (c *cluster) advanceInPlace(now time.Time) {
 	case 2: // back on the new release
 		m.Annotations[hypershift.ReleaseVersionAnnotation] = c.target
 		s.mark(m, false, true, false)
-		c.machineRunning(m, now, c.target)
+		machineRunning(m, now, c.target)
 		s.mark(m, false, false, true)
-		p.upgrade++
-		c.ms.Annotations[hypershift.NodePoolUpgradeInProgressTrueAnnotation] = c.inPlaceMessage()
-		s.mark(c.ms, false, true, false)
-		p.index++
-		p.step = -1
+		r.upgrade++
+		p.ms.Annotations[hypershift.NodePoolUpgradeInProgressTrueAnnotation] = p.inPlaceMessage()
+		s.mark(p.ms, false, true, false)
+		r.index++
+		r.step = -1
 	}
-	c.poolStepped(now, next, c.ms)
+	p.stepped(now, next, p.ms)
 }
 
-func (c *cluster) inPlaceMessage() string {
-	return fmt.Sprintf("Upgrading nodes in nodepool %s to version %s. Total Nodes: %d. Upgraded: %d", c.np.Name, c.target, len(c.machines), c.pool.upgrade)
+func (p *pool) inPlaceMessage() string {
+	return fmt.Sprintf("Upgrading nodes in nodepool %s to version %s. Total Nodes: %d. Upgraded: %d", p.np.Name, p.c.target, len(p.machines), p.rollout.upgrade)
 }
 
-// finishPool ends the NodePool's rollout.
-func (c *cluster) finishPool(now time.Time) {
-	s := c.sim
-	c.pool.done, c.pool.active = true, false
-	c.np.Status.Version = c.target
-	setPoolCondition(&c.np.Status.Conditions, now, hyperv1.NodePoolUpdatingVersionConditionType, corev1.ConditionFalse, hyperv1.AsExpectedReason, "", c.gen())
-	c.poolStatus(now)
-	s.mark(c.np, false, false, true)
+// finish ends the NodePool's rollout.
+func (p *pool) finish(now time.Time) {
+	p.rollout.done, p.rollout.active = true, false
+	p.np.Status.Version = p.c.target
+	setPoolCondition(&p.np.Status.Conditions, now, hyperv1.NodePoolUpdatingVersionConditionType, corev1.ConditionFalse, hyperv1.AsExpectedReason, "", p.c.gen())
+	p.status(now)
+	p.c.sim.mark(p.np, false, false, true)
 }
 
-// poolStatus recomputes the NodePool's and its MachineDeployment's or
+// status recomputes the NodePool's and its MachineDeployment's or
 // MachineSet's status from the Machines, as the NodePool controller and
 // CAPI do.
-func (c *cluster) poolStatus(now time.Time) {
+func (p *pool) status(now time.Time) {
+	c := p.c
 	var ready, total, updated int32
 	var notReady, unhealthy []string
-	for _, m := range c.machines {
+	for _, m := range p.machines {
 		total++
 		if machineCondition(m, capiv1.ReadyCondition) == corev1.ConditionTrue {
 			ready++
@@ -556,7 +618,7 @@ func (c *cluster) poolStatus(now time.Time) {
 		}
 	}
 	g := c.gen()
-	conds := &c.np.Status.Conditions
+	conds := &p.np.Status.Conditions
 	aggregate := func(typ, what string, bad []string) {
 		if len(bad) == 0 {
 			setPoolCondition(conds, now, typ, corev1.ConditionTrue, hyperv1.AsExpectedReason, "All is well", g)
@@ -572,36 +634,36 @@ func (c *cluster) poolStatus(now time.Time) {
 	aggregate(hyperv1.NodePoolAllNodesHealthyConditionType, "healthy", unhealthy)
 	setPoolCondition(conds, now, hyperv1.NodePoolReadyConditionType, corev1.ConditionTrue, hyperv1.AsExpectedReason, "", g)
 	if !c.has(FaultBadImage) || c.target == "" {
-		setPoolCondition(conds, now, hyperv1.NodePoolValidReleaseImageConditionType, corev1.ConditionTrue, hyperv1.AsExpectedReason, "Using release image: "+c.np.Spec.Release.Image, g)
+		setPoolCondition(conds, now, hyperv1.NodePoolValidReleaseImageConditionType, corev1.ConditionTrue, hyperv1.AsExpectedReason, "Using release image: "+p.np.Spec.Release.Image, g)
 	}
-	c.np.Status.Replicas = ready
-	if c.md != nil {
-		st := &c.md.Status
+	p.np.Status.Replicas = ready
+	if p.md != nil {
+		st := &p.md.Status
 		st.Replicas, st.ReadyReplicas, st.AvailableReplicas = total, ready, ready
 		st.UpdatedReplicas = updated
-		if c.target == "" || !c.pool.active && c.pool.done {
+		if c.target == "" || !p.rollout.active && p.rollout.done {
 			st.UpdatedReplicas = total
 		}
-		st.ObservedGeneration = max(c.md.Generation, 1)
+		st.ObservedGeneration = max(p.md.Generation, 1)
 		st.Selector = capiv1.ClusterNameLabel + "=" + c.hc.Spec.InfraID
 		st.Phase = string(capiv1.MachineDeploymentPhaseRunning)
-		if c.pool.active {
+		if p.rollout.active {
 			st.Phase = string(capiv1.MachineDeploymentPhaseScalingUp)
 		}
 	}
-	if c.ms != nil {
-		st := &c.ms.Status
+	if p.ms != nil {
+		st := &p.ms.Status
 		st.Replicas, st.ReadyReplicas, st.AvailableReplicas = total, ready, ready
-		st.ObservedGeneration = max(c.ms.Generation, 1)
+		st.ObservedGeneration = max(p.ms.Generation, 1)
 		st.Selector = capiv1.ClusterNameLabel + "=" + c.hc.Spec.InfraID
 	}
 }
 
 // nodesInfo groups the running Machines by version (NodePool
 // status.nodesInfo, newer than the module).
-func (c *cluster) nodesInfo() *hypershift.NodePoolNodesInfo {
+func (p *pool) nodesInfo() *hypershift.NodePoolNodesInfo {
 	out := &hypershift.NodePoolNodesInfo{}
-	for _, m := range c.machines {
+	for _, m := range p.machines {
 		if m.Status.NodeInfo == nil {
 			continue
 		}

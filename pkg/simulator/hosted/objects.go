@@ -45,6 +45,35 @@ var Components = []string{
 	"hosted-cluster-config-operator", "control-plane-pki-operator", "featuregate-generator",
 }
 
+// moreComponents follow Components when a control plane has more
+// (Options.Components): operators of the hosted cluster's payload that a
+// control plane of the control-plane operator runs on the management side.
+var moreComponents = []string{
+	"cluster-network-operator", "cluster-node-tuning-operator", "dns-operator", "ingress-operator",
+	"machine-approver", "cloud-credential-operator", "cluster-storage-operator", "csi-snapshot-controller-operator",
+	"cluster-image-registry-operator", "olm-operator", "catalog-operator", "packageserver",
+	"olm-collect-profiles", "certified-operators-catalog", "community-operators-catalog", "redhat-marketplace-catalog",
+	"redhat-operators-catalog", "ignition-server", "ignition-server-proxy", "konnectivity-agent",
+	"router", "cluster-autoscaler",
+}
+
+// ComponentNames names n ControlPlaneComponents: Components, then further
+// operators, then component-N.
+func ComponentNames(n int) []string {
+	out := make([]string, 0, n)
+	for i := range n {
+		switch {
+		case i < len(Components):
+			out = append(out, Components[i])
+		case i < len(Components)+len(moreComponents):
+			out = append(out, moreComponents[i-len(Components)])
+		default:
+			out = append(out, fmt.Sprintf("component-%d", i+1))
+		}
+	}
+	return out
+}
+
 // ReleaseImage is the release image of an OCP version.
 func ReleaseImage(v string) string {
 	return "quay.io/openshift-release-dev/ocp-release:" + v + "-x86_64"

@@ -18,7 +18,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -83,8 +85,13 @@ type ClusterOptions struct {
 	Namespace string
 	// UpgradeType of its NodePool.
 	UpgradeType hyperv1.UpgradeType
-	// Nodes of its NodePool; zero means 3.
+	// Nodes of each of its NodePools; zero means 3.
 	Nodes int
+	// NodePools is how many NodePools it has; zero means 1. One is named
+	// NAME-workers, more NAME-workers-1..N. They share UpgradeType and
+	// Nodes, and, as HyperShift's, each rolls on its own once the control
+	// plane is updated, all at the same time.
+	NodePools int
 	// Faults of its update.
 	Faults []Fault
 }
@@ -115,6 +122,20 @@ type Options struct {
 	Clock clock.WithTicker
 	// Sink receives the objects (simulator.NewAPISink).
 	Sink simulator.Sink
+	// Components is how many ControlPlaneComponents each control plane
+	// has (ComponentNames); zero means len(Components).
+	Components int
+	// WaveSize is how many hosted clusters an update starts at once, in
+	// the order of Clusters; zero means all of them in one wave.
+	WaveSize int
+	// WaveInterval is the time between the starts of two waves (speed 1,
+	// divided by Speed as every duration); zero means the next wave starts
+	// at the next step.
+	WaveInterval time.Duration
+	// OnWave, when set, is called as each wave starts, with its index (0
+	// for the first) and its hosted clusters' names, before their objects
+	// are written; it must not call the Simulator.
+	OnWave func(wave int, clusters []string)
 }
 
 // NewClusters names n hosted clusters hosted-1..n, alternating Replace and
@@ -170,6 +191,12 @@ func (o *Options) complete() error {
 	if o.Sink == nil {
 		return errors.New("hosted: no sink")
 	}
+	if o.Components < 0 || o.WaveSize < 0 || o.WaveInterval < 0 {
+		return fmt.Errorf("hosted: components (%d), wave size (%d) and wave interval (%s) must not be negative", o.Components, o.WaveSize, o.WaveInterval)
+	}
+	if o.Components == 0 {
+		o.Components = len(Components)
+	}
 	if len(o.Clusters) == 0 {
 		return errors.New("hosted: no hosted clusters")
 	}
@@ -182,6 +209,9 @@ func (o *Options) complete() error {
 		seen[c.Name] = true
 		if c.Nodes <= 0 {
 			c.Nodes = 3
+		}
+		if c.NodePools < 0 {
+			return fmt.Errorf("hosted: cluster %s: negative NodePools %d", c.Name, c.NodePools)
 		}
 		if c.UpgradeType != hyperv1.UpgradeTypeReplace && c.UpgradeType != hyperv1.UpgradeTypeInPlace {
 			return fmt.Errorf("hosted: cluster %s: unknown upgrade type %q", c.Name, c.UpgradeType)
@@ -209,6 +239,13 @@ type Simulator struct {
 	clusters []*cluster
 	step     int
 	created  bool
+	// target is the version of the latest update started; waiting are the
+	// clusters whose wave has not started yet, the next wave due at
+	// waveNext.
+	target   string
+	waiting  []*cluster
+	wave     int
+	waveNext time.Time
 	// pending holds the objects changed since the last write.
 	pending []simulator.Change
 }
@@ -246,31 +283,63 @@ func (s *Simulator) Create(ctx context.Context) error {
 	return s.flush(ctx, now)
 }
 
-// StartUpdate points every HostedCluster and NodePool at ToVersion.
+// StartUpdate points the HostedClusters and NodePools at ToVersion, wave
+// by wave: the first wave now, the others at the following steps due.
 func (s *Simulator) StartUpdate(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.opts.Clock.Now()
-	for _, c := range s.clusters {
-		c.start(now, s.opts.ToVersion)
-	}
-	return s.flush(ctx, now)
+	return s.startWaves(ctx, s.opts.ToVersion)
 }
 
-// StartNextUpdate chains an update to version once every cluster is done.
+// StartNextUpdate chains an update to version, in waves as StartUpdate,
+// once every cluster is done.
 func (s *Simulator) StartNextUpdate(ctx context.Context, version string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.waiting) > 0 {
+		return fmt.Errorf("hosted: %d hosted clusters wait for their wave", len(s.waiting))
+	}
 	for _, c := range s.clusters {
 		if !c.done() {
 			return fmt.Errorf("hosted: %s is still updating", c.opts.Name)
 		}
 	}
+	return s.startWaves(ctx, version)
+}
+
+// startWaves starts an update to version: its first wave now.
+func (s *Simulator) startWaves(ctx context.Context, version string) error {
 	now := s.opts.Clock.Now()
-	for _, c := range s.clusters {
-		c.start(now, version)
-	}
+	s.target, s.wave = version, 0
+	s.waiting = slices.Clone(s.clusters)
+	s.startWave(now)
 	return s.flush(ctx, now)
+}
+
+// startWave starts the next WaveSize waiting clusters and schedules the
+// wave after.
+func (s *Simulator) startWave(now time.Time) {
+	n := len(s.waiting)
+	if s.opts.WaveSize > 0 {
+		n = min(n, s.opts.WaveSize)
+	}
+	wave := s.waiting[:n]
+	s.waiting = s.waiting[n:]
+	if s.opts.OnWave != nil {
+		names := make([]string, len(wave))
+		for i, c := range wave {
+			names[i] = c.opts.Name
+		}
+		s.opts.OnWave(s.wave, names)
+	}
+	for _, c := range wave {
+		c.start(now, s.target)
+	}
+	s.wave++
+	s.waveNext = time.Time{}
+	if len(s.waiting) > 0 {
+		s.waveNext = now.Add(s.scale(s.opts.WaveInterval))
+	}
 }
 
 // StepResult is what Step did.
@@ -287,6 +356,37 @@ type StepResult struct {
 // ErrStalled: nothing is scheduled and an update is not done (a fault holds it).
 var ErrStalled = errors.New("hosted: the update is stalled")
 
+// StalledError is the error of Run and RunVirtual when every hosted
+// cluster that can finish its update has, every wave has started, and the
+// others are held by a fault that never clears (stuck-component,
+// no-provision, bad-image): nothing is left to do. errors.Is(err,
+// ErrStalled) holds.
+type StalledError struct {
+	// Clusters are the stalled hosted clusters, namespace/name, in the
+	// order of Options.Clusters.
+	Clusters []string
+}
+
+func (e *StalledError) Error() string {
+	return fmt.Sprintf("%v: %d hosted clusters cannot finish: %s", ErrStalled, len(e.Clusters), strings.Join(e.Clusters, ", "))
+}
+
+// Unwrap makes errors.Is(err, ErrStalled) hold.
+func (e *StalledError) Unwrap() error { return ErrStalled }
+
+// stalled returns the StalledError of the clusters not done.
+func (s *Simulator) stalled() *StalledError {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := &StalledError{}
+	for _, c := range s.clusters {
+		if !c.done() {
+			e.Clusters = append(e.Clusters, c.namespace()+"/"+c.opts.Name)
+		}
+	}
+	return e
+}
+
 // Step performs, for each cluster, the one transition of each of its tracks
 // that is due, and writes the changed objects: every state is written, none
 // skipped.
@@ -297,11 +397,14 @@ func (s *Simulator) Step(ctx context.Context) (StepResult, error) {
 	for _, c := range s.clusters {
 		c.advance(now)
 	}
+	if len(s.waiting) > 0 && !now.Before(s.waveNext) {
+		s.startWave(now)
+	}
 	n := len(s.pending)
 	if err := s.flush(ctx, now); err != nil {
 		return StepResult{}, err
 	}
-	res := StepResult{Changes: n, Done: true}
+	res := StepResult{Changes: n, Done: len(s.waiting) == 0, Next: s.waveNext}
 	for _, c := range s.clusters {
 		if !c.done() {
 			res.Done = false
@@ -318,7 +421,7 @@ func (s *Simulator) Step(ctx context.Context) (StepResult, error) {
 // begin creates the clusters and starts the update unless done already.
 func (s *Simulator) begin(ctx context.Context) error {
 	s.mu.Lock()
-	created, started := s.created, s.clusters[0].target != ""
+	created, started := s.created, s.target != ""
 	s.mu.Unlock()
 	if !created {
 		if err := s.Create(ctx); err != nil {
@@ -332,7 +435,8 @@ func (s *Simulator) begin(ctx context.Context) error {
 }
 
 // Run creates the clusters and starts the update if needed, then steps in
-// real time until every update is done or ctx ends.
+// real time until every update is done (nil), the rest are stalled by
+// faults (a *StalledError) or ctx ends.
 func (s *Simulator) Run(ctx context.Context) error {
 	if err := s.begin(ctx); err != nil {
 		return err
@@ -342,10 +446,10 @@ func (s *Simulator) Run(ctx context.Context) error {
 		if err != nil || res.Done {
 			return err
 		}
-		wait := time.Second
-		if !res.Next.IsZero() {
-			wait = max(res.Next.Sub(s.opts.Clock.Now()), 10*time.Millisecond)
+		if res.Next.IsZero() {
+			return s.stalled()
 		}
+		wait := max(res.Next.Sub(s.opts.Clock.Now()), 10*time.Millisecond)
 		t := s.opts.Clock.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -358,7 +462,7 @@ func (s *Simulator) Run(ctx context.Context) error {
 
 // RunVirtual is Run on the virtual clock fc (the simulator's): it jumps to
 // each next transition until every update is done (nil), nothing is
-// scheduled (ErrStalled) or maxSteps steps ran.
+// scheduled (a *StalledError) or maxSteps steps ran.
 func (s *Simulator) RunVirtual(ctx context.Context, fc simulator.VirtualClock, maxSteps int) error {
 	if fc == nil || s.opts.Clock != clock.WithTicker(fc) {
 		return errors.New("hosted: RunVirtual needs the simulator's own virtual clock")
@@ -372,7 +476,7 @@ func (s *Simulator) RunVirtual(ctx context.Context, fc simulator.VirtualClock, m
 			return err
 		}
 		if res.Next.IsZero() {
-			return ErrStalled
+			return s.stalled()
 		}
 		if res.Next.After(fc.Now()) {
 			fc.SetTime(res.Next)
@@ -445,17 +549,20 @@ func (s *Simulator) unstructured(obj runtime.Object) (*unstructured.Unstructured
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range s.clusters {
-		switch obj {
-		case c.hc:
-			err = hypershift.SetControlPlaneVersion(u, deepCopyCPV(c.cpVersion))
-		case c.hcp:
-			err = hypershift.SetControlPlaneVersion(u, deepCopyCPV(c.cpVersion))
-		case c.np:
-			err = hypershift.SetNodesInfo(u, c.nodesInfo())
+	switch o := obj.(type) {
+	case *hyperv1.HostedCluster, *hyperv1.HostedControlPlane:
+		for _, c := range s.clusters {
+			if obj == runtime.Object(c.hc) || obj == runtime.Object(c.hcp) {
+				return u, hypershift.SetControlPlaneVersion(u, deepCopyCPV(c.cpVersion))
+			}
 		}
-		if err != nil {
-			return nil, err
+	case *hyperv1.NodePool:
+		for _, c := range s.clusters {
+			for _, p := range c.pools {
+				if p.np == o {
+					return u, hypershift.SetNodesInfo(u, p.nodesInfo())
+				}
+			}
 		}
 	}
 	if cpc, ok := obj.(*hyperv1.ControlPlaneComponent); ok {
@@ -493,10 +600,70 @@ func AddFaults(clusters []ClusterOptions, specs []string) error {
 	return nil
 }
 
+// ParseFaultShare parses FAULT=PERCENT: one of Faults and a share of the
+// hosted clusters above 0 and at most 100 (e.g. stuck-component=5).
+func ParseFaultShare(spec string) (Fault, float64, error) {
+	fault, share, ok := strings.Cut(spec, "=")
+	if !ok || !slices.Contains(Faults, Fault(fault)) {
+		return "", 0, fmt.Errorf("hosted: fault share %q: want FAULT=PERCENT with FAULT one of %v", spec, Faults)
+	}
+	percent, err := strconv.ParseFloat(strings.TrimSuffix(share, "%"), 64)
+	if err != nil || !(percent > 0 && percent <= 100) {
+		return "", 0, fmt.Errorf("hosted: fault share %q: PERCENT must be a number above 0 and at most 100", spec)
+	}
+	return Fault(fault), percent, nil
+}
+
+// ShareFault gives f to percent% of the clusters, rounded up (a positive
+// share faults at least one), and returns their names. The choice is
+// deterministic, spread evenly over the clusters that can carry f: those
+// without a fault yet and, for no-provision and held-drain, with a Replace
+// NodePool. 5% of hosted-1..200 is every 20th: hosted-20, hosted-40, ...
+func ShareFault(clusters []ClusterOptions, f Fault, percent float64) ([]string, error) {
+	if !slices.Contains(Faults, f) || !(percent > 0 && percent <= 100) {
+		return nil, fmt.Errorf("hosted: fault share %s=%g: want one of %v and a share above 0 and at most 100", f, percent, Faults)
+	}
+	var eligible []int
+	for i, c := range clusters {
+		if len(c.Faults) == 0 && (c.UpgradeType == hyperv1.UpgradeTypeReplace || f != FaultNoProvision && f != FaultHeldDrain) {
+			eligible = append(eligible, i)
+		}
+	}
+	n := int(math.Ceil(float64(len(clusters))*percent/100 - 1e-9))
+	if n > len(eligible) {
+		return nil, fmt.Errorf("hosted: fault share %s=%g: %d hosted clusters wanted, %d of %d can carry it", f, percent, n, len(eligible), len(clusters))
+	}
+	names := make([]string, 0, n)
+	for j := range n {
+		c := &clusters[eligible[(j+1)*len(eligible)/n-1]]
+		c.Faults = append(c.Faults, f)
+		names = append(names, c.Name)
+	}
+	return names, nil
+}
+
+// AddFaultShares applies FAULT=PERCENT specs (ParseFaultShare) in order
+// with ShareFault and returns the names of the clusters faulted.
+func AddFaultShares(clusters []ClusterOptions, specs []string) ([]string, error) {
+	var out []string
+	for _, spec := range specs {
+		f, percent, err := ParseFaultShare(spec)
+		if err != nil {
+			return nil, err
+		}
+		names, err := ShareFault(clusters, f, percent)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, names...)
+	}
+	return out, nil
+}
+
 // Target returns the version of the latest update started ("" before
 // StartUpdate).
 func (s *Simulator) Target() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.clusters[0].target
+	return s.target
 }

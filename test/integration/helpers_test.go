@@ -369,7 +369,13 @@ func awaitWatch[T any](t *testing.T, events <-chan T, stderr *strings.Builder, w
 // test's cleanup calls cancel and waits for it.
 func startKubectl(ctx context.Context, t *testing.T, cancel context.CancelFunc, args ...string) (io.Reader, *strings.Builder) {
 	t.Helper()
-	cmd := cp.KubectlCommand(ctx, localstack.AdminUser, args...)
+	return startKubectlOf(ctx, t, cp, cancel, args...)
+}
+
+// startKubectlOf is startKubectl on the control plane c.
+func startKubectlOf(ctx context.Context, t *testing.T, c *localstack.ControlPlane, cancel context.CancelFunc, args ...string) (io.Reader, *strings.Builder) {
+	t.Helper()
+	cmd := c.KubectlCommand(ctx, localstack.AdminUser, args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

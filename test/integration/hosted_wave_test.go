@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -30,9 +31,9 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
+	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/informers/externalversions"
-	hostedcrds "github.com/update-status/apiserver/pkg/hypershift/crds"
 	"github.com/update-status/apiserver/pkg/simulator"
 	"github.com/update-status/apiserver/pkg/simulator/hosted"
 )
@@ -106,28 +107,30 @@ func (f *fleetView) counts() (completed, stalled int) {
 	return completed, stalled
 }
 
-// TestHostedWave updates a fleet of hosted clusters on the shared
-// management cluster in waves, 5% of them with a control-plane component
+// TestHostedWave updates a fleet of hosted clusters on a management cluster
+// of its own in waves, 5% of them with a control-plane component
 // that never rolls out. The generated informer and `kubectl get hcus -A -w`
 // see every other one Completed and the stuck ones stalled; a watch of one
 // hosted cluster's node insights sees only that hosted cluster's. The
 // simulator's clock runs 15 minutes behind the server's, so that a stuck
 // component has been stuck past the 10 minutes after which the server
-// reports it. The fleet stays on the shared stack (its Machines' finalizers
-// would hold a deletion).
+// reports it. The fleet has a control plane of its own, which goes with it,
+// so that the other tests neither carry nor see it.
 func TestHostedWave(t *testing.T) {
 	const (
 		ns       = "hosted-wave"
 		fleet    = 100
 		waveSize = 10
 	)
-	ctx, cancel := context.WithTimeout(t.Context(), 6*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 7*time.Minute)
 	defer cancel()
-	admin := cp.RESTConfig(&cp.Users.Admin)
-	if err := hostedcrds.Install(ctx, admin); err != nil {
+	own, err := localstack.Start(ctx, localstack.Options{Dir: filepath.Join(t.TempDir(), "wave"), HostedCRDs: true})
+	if err != nil {
 		t.Fatal(err)
 	}
-	sink, err := simulator.NewAPISink(admin, simulator.APISinkOptions{QPS: -1, Workers: 16})
+	t.Cleanup(own.Stop)
+	startServerOf(ctx, t, own, localstack.ServerOptions{})
+	sink, err := simulator.NewAPISink(own.RESTConfig(&own.Users.Admin), simulator.APISinkOptions{QPS: -1, Workers: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +163,7 @@ func TestHostedWave(t *testing.T) {
 	}
 	t.Logf("%d hosted clusters created in %s", fleet, time.Since(begin).Round(time.Millisecond))
 
-	client := updateClient(t, &cp.Users.Admin)
+	client := updateClientOf(t, own, &own.Users.Admin)
 	stuckComponent := hosted.Components[len(hosted.Components)/2]
 	// (a) The generated informer of every namespace.
 	informed := newFleetView(ns, simulator.DefaultToVersion, stuckComponent)
@@ -181,7 +184,7 @@ func TestHostedWave(t *testing.T) {
 	// (b) kubectl get hcus -A -w.
 	kubectlCtx, stopKubectl := context.WithCancel(ctx)
 	defer stopKubectl()
-	stdout, stderr := startKubectl(kubectlCtx, t, stopKubectl, "get", "hcus", "-A", "-w", "-o", "json", "--output-watch-events")
+	stdout, stderr := startKubectlOf(kubectlCtx, t, own, stopKubectl, "get", "hcus", "-A", "-w", "-o", "json", "--output-watch-events")
 	kubectlEvents := decodeEvents(stdout)
 	// (c) A watch of one hosted cluster's node insights, by label.
 	const one = "hosted-1"
@@ -211,8 +214,7 @@ func TestHostedWave(t *testing.T) {
 		}
 	}()
 
-	// The fleet is served, idle, before the update starts: once the server
-	// has discovered the hosted APIs (it looks every 30 s).
+	// The fleet is served, idle, before the update starts.
 	waitFor(ctx, t, fmt.Sprintf("%d hosted clusters Completed at %s", fleet, simulator.DefaultFromVersion), 2*time.Minute, func() bool {
 		return idle.settled(append(slices.Clone(done), stuck...), nil)
 	})

@@ -89,6 +89,9 @@ func TestRuleOptionsValidation(t *testing.T) {
 		{name: "negative for", o: RuleOptions{For: -time.Second}, bad: "for"},
 		{name: "job with a space", o: RuleOptions{Job: "update status"}, bad: "job"},
 		{name: "fractional interval", o: RuleOptions{Interval: 1500 * time.Millisecond}, bad: "interval"},
+		{name: "a fleet share above 1", o: RuleOptions{FleetStalledShare: 1.5}, bad: "fleet-stalled-share"},
+		{name: "a negative fleet share", o: RuleOptions{FleetStalledShare: -0.1}, bad: "fleet-stalled-share"},
+		{name: "the whole fleet", o: RuleOptions{FleetStalledShare: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Rules(tc.o)

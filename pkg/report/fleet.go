@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -55,7 +56,8 @@ type fleetRow struct {
 // RenderFleet writes the fleet view of the hosted clusters objs as seen at
 // now: a table of one row per hosted cluster that is updating (the same
 // test as the one-cluster report's), worst first, then one line counting
-// the hosted clusters that are not updating. The rows are ordered by
+// the hosted clusters that are not updating (naming them when they are at
+// most five). The rows are ordered by
 // severity class (stalled, then slow, then unknown, then progressing), then
 // by the level of the worst Health insight (Critical first), then by
 // namespace/name.
@@ -66,11 +68,11 @@ func RenderFleet(w io.Writer, objs []v1alpha1.HostedClusterUpdateStatus, now tim
 		return bw.Flush()
 	}
 	var rows []fleetRow
-	idle := 0
+	var idle []string
 	for i := range objs {
 		row, updating := newFleetRow(&objs[i], now)
 		if !updating {
-			idle++
+			idle = append(idle, objs[i].Namespace+"/"+objs[i].Name)
 			continue
 		}
 		rows = append(rows, row)
@@ -86,17 +88,33 @@ func RenderFleet(w io.Writer, objs []v1alpha1.HostedClusterUpdateStatus, now tim
 		}
 		_ = tw.Flush()
 	}
-	if idle > 0 {
+	if len(idle) > 0 {
 		if len(rows) > 0 {
 			_, _ = io.WriteString(bw, "\n")
 		}
-		noun := "hosted clusters"
-		if idle == 1 {
-			noun = "hosted cluster"
-		}
-		_, _ = fmt.Fprintf(bw, "%d %s not updating\n", idle, noun)
+		_, _ = io.WriteString(bw, idleLine(idle))
 	}
 	return bw.Flush()
+}
+
+// fleetNamedIdle is how many hosted clusters not updating the fleet view
+// names; past it, it only counts them.
+const fleetNamedIdle = 5
+
+// idleLine is the fleet view's last line: the count of the hosted clusters
+// not updating, keys, and their names (sorted) when there are at most
+// fleetNamedIdle.
+func idleLine(keys []string) string {
+	noun := "hosted clusters"
+	if len(keys) == 1 {
+		noun = "hosted cluster"
+	}
+	line := fmt.Sprintf("%d %s not updating", len(keys), noun)
+	if len(keys) <= fleetNamedIdle {
+		slices.Sort(keys)
+		line += ": " + strings.Join(keys, ", ")
+	}
+	return line + "\n"
 }
 
 // newFleetRow summarizes obj at now; updating is false when the hosted

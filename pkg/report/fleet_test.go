@@ -163,6 +163,16 @@ func TestFleetGolden(t *testing.T) {
 			fleetMember(t, "aaa", "done", allDone),
 		},
 	}, {
+		// Past five, the hosted clusters not updating are only counted.
+		name: "many-completed",
+		fleet: func() []v1alpha1.HostedClusterUpdateStatus {
+			out := []v1alpha1.HostedClusterUpdateStatus{fleetMember(t, "team-a", "calm", withoutDrainHold)}
+			for _, name := range []string{"a", "b", "c", "d", "e", "f"} {
+				out = append(out, fleetMember(t, "done", name, allDone))
+			}
+			return out
+		}(),
+	}, {
 		name: "empty",
 	}}
 	for _, tc := range tests {

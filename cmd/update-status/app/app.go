@@ -215,7 +215,7 @@ func newReportCommand(deps Deps) *cobra.Command {
 			"HostedClusterUpdateStatus: its control plane and components, its NodePools in the worker pools' place.\n\n" +
 			"With --hosted-clusters it prints the fleet: one line per hosted cluster that is updating (of every namespace,\n" +
 			"or of -n NAMESPACE), worst first (stalled, then behind its estimate, then unknown, then progressing; then by\n" +
-			"worst health, then by name), and one line counting the hosted clusters that are not updating.\n\n" +
+			"worst health, then by name), and one line counting the hosted clusters that are not updating (naming up to five).\n\n" +
 			"--from-file reads the objects from a file saved from a cluster (kubectl get updatestatus,npi -o yaml; for a\n" +
 			"hosted cluster kubectl get hcus,hnpi -n NAMESPACE -o yaml), judged at --now (default: the wall clock).",
 		Args: cobra.NoArgs,

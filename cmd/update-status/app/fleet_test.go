@@ -114,10 +114,10 @@ func TestReportHostedClusters(t *testing.T) {
 		listedNS []string
 	}{
 		{name: "served, all namespaces", args: []string{"--kubeconfig", "k"}, rows: []string{"clusters/demo", "team-b/prod"},
-			idle: "\n1 hosted cluster not updating\n", listedNS: []string{""}},
+			idle: "\n1 hosted cluster not updating: team-c/done\n", listedNS: []string{""}},
 		{name: "served, one namespace", args: []string{"--kubeconfig", "k", "-n", "team-b"}, rows: []string{"team-b/prod"}, listedNS: []string{"team-b"}},
-		{name: "saved", args: []string{"--from-file", saved}, rows: []string{"clusters/demo", "team-b/prod"}, idle: "\n1 hosted cluster not updating\n"},
-		{name: "saved, one namespace", args: []string{"--from-file", saved, "--namespace", "team-c"}, idle: "1 hosted cluster not updating\n"},
+		{name: "saved", args: []string{"--from-file", saved}, rows: []string{"clusters/demo", "team-b/prod"}, idle: "\n1 hosted cluster not updating: team-c/done\n"},
+		{name: "saved, one namespace", args: []string{"--from-file", saved, "--namespace", "team-c"}, idle: "1 hosted cluster not updating: team-c/done\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			listed = nil

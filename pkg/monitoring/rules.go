@@ -16,6 +16,7 @@ package monitoring
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -127,7 +128,7 @@ func (o RuleOptions) withDefaults() (RuleOptions, error) {
 		o.FleetStalledShare = DefaultFleetStalledShare
 	}
 	var errs []string
-	if !(o.FleetStalledShare > 0 && o.FleetStalledShare <= 1) {
+	if share := o.FleetStalledShare; math.IsNaN(share) || share <= 0 || share > 1 {
 		errs = append(errs, fmt.Sprintf("fleet-stalled-share %v is not in (0, 1]", o.FleetStalledShare))
 	}
 	for name, d := range map[string]time.Duration{"stall-after": o.StallAfter, "for": o.For} {

@@ -15,24 +15,17 @@
 package app
 
 import (
-	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/apimachinery/pkg/watch"
 	clienttesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
@@ -86,22 +79,7 @@ func TestReportHostedClusters(t *testing.T) {
 		listed = append(listed, action.GetNamespace())
 		return false, nil, nil
 	})
-	items := make([]json.RawMessage, len(objs))
-	for i, o := range objs {
-		data, err := json.Marshal(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		items[i] = data
-	}
-	list, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved := filepath.Join(t.TempDir(), "fleet.json")
-	if err := os.WriteFile(saved, list, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	saved := saveList(t, objs)
 	deps := Deps{
 		Clock:     clocktesting.NewFakePassiveClock(now),
 		NewClient: func(string) (versioned.Interface, error) { return client, nil },
@@ -175,36 +153,9 @@ func TestReportHostedClusters(t *testing.T) {
 func TestReportHostedClustersWatch(t *testing.T) {
 	objs, now := fleetOf(t)
 	client := fake.NewSimpleClientset(objs...)
-	var out, errOut testio.SyncBuffer
-	deps := Deps{
-		Out: &out, ErrOut: &errOut,
-		Clock:     clocktesting.NewFakePassiveClock(now),
-		NewClient: func(string) (versioned.Interface, error) { return client, nil },
-	}
-	watching := make(chan struct{})
-	var once sync.Once
-	testio.OnWatch(client, resources.HostedClusterUpdateStatus.Resource, func(watch.Interface) { once.Do(func() { close(watching) }) })
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan int)
-	go func() {
-		done <- Run(ctx, deps, []string{"report", "--hosted-clusters", "--kubeconfig", "k", "--watch"})
-	}()
-	views := func() []string { return strings.Split(out.String(), "HOSTED CLUSTER ")[1:] }
-	waitFor := func(what string, ok func([]string) bool) {
-		t.Helper()
-		if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-			return ok(views()), nil
-		}); err != nil {
-			t.Fatalf("timed out waiting for %s; output:\n%.3000s\nerrors:\n%s", what, out.String(), errOut.String())
-		}
-	}
-	waitFor("the first view", func(v []string) bool { return len(v) == 1 })
-	select {
-	case <-watching:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("the command never watched; errors:\n%s", errOut.String())
-	}
+	const sep = "HOSTED CLUSTER "
+	r := startHostedWatch(t, client, now, "report", "--hosted-clusters")
+	r.waitFor("the first view", sep, func(v []string) bool { return len(v) == 1 })
 	gvr := v1alpha1.SchemeGroupVersion.WithResource(resources.HostedClusterUpdateStatus.Resource)
 	// A change that the view does not show, then a new hosted cluster.
 	same := objs[0].(*v1alpha1.HostedClusterUpdateStatus).DeepCopy()
@@ -217,14 +168,11 @@ func TestReportHostedClustersWatch(t *testing.T) {
 	if err := client.Tracker().Add(added); err != nil {
 		t.Fatal(err)
 	}
-	waitFor("a view with the new hosted cluster", func(v []string) bool {
+	r.waitFor("a view with the new hosted cluster", sep, func(v []string) bool {
 		return len(v) >= 2 && strings.Contains(v[len(v)-1], "team-d/new")
 	})
-	if v := views(); len(v) != 2 {
-		t.Errorf("%d views, want 2: a change that leaves the view as it was printed it again:\n%s", len(v), out.String())
+	if v := r.parts(sep); len(v) != 2 {
+		t.Errorf("%d views, want 2: a change that leaves the view as it was printed it again:\n%s", len(v), r.out.String())
 	}
-	cancel()
-	if code := <-done; code != 0 {
-		t.Errorf("exit %d: %s", code, errOut.String())
-	}
+	r.stop()
 }

@@ -15,14 +15,17 @@
 package monitoring
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/testutil"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 )
 
 // hostedCluster returns a hosted cluster ns/name whose control plane is at
@@ -127,5 +130,97 @@ update_status_hosted_health_insights{hosted_cluster="demo",hosted_cluster_namesp
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// stalledBy adds to obj's NodePool a Health insight of impact type Update
+// Stalled at level, reported by informer.
+func stalledBy(obj *update.HostedClusterUpdateStatus, informer, level string) *update.HostedClusterUpdateStatus {
+	h := health(level)
+	h.Impact.Type = update.InsightImpactType(v1alpha1.UpdateStalledImpactType)
+	obj.Status.WorkerPools[0].Informers = append(obj.Status.WorkerPools[0].Informers, update.WorkerPoolInformer{Name: informer,
+		Insights: []update.WorkerPoolInsight{{UID: "stall", Insight: update.WorkerPoolInsightUnion{HealthInsight: h}}}})
+	return obj
+}
+
+func TestCollectFleet(t *testing.T) {
+	started := time.Unix(1700000000, 0)
+	done := hostedCluster("c", "done", 100, "workers")
+	done.Status.ControlPlane.Informers[0].Insights[0] = cvInsight(100, "Completed", started, nil)
+	blind := hostedCluster("d", "blind", 0, "workers")
+	blind.Status.ControlPlane = nil
+	// A Warning of type Update Stalled is no stall.
+	slow := stalledBy(hostedCluster("f", "slow", 20, "workers"), "nodes", "Warning")
+	held := stalledBy(hostedCluster("a", "held", 50, "workers"), "nodes", "Error")
+	tests := []struct {
+		name   string
+		hosted []*update.HostedClusterUpdateStatus
+		want   string
+	}{{
+		name: "a fleet: stalled by the server's insight and by an external informer's, a calm one, a done one, one without a control-plane insight",
+		hosted: []*update.HostedClusterUpdateStatus{
+			held, hostedCluster("b", "calm", 30, "workers"), done, blind,
+			stalledBy(hostedCluster("e", "ext", 40, "workers"), "drain.update-status", "Critical"), slow,
+			// A repeated hosted cluster counts once.
+			hostedCluster("a", "held", 10, "other"),
+		},
+		want: `
+# HELP update_status_hosted_clusters [ALPHA] Hosted clusters by the assessment of their control plane (a hosted cluster without a ClusterVersion insight counts as Unknown). Reported while at least one hosted cluster is served.
+# TYPE update_status_hosted_clusters gauge
+update_status_hosted_clusters{assessment="Completed"} 1
+update_status_hosted_clusters{assessment="Degraded"} 0
+update_status_hosted_clusters{assessment="Progressing"} 4
+update_status_hosted_clusters{assessment="Unknown"} 1
+# HELP update_status_hosted_clusters_stalled [ALPHA] Hosted clusters whose update is stalled: a Health insight of impact type Update Stalled at level Error or Critical. Reported while at least one hosted cluster is served.
+# TYPE update_status_hosted_clusters_stalled gauge
+update_status_hosted_clusters_stalled 2
+# HELP update_status_hosted_update_stalled [ALPHA] 1 when the hosted cluster's update is stalled (a Health insight of impact type Update Stalled at level Error or Critical), 0 otherwise. One per hosted cluster.
+# TYPE update_status_hosted_update_stalled gauge
+update_status_hosted_update_stalled{hosted_cluster="blind",hosted_cluster_namespace="d"} 0
+update_status_hosted_update_stalled{hosted_cluster="calm",hosted_cluster_namespace="b"} 0
+update_status_hosted_update_stalled{hosted_cluster="done",hosted_cluster_namespace="c"} 0
+update_status_hosted_update_stalled{hosted_cluster="ext",hosted_cluster_namespace="e"} 1
+update_status_hosted_update_stalled{hosted_cluster="held",hosted_cluster_namespace="a"} 1
+update_status_hosted_update_stalled{hosted_cluster="slow",hosted_cluster_namespace="f"} 0
+`,
+	}, {
+		name:   "no hosted cluster: no fleet series",
+		hosted: []*update.HostedClusterUpdateStatus{nil},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewCollector()
+			c.SetHostedSource(func() []*update.HostedClusterUpdateStatus { return tc.hosted })
+			if err := testutil.CustomCollectAndCompare(c, strings.NewReader(tc.want), FleetNames()...); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestFleetCardinality: the fleet series do not grow with the fleet.
+func TestFleetCardinality(t *testing.T) {
+	for _, n := range []int{1, 50} {
+		fleet := make([]*update.HostedClusterUpdateStatus, n)
+		for i := range fleet {
+			fleet[i] = stalledBy(hostedCluster("ns", fmt.Sprintf("hc-%d", i), 50, "workers"), "nodes", "Error")
+		}
+		c := NewCollector()
+		c.SetHostedSource(func() []*update.HostedClusterUpdateStatus { return fleet })
+		reg := metrics.NewKubeRegistry()
+		reg.CustomMustRegister(c)
+		families, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		series := map[string]int{}
+		for _, f := range families {
+			series[f.GetName()] = len(f.GetMetric())
+		}
+		for name, want := range map[string]int{MetricHostedClusters: 4, MetricHostedClustersStalled: 1, MetricHostedUpdateStalled: n} {
+			if got := series[name]; got != want {
+				t.Errorf("%d hosted clusters: %d series of %s, want %d", n, got, name, want)
+			}
+		}
 	}
 }

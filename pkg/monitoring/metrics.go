@@ -50,6 +50,24 @@ const (
 	MetricAvailable              = "update_status_available"
 )
 
+// Names of the fleet metrics of a management cluster, over its hosted
+// clusters. MetricHostedClusters and MetricHostedClustersStalled have no
+// per-cluster label: their cardinality does not grow with the fleet.
+const (
+	// MetricHostedClusters counts the hosted clusters per control-plane
+	// assessment.
+	MetricHostedClusters = "update_status_hosted_clusters"
+	// MetricHostedClustersStalled counts the hosted clusters whose update
+	// is stalled (see MetricHostedUpdateStalled).
+	MetricHostedClustersStalled = "update_status_hosted_clusters_stalled"
+	// MetricHostedUpdateStalled is 1 for a hosted cluster whose update is
+	// stalled, 0 otherwise: one series per hosted cluster, as the other
+	// metrics of hosted clusters. Stalled means a Health insight of impact
+	// type Update Stalled at level Error or Critical
+	// (conventions.StallsUpdate).
+	MetricHostedUpdateStalled = "update_status_hosted_update_stalled"
+)
+
 // Every value an enumerated label takes: a gauge per value, 1 for the
 // current one and 0 for the others, so that a change shows as two samples
 // and not as a series that goes stale.
@@ -155,6 +173,16 @@ func newDescs(hosted bool) *descs {
 var (
 	standaloneDescs = newDescs(false)
 	hostedDescs     = newDescs(true)
+
+	hostedClustersDesc = metrics.NewDesc(MetricHostedClusters,
+		"Hosted clusters by the assessment of their control plane (a hosted cluster without a ClusterVersion insight counts as Unknown). "+
+			"Reported while at least one hosted cluster is served.", []string{"assessment"}, nil, metrics.ALPHA, "")
+	hostedClustersStalledDesc = metrics.NewDesc(MetricHostedClustersStalled,
+		"Hosted clusters whose update is stalled: a Health insight of impact type Update Stalled at level Error or Critical. "+
+			"Reported while at least one hosted cluster is served.", nil, nil, metrics.ALPHA, "")
+	hostedUpdateStalledDesc = metrics.NewDesc(MetricHostedUpdateStalled,
+		"1 when the hosted cluster's update is stalled (a Health insight of impact type Update Stalled at level Error or Critical), 0 otherwise. "+
+			"One per hosted cluster.", []string{LabelNamespace, LabelHostedCluster}, nil, metrics.ALPHA, "")
 )
 
 // Names lists the names of the update metrics.
@@ -171,6 +199,11 @@ func HostedNames() []string {
 		names[i] = HostedName(n)
 	}
 	return names
+}
+
+// FleetNames lists the names of the fleet metrics of hosted clusters.
+func FleetNames() []string {
+	return []string{MetricHostedClusters, MetricHostedClustersStalled, MetricHostedUpdateStalled}
 }
 
 // Collector exposes the update metrics of the UpdateStatus its source
@@ -209,6 +242,9 @@ func (c *Collector) DescribeWithStability(ch chan<- *metrics.Desc) {
 	for _, d := range hostedDescs.all() {
 		ch <- d
 	}
+	ch <- hostedClustersDesc
+	ch <- hostedClustersStalledDesc
+	ch <- hostedUpdateStalledDesc
 }
 
 // CollectWithStability implements metrics.StableCollector.
@@ -221,6 +257,8 @@ func (c *Collector) CollectWithStability(ch chan<- metrics.Metric) {
 	}
 	if src := c.hostedSource.Load(); src != nil {
 		seen := map[[2]string]bool{}
+		byAssessment := map[string]int{}
+		stalled := 0
 		for _, obj := range (*src)() {
 			if obj == nil {
 				continue
@@ -230,9 +268,32 @@ func (c *Collector) CollectWithStability(ch chan<- metrics.Metric) {
 				continue
 			}
 			seen[key] = true
-			CollectHosted(obj, emit)
+			s := CollectHosted(obj, emit)
+			if !slices.Contains(controlPlaneAssessments, s.Assessment) {
+				s.Assessment = string(v1alpha1.ControlPlaneAssessmentUnknown)
+			}
+			byAssessment[s.Assessment]++
+			if s.Stalled {
+				stalled++
+			}
+		}
+		if len(seen) > 0 {
+			for _, a := range controlPlaneAssessments {
+				emit(metrics.NewLazyConstMetric(hostedClustersDesc, metrics.GaugeValue, float64(byAssessment[a]), a))
+			}
+			emit(metrics.NewLazyConstMetric(hostedClustersStalledDesc, metrics.GaugeValue, float64(stalled)))
 		}
 	}
+}
+
+// State is what the fleet metrics count of one cluster.
+type State struct {
+	// Assessment is the control plane's assessment, Unknown without a
+	// ClusterVersion insight.
+	Assessment string
+	// Stalled says a Health insight of impact type Update Stalled at level
+	// Error or Critical is listed (conventions.StallsUpdate).
+	Stalled bool
 }
 
 // Collect emits the update metrics of obj.
@@ -241,14 +302,18 @@ func Collect(obj *update.UpdateStatus, emit func(metrics.Metric)) {
 }
 
 // CollectHosted emits the update metrics of the hosted cluster of obj,
-// labelled with its namespace and name.
-func CollectHosted(obj *update.HostedClusterUpdateStatus, emit func(metrics.Metric)) {
-	collect(hostedDescs, &obj.Status, emit, obj.Namespace, obj.Name)
+// labelled with its namespace and name, with its stalled gauge, and returns
+// its state.
+func CollectHosted(obj *update.HostedClusterUpdateStatus, emit func(metrics.Metric)) State {
+	s := collect(hostedDescs, &obj.Status, emit, obj.Namespace, obj.Name)
+	emit(metrics.NewLazyConstMetric(hostedUpdateStalledDesc, metrics.GaugeValue, boolValue(s.Stalled), obj.Namespace, obj.Name))
+	return s
 }
 
 // collect emits the metrics of st with the descriptors d, each with the
-// label values first and then its own.
-func collect(d *descs, st *update.UpdateStatusStatus, emit func(metrics.Metric), first ...string) {
+// label values first and then its own, and returns the state of st.
+func collect(d *descs, st *update.UpdateStatusStatus, emit func(metrics.Metric), first ...string) State {
+	state := State{Assessment: string(v1alpha1.ControlPlaneAssessmentUnknown)}
 	gauge := func(desc *metrics.Desc, v float64, labels ...string) {
 		emit(metrics.NewLazyConstMetric(desc, metrics.GaugeValue, v, append(append([]string(nil), first...), labels...)...))
 	}
@@ -285,10 +350,14 @@ func collect(d *descs, st *update.UpdateStatusStatus, emit func(metrics.Metric),
 		switch {
 		case h != nil:
 			health[v1alpha1.InsightImpactLevel(h.Impact.Level)]++
+			if conventions.StallsUpdate(v1alpha1.InsightImpactLevel(h.Impact.Level), v1alpha1.InsightImpactType(h.Impact.Type)) {
+				state.Stalled = true
+			}
 			ic.health[v1alpha1.InsightImpactLevel(h.Impact.Level)]++
 		case external:
 		case cv != nil && !cvSeen:
 			cvSeen = true
+			state.Assessment = string(cv.Assessment)
 			gauge(d.completion, float64(cv.Completion)/100)
 			oneOf(d.assessment, string(cv.Assessment), controlPlaneAssessments)
 			gauge(d.started, unixSeconds(cv.StartedAt.UnixNano()))
@@ -332,6 +401,7 @@ func collect(d *descs, st *update.UpdateStatusStatus, emit func(metrics.Metric),
 			gauge(d.informerHealth, float64(ic.health[l]), name, string(l))
 		}
 	}
+	return state
 }
 
 func count(summaries []update.NodeSummary, t v1alpha1.NodeSummaryType) int32 {

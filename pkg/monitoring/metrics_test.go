@@ -228,7 +228,7 @@ func TestNames(t *testing.T) {
 		want   []string
 	}{
 		{name: "standalone", want: Names()},
-		{name: "standalone and hosted", hosted: []*update.HostedClusterUpdateStatus{hosted}, want: append(Names(), HostedNames()...)},
+		{name: "standalone and hosted", hosted: []*update.HostedClusterUpdateStatus{hosted}, want: append(append(Names(), HostedNames()...), FleetNames()...)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := NewCollector()

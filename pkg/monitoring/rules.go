@@ -16,7 +16,9 @@ package monitoring
 
 import (
 	"fmt"
+	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,6 +32,13 @@ const (
 	DefaultFor         = 10 * time.Minute
 	DefaultJob         = "update-status-apiserver"
 	DefaultRunbookBase = "https://github.com/update-status/apiserver/blob/main/docs/runbooks"
+	// DefaultFleetStalledShare is the share of the hosted clusters whose
+	// update is stalled at which UpdateStatusHostedFleetStalled fires.
+	DefaultFleetStalledShare = 0.1
+	// FleetStalledMin is the fewest stalled hosted clusters that make a
+	// stalled wave, whatever their share: one is
+	// UpdateStatusHostedClusterStalled's.
+	FleetStalledMin = 2
 	// GroupName is the name of the rule group.
 	GroupName = "update-status"
 )
@@ -43,12 +52,14 @@ const (
 	AlertServerDown           = "UpdateStatusServerDown"
 	AlertUnavailable          = "UpdateStatusUnavailable"
 	AlertAlertsUnreadable     = "UpdateStatusAlertsUnreadable"
+	AlertHostedClusterStalled = "UpdateStatusHostedClusterStalled"
+	AlertHostedFleetStalled   = "UpdateStatusHostedFleetStalled"
 )
 
 // Alerts lists every alert of the rules, in their order.
 func Alerts() []string {
 	return []string{AlertControlPlaneStalled, AlertPoolStalled, AlertControlPlaneDegraded, AlertPoolDegraded,
-		AlertServerDown, AlertUnavailable, AlertAlertsUnreadable}
+		AlertServerDown, AlertUnavailable, AlertAlertsUnreadable, AlertHostedClusterStalled, AlertHostedFleetStalled}
 }
 
 // RuleOptions parameterize the rules.
@@ -69,6 +80,11 @@ type RuleOptions struct {
 	// Interval, when set, is the group's evaluation interval; otherwise
 	// Prometheus's global evaluation_interval applies.
 	Interval time.Duration
+	// FleetStalledShare is the share of the hosted clusters (0 < share <=
+	// 1) whose update must be stalled, FleetStalledMin of them at least,
+	// for UpdateStatusHostedFleetStalled. DefaultFleetStalledShare when
+	// zero.
+	FleetStalledShare float64
 }
 
 // RuleGroups is a Prometheus rules file, and the spec of a PrometheusRule.
@@ -108,7 +124,13 @@ func (o RuleOptions) withDefaults() (RuleOptions, error) {
 		o.RunbookBase = DefaultRunbookBase
 	}
 	o.RunbookBase = strings.TrimSuffix(o.RunbookBase, "/")
+	if o.FleetStalledShare == 0 {
+		o.FleetStalledShare = DefaultFleetStalledShare
+	}
 	var errs []string
+	if share := o.FleetStalledShare; math.IsNaN(share) || share <= 0 || share > 1 {
+		errs = append(errs, fmt.Sprintf("fleet-stalled-share %v is not in (0, 1]", o.FleetStalledShare))
+	}
 	for name, d := range map[string]time.Duration{"stall-after": o.StallAfter, "for": o.For} {
 		if d < time.Second || d%time.Second != 0 {
 			errs = append(errs, fmt.Sprintf("%s %v is not a whole number of seconds of at least 1s", name, d))
@@ -198,12 +220,32 @@ max(increase(update_status_alert_reads_total{%[1]s,result="failure"}[%[2]s])) > 
 unless on() max(increase(update_status_alert_reads_total{%[1]s,result="success"}[%[2]s])) > 0`, job, readWindow),
 			"The UpdateStatus server cannot read the firing alerts.",
 			fmt.Sprintf("Every read of the alerts endpoint (--alerts-url) in the last %s failed: alerts that affect the update are missing from the health insights.", readWindow)),
+		// A hosted cluster's update is stalled when a Health insight says
+		// it does not proceed (MetricHostedUpdateStalled); the fleet's
+		// count of them makes a wave that stalls.
+		rule(AlertHostedClusterStalled, forDur, fmt.Sprintf(`
+max by (%[1]s, %[2]s) (%[3]s{%[4]s}) == 1`, LabelNamespace, LabelHostedCluster, MetricHostedUpdateStalled, job),
+			"The update of hosted cluster {{ $labels."+LabelNamespace+" }}/{{ $labels."+LabelHostedCluster+" }} is stalled.",
+			fmt.Sprintf("A Health insight of hosted cluster {{ $labels.%s }}/{{ $labels.%s }} has said for %s that its update does not proceed "+
+				"(impact Update Stalled, level Error or Critical).", LabelNamespace, LabelHostedCluster, forDur)),
+		rule(AlertHostedFleetStalled, forDur, fmt.Sprintf(`
+max(%[1]s{%[2]s}) >= %[3]d
+and on() max(%[1]s{%[2]s}) / max(sum without (assessment) (%[4]s{%[2]s})) >= %[5]s`,
+			MetricHostedClustersStalled, job, FleetStalledMin, MetricHostedClusters, strconv.FormatFloat(o.FleetStalledShare, 'g', -1, 64)),
+			"Updates of many hosted clusters are stalled.",
+			fmt.Sprintf("{{ $value }} hosted clusters have a stalled update, at least %s of the fleet: "+
+				"a wave of updates stalls on a cause they likely share.", formatShare(o.FleetStalledShare))),
 	}
 	g := RuleGroup{Name: GroupName, Rules: rules}
 	if o.Interval > 0 {
 		g.Interval = PromDuration(o.Interval)
 	}
 	return RuleGroups{Groups: []RuleGroup{g}}, nil
+}
+
+// formatShare writes a share as a percentage (0.1 -> 10%).
+func formatShare(share float64) string {
+	return strconv.FormatFloat(share*100, 'g', -1, 64) + "%"
 }
 
 // RulesFile renders the rules as a Prometheus rules file, headed by header

@@ -16,6 +16,7 @@ package monitoring
 
 import (
 	"bufio"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -89,6 +90,10 @@ func TestRuleOptionsValidation(t *testing.T) {
 		{name: "negative for", o: RuleOptions{For: -time.Second}, bad: "for"},
 		{name: "job with a space", o: RuleOptions{Job: "update status"}, bad: "job"},
 		{name: "fractional interval", o: RuleOptions{Interval: 1500 * time.Millisecond}, bad: "interval"},
+		{name: "a fleet share above 1", o: RuleOptions{FleetStalledShare: 1.5}, bad: "fleet-stalled-share"},
+		{name: "a negative fleet share", o: RuleOptions{FleetStalledShare: -0.1}, bad: "fleet-stalled-share"},
+		{name: "the whole fleet", o: RuleOptions{FleetStalledShare: 1}},
+		{name: "a NaN fleet share", o: RuleOptions{FleetStalledShare: math.NaN()}, bad: "fleet-stalled-share"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Rules(tc.o)

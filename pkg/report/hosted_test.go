@@ -29,7 +29,7 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite the golden files of the hosted-cluster reports")
+var updateGolden = flag.Bool("update", false, "rewrite the golden files of the hosted-cluster and fleet reports")
 
 // hostedNow is the instant the hand-written hosted fixtures are judged at.
 var hostedNow = time.Date(2026, 11, 20, 10, 50, 0, 0, time.UTC)
@@ -63,20 +63,26 @@ func TestHostedGolden(t *testing.T) {
 			if err := RenderHosted(&got, obj, hostedNow, tc.details); err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", "hosted", "updating"+tc.suffix)
-			if *updateGolden {
-				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got.Bytes(), want) {
-				t.Errorf("%s differs (-want +got):\n%s", path, unifiedDiff(string(want), got.String()))
-			}
+			checkGolden(t, filepath.Join("testdata", "hosted", "updating"+tc.suffix), got.Bytes())
 		})
+	}
+}
+
+// checkGolden compares got with the golden file at path, which -update
+// rewrites first.
+func checkGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *updateGolden {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (-want +got):\n%s", path, unifiedDiff(string(want), string(got)))
 	}
 }
 

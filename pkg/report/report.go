@@ -244,16 +244,7 @@ func (r *renderer) controlPlane() {
 		multiArch = conventions.HasMetadata(cv.Versions.Target.Metadata, v1alpha1.ArchitectureMetadata)
 		duration = r.reference().Sub(cv.StartedAt.Time)
 		estimate, _ = conventions.InsightRemaining(cv, r.reference())
-		if cv.Assessment != v1alpha1.ControlPlaneAssessmentUnknown {
-			switch {
-			case estimate < -10*time.Minute:
-				assessment = "Stalled"
-			case estimate < 0:
-				assessment = "Progressing - Slow"
-			default:
-				assessment = "Progressing"
-			}
-		}
+		assessment = assessmentText(cv, estimate)
 	}
 	r.printf("= Control Plane =\n")
 	r.field("Assessment", "%s\n", assessment)
@@ -265,26 +256,12 @@ func (r *renderer) controlPlane() {
 		}
 		r.field("Updating", "%s\n", strings.Join(names, ", "))
 	}
-	var completion int32
-	switch {
-	case cv != nil:
-		completion = cv.Completion
-	case ops.total > 0:
-		completion = int32(math.RoundToEven(float64(ops.updated) / float64(ops.total) * 100))
-	}
-	r.field("Completion", "%d%% (%d %s updated, %d updating, %d waiting)\n", completion, ops.updated, r.words.operators, len(ops.updating), ops.waiting)
+	r.field("Completion", "%d%% (%d %s updated, %d updating, %d waiting)\n", r.completion(ops), ops.updated, r.words.operators, len(ops.updating), ops.waiting)
 	r.field("Duration", "%s", conventions.ShortDuration(roundedDuration(duration)))
 	if estimate != 0 {
-		var text string
-		switch {
-		case multiArch:
-			text = "N/A for Multi-Architecture Migration"
-		case estimate < -10*time.Minute:
-			text = "N/A; estimate duration was " + conventions.ShortDuration((duration + estimate).Truncate(time.Minute))
-		case estimate < 10*time.Minute:
-			text = "<10m"
-		default:
-			text = conventions.ShortDuration(estimate)
+		text := "N/A for Multi-Architecture Migration"
+		if !multiArch {
+			text = remainingText(estimate, duration)
 		}
 		r.printf(" (Est. Time Remaining: %s)", text)
 	}
@@ -318,6 +295,46 @@ func (r *renderer) controlPlane() {
 		}
 		_ = tw.Flush()
 	}
+}
+
+// assessmentText is oc's Assessment of a control plane that is not done,
+// from its remaining estimate: Stalled more than ten minutes past it,
+// Progressing - Slow past it, Progressing otherwise; Unknown without a
+// ClusterVersion insight or when the insight says so.
+func assessmentText(cv *v1alpha1.ClusterVersionStatusInsight, estimate time.Duration) string {
+	switch {
+	case cv == nil || cv.Assessment == v1alpha1.ControlPlaneAssessmentUnknown:
+		return "Unknown"
+	case estimate < -10*time.Minute:
+		return "Stalled"
+	case estimate < 0:
+		return "Progressing - Slow"
+	}
+	return "Progressing"
+}
+
+// remainingText is oc's "Est. Time Remaining" of a non-zero estimate, the
+// update having run for duration.
+func remainingText(estimate, duration time.Duration) string {
+	switch {
+	case estimate < -10*time.Minute:
+		return "N/A; estimate duration was " + conventions.ShortDuration((duration + estimate).Truncate(time.Minute))
+	case estimate < 10*time.Minute:
+		return "<10m"
+	}
+	return conventions.ShortDuration(estimate)
+}
+
+// completion is the control plane's completion: its ClusterVersion
+// insight's, or without one the share of operators updated.
+func (r *renderer) completion(ops operatorState) int32 {
+	switch {
+	case r.v.cv != nil:
+		return r.v.cv.Completion
+	case ops.total > 0:
+		return int32(math.RoundToEven(float64(ops.updated) / float64(ops.total) * 100))
+	}
+	return 0
 }
 
 // ellipsis cuts s to maxLen runes, the last three being "...".

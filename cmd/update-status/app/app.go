@@ -202,9 +202,10 @@ func newComputeCommand(deps Deps) *cobra.Command {
 func newReportCommand(deps Deps) *cobra.Command {
 	var o offlineOptions
 	var details, kubeconfig, fromFile, hostedCluster string
-	var watch bool
+	var watch, hostedClusters bool
+	var namespace string
 	cmd := &cobra.Command{
-		Use: "report [--details none|nodes|operators|health|all] [--hosted-cluster NS/NAME]\n" +
+		Use: "report [--details none|nodes|operators|health|all] [--hosted-cluster NS/NAME | --hosted-clusters [-n NAMESPACE]]\n" +
 			"  (--from-dir DIR [--now T] | --from-file FILE [--now T] | --kubeconfig FILE [--watch])",
 		Short: "Print the report of `oc adm upgrade status`, rendered from the UpdateStatus object",
 		Long: "Print the report of `oc adm upgrade status`, rendered from the UpdateStatus object. When the object left\n" +
@@ -212,6 +213,9 @@ func newReportCommand(deps Deps) *cobra.Command {
 			"(nodeprogressinsights and the others), the report reads them too and lists every node.\n\n" +
 			"With --hosted-cluster NAMESPACE/NAME it reports on that hosted cluster (HyperShift) instead, from its\n" +
 			"HostedClusterUpdateStatus: its control plane and components, its NodePools in the worker pools' place.\n\n" +
+			"With --hosted-clusters it prints the fleet: one line per hosted cluster that is updating (of every namespace,\n" +
+			"or of -n NAMESPACE), worst first (stalled, then behind its estimate, then unknown, then progressing; then by\n" +
+			"worst health, then by name), and one line counting the hosted clusters that are not updating (naming up to five).\n\n" +
 			"--from-file reads the objects from a file saved from a cluster (kubectl get updatestatus,npi -o yaml; for a\n" +
 			"hosted cluster kubectl get hcus,hnpi -n NAMESPACE -o yaml), judged at --now (default: the wall clock).",
 		Args: cobra.NoArgs,
@@ -245,8 +249,33 @@ func newReportCommand(deps Deps) *cobra.Command {
 				return errors.New("--now needs --from-dir or --from-file")
 			case hosted != nil && o.fromDir != "":
 				return errors.New("--hosted-cluster needs --kubeconfig or --from-file: --from-dir computes a standalone cluster's UpdateStatus")
+			case hostedClusters && hosted != nil:
+				return errors.New("--hosted-cluster and --hosted-clusters are mutually exclusive")
+			case hostedClusters && o.fromDir != "":
+				return errors.New("--hosted-clusters needs --kubeconfig or --from-file: --from-dir computes a standalone cluster's UpdateStatus")
+			case hostedClusters && d != report.DetailsNone:
+				return errors.New("--details shows the sections of one cluster's report: use it with --hosted-cluster NS/NAME, not --hosted-clusters")
+			case namespace != "" && !hostedClusters:
+				return errors.New("--namespace needs --hosted-clusters")
+			}
+			if err := checkNamespace(namespace); err != nil {
+				return err
 			}
 			out := cmd.OutOrStdout()
+			if hostedClusters {
+				if fromFile != "" {
+					return fleetFromFile(out, fromFile, namespace, o.now, deps.Clock)
+				}
+				client, err := deps.NewClient(kubeconfig)
+				if err != nil {
+					return err
+				}
+				f := &fleet{client: client, ns: namespace, out: out, clock: deps.Clock}
+				if watch {
+					return f.watch(cmd.Context())
+				}
+				return f.once(cmd.Context())
+			}
 			switch {
 			case o.fromDir != "":
 				c, err := o.compute(deps.Clock)
@@ -278,21 +307,20 @@ func newReportCommand(deps Deps) *cobra.Command {
 	}
 	o.addFlags(cmd)
 	cmd.Flags().StringVar(&details, "details", string(report.DetailsNone), "Show detailed output in selected section. One of: none, all, nodes, health, operators")
-	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "Read the served updatestatuses/cluster (or hostedclusterupdatestatuses, with --hosted-cluster) with this kubeconfig")
+	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "Read the served updatestatuses/cluster (or hostedclusterupdatestatuses, with --hosted-cluster or --hosted-clusters) with this kubeconfig")
 	cmd.Flags().BoolVar(&watch, "watch", false, "With --kubeconfig: print the report again on every change of the object")
 	cmd.Flags().StringVar(&fromFile, "from-file", "", "Read the UpdateStatus (or HostedClusterUpdateStatus) and its per-insight objects from this YAML or JSON file, saved from a cluster")
 	cmd.Flags().StringVar(&hostedCluster, "hosted-cluster", "", "Report on the hosted cluster (HyperShift HostedCluster) NAMESPACE/NAME from its HostedClusterUpdateStatus")
+	cmd.Flags().BoolVar(&hostedClusters, "hosted-clusters", false, "Print the fleet: one line per hosted cluster updating, worst first, from the HostedClusterUpdateStatuses of every namespace (or of --namespace)")
+	cmd.Flags().StringVarP(&namespace, "namespace", "n", "", "With --hosted-clusters: the hosted clusters of this namespace only")
 	return cmd
 }
 
 // reportFromFile prints the report of the object saved in path.
 func reportFromFile(out io.Writer, path string, hosted *types.NamespacedName, nowFlag string, c clock.PassiveClock, d report.Details) error {
-	now := c.Now()
-	if nowFlag != "" && nowFlag != "now" {
-		var err error
-		if now, err = time.Parse(time.RFC3339Nano, nowFlag); err != nil {
-			return fmt.Errorf("invalid --now %q: %w", nowFlag, err)
-		}
+	now, err := judgedAt(nowFlag, c)
+	if err != nil {
+		return err
 	}
 	saved, err := readSaved(path)
 	if err != nil {
@@ -310,6 +338,19 @@ func reportFromFile(out io.Writer, path string, hosted *types.NamespacedName, no
 		return err
 	}
 	return report.Render(out, obj, now, d)
+}
+
+// judgedAt is the instant a saved object is judged at: --now, or the
+// clock when it is empty or "now".
+func judgedAt(nowFlag string, c clock.PassiveClock) (time.Time, error) {
+	if nowFlag == "" || nowFlag == "now" {
+		return c.Now(), nil
+	}
+	now, err := time.Parse(time.RFC3339Nano, nowFlag)
+	if err != nil {
+		return now, fmt.Errorf("invalid --now %q: %w", nowFlag, err)
+	}
+	return now, nil
 }
 
 // Run executes the command line args and returns the process exit code.

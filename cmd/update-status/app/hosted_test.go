@@ -15,25 +15,19 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/apimachinery/pkg/watch"
 	clienttesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
@@ -97,22 +91,7 @@ func TestReportHostedCluster(t *testing.T) {
 	})
 
 	// The same objects saved as kubectl get -o json saves them.
-	items := make([]json.RawMessage, len(objs))
-	for i, o := range objs {
-		data, err := json.Marshal(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		items[i] = data
-	}
-	list, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved := filepath.Join(t.TempDir(), "saved.json")
-	if err := os.WriteFile(saved, list, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	saved := saveList(t, objs)
 
 	deps := Deps{
 		Clock:     clocktesting.NewFakePassiveClock(now.Time),
@@ -167,6 +146,29 @@ func TestReportHostedCluster(t *testing.T) {
 	}
 }
 
+// saveList writes objs to a file as kubectl get -o json saves them (a v1
+// List) and returns its path.
+func saveList(t *testing.T, objs []runtime.Object) string {
+	t.Helper()
+	items := make([]json.RawMessage, len(objs))
+	for i, o := range objs {
+		data, err := json.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		items[i] = data
+	}
+	list, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "saved.json")
+	if err := os.WriteFile(path, list, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // TestHostedStatusOf: a watch event is the followed object only when it is
 // the HostedClusterUpdateStatus of the same namespace and name.
 func TestHostedStatusOf(t *testing.T) {
@@ -207,36 +209,9 @@ func TestReportHostedWatch(t *testing.T) {
 	other := demo.DeepCopy()
 	other.Name = "other"
 	client := fake.NewSimpleClientset(append(objs, other)...)
-	var out, errOut testio.SyncBuffer
-	deps := Deps{
-		Out: &out, ErrOut: &errOut,
-		Clock:     clocktesting.NewFakePassiveClock(now.Time),
-		NewClient: func(string) (versioned.Interface, error) { return client, nil },
-	}
-	watching := make(chan struct{})
-	var once sync.Once
-	testio.OnWatch(client, resources.HostedClusterUpdateStatus.Resource, func(watch.Interface) { once.Do(func() { close(watching) }) })
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan int)
-	go func() {
-		done <- Run(ctx, deps, []string{"report", "--kubeconfig", "k", "--hosted-cluster", "clusters/demo", "--watch"})
-	}()
-	reports := func() []string { return strings.Split(out.String(), "= Control Plane =")[1:] }
-	waitFor := func(what string, ok func([]string) bool) {
-		t.Helper()
-		if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-			return ok(reports()), nil
-		}); err != nil {
-			t.Fatalf("timed out waiting for %s; output:\n%.3000s\nerrors:\n%s", what, out.String(), errOut.String())
-		}
-	}
-	waitFor("the first report", func(r []string) bool { return len(r) == 1 && strings.Contains(r[0], "= Update Health =") })
-	select {
-	case <-watching:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("the command never watched; errors:\n%s", errOut.String())
-	}
+	const sep = "= Control Plane ="
+	r := startHostedWatch(t, client, now.Time, "report", "--hosted-cluster", "clusters/demo")
+	r.waitFor("the first report", sep, func(r []string) bool { return len(r) == 1 && strings.Contains(r[0], "= Update Health =") })
 	gvr := v1alpha1.SchemeGroupVersion.WithResource(resources.HostedClusterUpdateStatus.Resource)
 	// Another hosted cluster changes first, then ours: one more report, of
 	// ours, without its NodePools.
@@ -251,14 +226,11 @@ func TestReportHostedWatch(t *testing.T) {
 	if err := client.Tracker().Update(gvr, changed, "clusters"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor("a report of the changed object", func(r []string) bool {
+	r.waitFor("a report of the changed object", sep, func(r []string) bool {
 		return len(r) >= 2 && !strings.Contains(r[len(r)-1], "= Node Pool Upgrade =")
 	})
-	if r := reports(); len(r) != 2 {
-		t.Errorf("%d reports, want 2: the other hosted cluster's change printed one", len(r))
+	if reports := r.parts(sep); len(reports) != 2 {
+		t.Errorf("%d reports, want 2: the other hosted cluster's change printed one", len(reports))
 	}
-	cancel()
-	if code := <-done; code != 0 {
-		t.Errorf("exit %d: %s", code, errOut.String())
-	}
+	r.stop()
 }

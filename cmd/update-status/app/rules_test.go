@@ -32,6 +32,7 @@ func TestAlertRules(t *testing.T) {
 	}{
 		{[]string{"alert-rules"}, "", []string{"[1h]", "for: 10m", "--stall-after=1h --for=10m"}},
 		{[]string{"alert-rules", "--stall-after=2h", "--for=15m", "--job=us"}, "", []string{"[2h]", "for: 15m", `job="us"`}},
+		{[]string{"alert-rules", "--fleet-stalled-share=0.25"}, "", []string{">= 0.25\n", "at least 25%", "--fleet-stalled-share=0.25"}},
 		{[]string{"alert-rules", "--format=prometheusrule", "--namespace=ops", "--name=r"}, "PrometheusRule", []string{"namespace: ops", "name: r"}},
 	} {
 		out, errOut, code := run(t, Deps{}, tc.args...)
@@ -72,6 +73,7 @@ func TestAlertRulesErrors(t *testing.T) {
 		{[]string{"alert-rules", "--stall-after=500ms"}, "stall-after 500ms is not a whole number of seconds"},
 		{[]string{"alert-rules", "--job=a b"}, `job "a b"`},
 		{[]string{"alert-rules", "--for=soon"}, "invalid argument"},
+		{[]string{"alert-rules", "--fleet-stalled-share=2"}, "fleet-stalled-share 2 is not in (0, 1]"},
 	} {
 		_, errOut, code := run(t, Deps{}, tc.args...)
 		if code == 0 || !strings.Contains(errOut, tc.want) {

@@ -187,7 +187,7 @@ func NewPublisher(source Source, scheme *runtime.Scheme, opts Options) (*Publish
 	}
 	p := &Publisher{
 		source: source, clock: opts.Clock, newComputer: opts.NewComputer, trigger: make(chan struct{}, 1),
-		fold: view.NewFold(opts.FoldDelay, opts.QuietGap),
+		fold:   view.NewFold(opts.FoldDelay, opts.QuietGap),
 		Status: status, Insights: stores, dirty: map[string]bool{}, clusters: map[string]*cluster{},
 	}
 	source.AddListener(p.changed)

@@ -149,8 +149,8 @@ func newFixture(t *testing.T, panicOn string, snaps ...sources.HostedSnapshot) *
 		f.source.set(s)
 	}
 	pub, err := NewPublisher(f.source, scheme, Options{
-		Clock:       clocktesting.NewFakeClock(time.Unix(5000, 0)),
-		FoldDelay:   testFoldDelay, QuietGap: testQuietGap,
+		Clock:     clocktesting.NewFakeClock(time.Unix(5000, 0)),
+		FoldDelay: testFoldDelay, QuietGap: testQuietGap,
 		NewComputer: func() Computer { return countingComputer{mu: &f.mu, counts: f.counts, panicOn: panicOn} },
 	})
 	if err != nil {

@@ -502,7 +502,9 @@ var insightNotReadyText = []byte(`"reason":"NotReady"`)
 
 // machineUnhealthy reads whether a JSON watch event of a Machine shows it
 // unhealthy.
-func machineUnhealthy(line []byte) (bool, bool) { return bytes.Contains(line, machineUnhealthyText), true }
+func machineUnhealthy(line []byte) (bool, bool) {
+	return bytes.Contains(line, machineUnhealthyText), true
+}
 
 // hostedInsightUnhealthy reads whether a JSON watch event of a hosted node
 // insight shows its Machine unhealthy.

@@ -245,7 +245,8 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	hostedPublisher, err := hostedregistry.NewPublisher(extra.Hosted, Scheme, hostedregistry.Options{Clock: extra.Clock})
+	hostedPublisher, err := hostedregistry.NewPublisher(extra.Hosted, Scheme, hostedregistry.Options{Clock: extra.Clock,
+		FoldDelay: extra.FoldDelay, QuietGap: extra.QuietGap})
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,8 @@
 package insights
 
 import (
+	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -755,5 +757,50 @@ func TestComputeHostedMemory(t *testing.T) {
 	fresh := NewEngine().ComputeHosted(src, now)
 	if got, want := phases(res), phases(fresh); !equalMaps(got, want) || got["workers-b"] != string(v1alpha1.NodeUpdatePending) {
 		t.Errorf("after the MachineSet reached its target: %v, a fresh Engine says %v", got, want)
+	}
+}
+
+// TestHostedInsightShowsUnhealthyMachine follows a running Machine whose
+// NodeHealthy condition goes False with a message and back to True, as
+// Cluster API reports a node that stops and resumes reporting, through one
+// Engine: its node insight is unavailable, reason NotReady, exactly while it
+// is False. The management-cluster cell of `make bench` times its watchers
+// by it.
+func TestHostedInsightShowsUnhealthyMachine(t *testing.T) {
+	const unhealthy, healthy = "kubelet stopped posting node status", "kubelet posts node status"
+	now := hT0.Add(30 * time.Minute)
+	e := NewEngine()
+	for i, tc := range []struct {
+		status corev1.ConditionStatus
+		msg    string
+	}{
+		{corev1.ConditionTrue, ""},
+		{corev1.ConditionFalse, unhealthy},
+		{corev1.ConditionTrue, healthy},
+		{corev1.ConditionFalse, unhealthy},
+	} {
+		src := replaceMidRollout(now, time.Hour, now)
+		m := src.Machines[0]
+		m.ResourceVersion = strconv.Itoa(10 + i)
+		m.Status.Conditions[0].Status, m.Status.Conditions[0].Message = tc.status, tc.msg
+		res := e.ComputeHosted(src, now)
+		mustValidHosted(t, res)
+		var node *v1alpha1.NodeStatusInsight
+		for _, in := range res.Insights {
+			if in.Node != nil && in.Node.Name == m.Status.NodeRef.Name {
+				node = in.Node
+			}
+		}
+		if node == nil {
+			t.Fatalf("step %d: no insight of node %s", i, m.Status.NodeRef.Name)
+		}
+		raw, err := json.Marshal(node)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const notReady = `"reason":"NotReady"`
+		if shown := strings.Contains(string(raw), notReady); shown != (tc.status == corev1.ConditionFalse) {
+			t.Errorf("step %d (NodeHealthy %s %q): the insight shows %s: %v\n%s", i, tc.status, tc.msg, notReady, shown, raw)
+		}
 	}
 }

@@ -19,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -104,12 +103,7 @@ type View struct {
 	started        atomic.Bool
 	running        atomic.Bool
 	computingSince atomic.Int64 // unix nanoseconds; 0 when idle
-	isolated       atomic.Bool  // the last Trigger is computed without the fold window
-
-	// The spacing of Triggers (QuietGap).
-	gapMu       sync.Mutex
-	lastTrigger time.Time // the last Trigger
-	shortGap    bool      // it came within QuietGap of the one before
+	fold           *Fold
 
 	// Owned by the Run goroutine.
 	last       *Revision
@@ -117,7 +111,6 @@ type View struct {
 	objects    insightSet
 	fpState    fingerprintState
 	nextChange time.Time
-	lastEnd    time.Time // when the last computation ended
 }
 
 // New validates cfg and returns a View.
@@ -147,22 +140,13 @@ func New(cfg Config) (*View, error) {
 	if cfg.StuckAfter == 0 {
 		cfg.StuckAfter = DefaultStuckAfter
 	}
-	return &View{cfg: cfg, trigger: make(chan struct{}, 1)}, nil
+	return &View{cfg: cfg, trigger: make(chan struct{}, 1), fold: NewFold(cfg.FoldDelay, cfg.QuietGap)}, nil
 }
 
 // Trigger tells the view that a source changed. It never blocks; triggers
 // that arrive while one is pending are folded into it.
 func (v *View) Trigger() {
-	if v.cfg.QuietGap > 0 {
-		now := v.cfg.Clock.Now()
-		v.gapMu.Lock()
-		short := !v.lastTrigger.IsZero() && now.Sub(v.lastTrigger) < v.cfg.QuietGap
-		// One short gap is a steady stream's jitter (an event delivered
-		// late, then the next on time); two in a row are a burst.
-		v.isolated.Store(!short || !v.shortGap)
-		v.lastTrigger, v.shortGap = now, short
-		v.gapMu.Unlock()
-	}
+	v.fold.Changed(v.cfg.Clock.Now())
 	select {
 	case v.trigger <- struct{}{}:
 	default:
@@ -210,7 +194,7 @@ func (v *View) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-v.trigger:
-			if !v.fold(ctx) {
+			if !v.waitFold(ctx) {
 				return
 			}
 			v.recompute(triggerSources)
@@ -220,12 +204,12 @@ func (v *View) Run(ctx context.Context) {
 	}
 }
 
-// fold waits until the fold window after the last computation has passed:
-// not at all for an isolated event or after a quiet window. It returns false
-// when ctx ends first.
-func (v *View) fold(ctx context.Context) bool {
-	wait := v.lastEnd.Add(v.cfg.FoldDelay).Sub(v.cfg.Clock.Now())
-	if wait <= 0 || v.isolated.Load() {
+// waitFold waits until the fold window after the last computation has
+// passed: not at all for an isolated event or after a quiet window. It
+// returns false when ctx ends first.
+func (v *View) waitFold(ctx context.Context) bool {
+	wait := v.fold.Wait(v.cfg.Clock.Now())
+	if wait <= 0 {
 		return true
 	}
 	t := v.cfg.Clock.NewTimer(wait)
@@ -271,8 +255,9 @@ func (v *View) recompute(trigger string) {
 	now := v.cfg.Clock.Now()
 	res, computeErr := v.compute(snap.Inputs, now)
 	// The fold window starts when the engine is done.
-	v.lastEnd = v.cfg.Clock.Now()
-	computeDuration.Observe(v.lastEnd.Sub(start).Seconds())
+	end := v.cfg.Clock.Now()
+	v.fold.Computed(end)
+	computeDuration.Observe(end.Sub(start).Seconds())
 
 	var status *v1alpha1.UpdateStatusStatus
 	switch {

@@ -96,10 +96,6 @@ type Computer interface {
 	ComputeHosted(src *insights.HostedSources, now time.Time) insights.Result
 }
 
-// FoldDelay is how long the publisher waits after a change before it
-// computes, so that a burst of changes is computed once.
-const FoldDelay = 100 * time.Millisecond
-
 // statusKind indexes the HostedClusterUpdateStatus among the insight kinds
 // in an object's key.
 const statusKind = resources.NumInsightKinds
@@ -111,6 +107,11 @@ type Options struct {
 	// NewComputer returns the Computer of a new hosted cluster; a new
 	// insights.Engine when nil.
 	NewComputer func() Computer
+	// FoldDelay and QuietGap are the fold rule of the recomputations, the
+	// UpdateStatus view's (view.Fold): a change is computed at once when
+	// it is isolated or after a quiet window; a burst of changes to any
+	// hosted clusters, once per FoldDelay.
+	FoldDelay, QuietGap time.Duration
 }
 
 // Publisher computes the hosted-cluster objects and publishes them to its
@@ -120,6 +121,7 @@ type Publisher struct {
 	clock       clock.Clock
 	newComputer func() Computer
 	trigger     chan struct{}
+	fold        *view.Fold
 
 	// Status is the store of HostedClusterUpdateStatus; Insights those of
 	// the hosted per-insight kinds, indexed by the resources.InsightKind of
@@ -185,6 +187,7 @@ func NewPublisher(source Source, scheme *runtime.Scheme, opts Options) (*Publish
 	}
 	p := &Publisher{
 		source: source, clock: opts.Clock, newComputer: opts.NewComputer, trigger: make(chan struct{}, 1),
+		fold:   view.NewFold(opts.FoldDelay, opts.QuietGap),
 		Status: status, Insights: stores, dirty: map[string]bool{}, clusters: map[string]*cluster{},
 	}
 	source.AddListener(p.changed)
@@ -193,6 +196,7 @@ func NewPublisher(source Source, scheme *runtime.Scheme, opts Options) (*Publish
 
 // changed marks the hosted cluster key (or all of them) for recomputation.
 func (p *Publisher) changed(key string) {
+	p.fold.Changed(p.clock.Now())
 	p.mu.Lock()
 	if key == sources.AllHostedClusters {
 		p.all = true
@@ -231,10 +235,12 @@ func (p *Publisher) Run(ctx context.Context) {
 			return
 		case <-due:
 		case <-p.trigger:
-			select {
-			case <-ctx.Done():
-				return
-			case <-p.clock.After(FoldDelay):
+			if wait := p.fold.Wait(p.clock.Now()); wait > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-p.clock.After(wait):
+				}
 			}
 		}
 		dirty, all := p.takeDirty()
@@ -245,6 +251,7 @@ func (p *Publisher) Run(ctx context.Context) {
 			}
 		}
 		p.Publish(dirty, all)
+		p.fold.Computed(p.clock.Now())
 	}
 }
 

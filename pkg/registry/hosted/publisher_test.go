@@ -149,7 +149,8 @@ func newFixture(t *testing.T, panicOn string, snaps ...sources.HostedSnapshot) *
 		f.source.set(s)
 	}
 	pub, err := NewPublisher(f.source, scheme, Options{
-		Clock:       clocktesting.NewFakeClock(time.Unix(5000, 0)),
+		Clock:     clocktesting.NewFakeClock(time.Unix(5000, 0)),
+		FoldDelay: testFoldDelay, QuietGap: testQuietGap,
 		NewComputer: func() Computer { return countingComputer{mu: &f.mu, counts: f.counts, panicOn: panicOn} },
 	})
 	if err != nil {
@@ -307,8 +308,12 @@ func TestPublishSurvivesBadHostedClusters(t *testing.T) {
 	}
 }
 
+// The fold rule of the fixture's publisher.
+const testFoldDelay, testQuietGap = 100 * time.Millisecond, 35 * time.Millisecond
+
 // TestRunFollowsChanges: the listener's keys reach Run, which recomputes
-// the hosted cluster named and only it.
+// the hosted cluster named and only it: an isolated change at once, without
+// waiting for the fold window; a burst too.
 func TestRunFollowsChanges(t *testing.T) {
 	f := newFixture(t, "", hostedSnapshot("a", 1, "a-workers", "m1"), hostedSnapshot("b", 2, "b-workers", "m1"))
 	clk := f.pub.clock.(*clocktesting.FakeClock)
@@ -317,18 +322,32 @@ func TestRunFollowsChanges(t *testing.T) {
 	go func() { defer close(done); f.pub.Run(ctx) }()
 	defer func() { cancel(); <-done }()
 	testio.Eventually(t, "the first computation", func() bool { return f.count("a") == 1 && f.count("b") == 1 })
-
-	f.source.set(hostedSnapshot("b", 3, "b-workers", "m1", "m2"))
-	for _, l := range f.source.listeners {
-		l("clusters/b")
+	change := func(name string, rv uint64) {
+		f.source.set(hostedSnapshot(name, rv, name+"-workers", "m1", "m2"))
+		for _, l := range f.source.listeners {
+			l("clusters/" + name)
+		}
 	}
-	testio.Eventually(t, "b computed again", func() bool {
-		clk.Step(FoldDelay)
-		return f.count("b") == 2
-	})
+
+	// Isolated, a window after the first computation: at once, the clock
+	// standing still.
+	clk.Step(time.Second)
+	change("b", 3)
+	testio.Eventually(t, "b computed again at once", func() bool { return f.count("b") == 2 })
 	if f.count("a") != 1 {
 		t.Errorf("a computed %d times, want once", f.count("a"))
 	}
+
+	// A burst of changes 1 ms apart, of both hosted clusters: each is
+	// computed again (the rule's timing is view.Fold's, TestFold).
+	for i, name := range []string{"b", "a", "b", "a"} {
+		clk.Step(time.Millisecond)
+		change(name, uint64(4+i))
+	}
+	testio.Eventually(t, "the burst computed", func() bool {
+		clk.Step(testFoldDelay)
+		return f.count("a") >= 2 && f.count("b") >= 3
+	})
 }
 
 // TestStatuses: the metrics read every published HostedClusterUpdateStatus,

@@ -82,6 +82,9 @@ type config struct {
 	drain        drainSpec
 	drainWindow  time.Duration
 	drainSamples int
+	// hosted is the management-cluster cell (-hosted, hosted.go), run
+	// after the drain informer cell.
+	hosted hostedSpec
 }
 
 // The Go benchmarks -go-benchmarks names.
@@ -123,6 +126,7 @@ func main() {
 		"Go benchmarks to run after the sizes, comma-separated: node-change (BenchmarkNodeChangeToWatchCache), list (BenchmarkListNodeInsights, with -list-resources), hand-built (section 8), contributions (BenchmarkContributions, with -contributions); empty for none")
 	flag.DurationVar(&c.stormDuration, "renewal-storm", 30*time.Second, "duration of the contributions cell's renewal storm (every informer renewing every second)")
 	nodeWatch := c.nodeWatch.register(flag.CommandLine)
+	hostedCell := c.hosted.register(flag.CommandLine)
 	drainCell := flag.String("drain", "5000x150000", "the drain informer cell: <nodes>x<pods> in the cluster, the informer (cmd/update-status-drain-informer) run as its own process; empty to skip")
 	drainDraining := flag.String("drain-draining", "50x30", "with -drain: <draining nodes>x<pods on each>")
 	drainSmall := flag.Int("drain-small-pods", 1500, "with -drain: the pods of the first measurement (at least the draining nodes' pods), before the cluster is filled to -drain's pods")
@@ -178,6 +182,9 @@ func main() {
 	}
 	if err == nil {
 		err = nodeWatch()
+	}
+	if err == nil {
+		err = hostedCell()
 	}
 	if err == nil {
 		c.drain, err = parseDrain(*drainCell, *drainDraining, *drainSmall)
@@ -321,6 +328,19 @@ sizes:
 		klog.InfoS("Running the drain informer cell", "cell", c.drain)
 		if rep.drain, err = benchDrain(ctx, c); err != nil {
 			rep.failures = append(rep.failures, fmt.Sprintf("drain informer cell: %v", err))
+		}
+		rep.wall = time.Since(begin)
+		if err := rep.write(c.out); err != nil {
+			return err
+		}
+	}
+	if ctx.Err() == nil && len(c.hosted.Clusters) > 0 {
+		klog.InfoS("Running the management-cluster cell", "hostedClusters", c.hosted.Clusters)
+		if err := os.Setenv(localstack.EnvServerBinary, c.serverBin); err != nil {
+			return err
+		}
+		if rep.hosted, err = benchHosted(ctx, c); err != nil {
+			rep.failures = append(rep.failures, fmt.Sprintf("management-cluster cell: %v", err))
 		}
 		rep.wall = time.Since(begin)
 		if err := rep.write(c.out); err != nil {

@@ -515,42 +515,79 @@ func (r *nodeWatchResult) measurePair(ctx context.Context, spec nodeWatchSpec, c
 // changes per second for spec.Duration, and saves a CPU profile of the
 // server over the churn to profile unless it is empty.
 func nodeWatchRun(ctx context.Context, spec nodeWatchSpec, cp *localstack.ControlPlane, admin *httpClient, ch *churn, kind string, watchers, rate int, profile string) (*nodeWatchCell, error) {
-	cell := &nodeWatchCell{Kind: kind, Watchers: watchers, Rate: rate}
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	nodes := ch.nodeIndex()
-	var first string
-	var from func(context.Context) (string, error)
-	var resume func(uint64) string
-	var shows func([]byte) (bool, bool)
+	var t watchTarget
 	switch kind {
 	case kindNodes:
-		// From the resourceVersion of a LIST: a watch without one would
-		// begin with an ADDED event for every node.
-		cell.Route = "straight to the kube-apiserver"
-		base := cp.KubeAPIServer.URL + "/api/v1/nodes?watch=1&resourceVersion="
-		from = func(ctx context.Context) (string, error) {
-			body, err := admin.get(ctx, cp.KubeAPIServer.URL+"/api/v1/nodes?limit=1")
+		t = listedWatch("straight to the kube-apiserver", admin, cp.KubeAPIServer.URL+"/api/v1/nodes", nodeUnschedulable)
+	default:
+		t = watchFromNow("through the kube-apiserver's aggregation layer", cp.KubeAPIServer.URL+apiPrefix+resourceNodeInsights+"?watch=1", insightUnschedulable)
+	}
+	return contentWatchRun(ctx, spec, cp, admin, ch, t, kind, watchers, rate, profile)
+}
+
+// watchTarget is what the watchers of a content cell watch: route says how
+// they connect, from returns the URL of a watch that starts now, resume one
+// that starts after resourceVersion rv, shows reads from an event whether it
+// shows the churn's state "on" (a node cordoned, a Machine unhealthy).
+type watchTarget struct {
+	route  string
+	from   func(ctx context.Context) (string, error)
+	resume func(rv uint64) string
+	shows  func(line []byte) (on, ok bool)
+	// names maps the name of an object the watchers see to the index of
+	// the churned object it shows; nil means the churn's own names.
+	names map[string]int32
+}
+
+// listedWatch watches the collection at list (a URL) from
+// the resourceVersion of a LIST: a watch without one would begin with an
+// ADDED event for every object.
+func listedWatch(route string, admin *httpClient, list string, shows func([]byte) (bool, bool)) watchTarget {
+	sep := "?"
+	if strings.Contains(list, "?") {
+		sep = "&"
+	}
+	base := list + sep + "watch=1&resourceVersion="
+	return watchTarget{route: route, shows: shows,
+		from: func(ctx context.Context) (string, error) {
+			body, err := admin.get(ctx, list+sep+"limit=1")
 			if err != nil {
 				return "", err
 			}
 			rv, _, ok := jsonMeta(body)
 			if !ok {
-				return "", fmt.Errorf("no resourceVersion in the LIST of nodes")
+				return "", fmt.Errorf("no resourceVersion in the LIST of %s", list)
 			}
 			return base + strconv.FormatUint(rv, 10), nil
-		}
-		resume = func(rv uint64) string { return base + strconv.FormatUint(rv, 10) }
-		shows = nodeUnschedulable
-	default:
-		cell.Route = "through the kube-apiserver's aggregation layer"
-		base := cp.KubeAPIServer.URL + apiPrefix + resourceNodeInsights + "?watch=1"
-		from = func(context.Context) (string, error) { return base + fromNow, nil }
-		resume = func(rv uint64) string { return base + "&resourceVersion=" + strconv.FormatUint(rv, 10) }
-		shows = insightUnschedulable
+		},
+		resume: func(rv uint64) string { return base + strconv.FormatUint(rv, 10) },
 	}
+}
+
+// watchFromNow watches base (a URL with a query) from now, as the server's
+// kinds allow without a LIST.
+func watchFromNow(route, base string, shows func([]byte) (bool, bool)) watchTarget {
+	return watchTarget{route: route, shows: shows,
+		from:   func(context.Context) (string, error) { return base + fromNow, nil },
+		resume: func(rv uint64) string { return base + "&resourceVersion=" + strconv.FormatUint(rv, 10) },
+	}
+}
+
+// contentWatchRun measures watchers watchers of t while ch writes rate
+// changes per second for spec.Duration, and saves a CPU profile of the
+// server over the churn to profile unless it is empty. kind names the cell.
+func contentWatchRun(ctx context.Context, spec nodeWatchSpec, cp *localstack.ControlPlane, admin *httpClient, ch *churn, t watchTarget, kind string, watchers, rate int, profile string) (*nodeWatchCell, error) {
+	cell := &nodeWatchCell{Kind: kind, Watchers: watchers, Rate: rate, Route: t.route}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	nodes := t.names
+	if nodes == nil {
+		nodes = ch.nodeIndex()
+	}
+	from, resume, shows := t.from, t.resume, t.shows
+	var first string
 	var err error
 	if first, err = from(ctx); err != nil {
 		return nil, err

@@ -49,6 +49,8 @@ type report struct {
 	contributionsGo benchMetrics
 	// drain is the drain informer cell (-drain).
 	drain *drainResult
+	// hosted is the management-cluster cell (-hosted).
+	hosted *hostedResult
 }
 
 func describeMachine() string {
@@ -117,6 +119,7 @@ func (r *report) write(path string) error {
 	r.contributionTables(p)
 	r.nodeWatchTables(p)
 	r.drainTables(p)
+	r.hostedTables(p)
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
@@ -160,6 +163,7 @@ func flagsLine(c config) string {
 		strings.Join(c.formats, ","), strings.Join(c.routes, ","), strings.Join(c.watchResources, ","), strings.Join(c.listResources, ","))
 	line += fmt.Sprintf(" -contributions=%s -go-benchmarks=%s", c.contributions, strings.Join(c.goBenchmarks, ","))
 	line += drainFlags(c)
+	line += c.hosted.flags()
 	if c.contributions.Informers > 0 {
 		line += fmt.Sprintf(" -contribution-watchers=%d -renewal-storm=%v", c.contributionWatchers, c.stormDuration)
 	}

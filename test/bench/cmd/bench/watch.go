@@ -307,6 +307,9 @@ type churn struct {
 	kube  kubernetes.Interface
 	nodes []string
 	rate  int
+	// objects toggles the objects called nodes; nil cordons and uncordons
+	// the Nodes of that name through kube.
+	objects toggler
 	// next is the index of the next change. It carries over from one run
 	// to the next, so that every run writes real changes (a run starting
 	// over would set nodes to the state they already have: no-op patches).
@@ -361,8 +364,8 @@ func (c *churn) target(ctx context.Context, i int) bool {
 	unsure := c.unsure[k]
 	c.mu.Unlock()
 	if unsure {
-		if n, err := c.kube.CoreV1().Nodes().Get(ctx, c.nodes[k], metav1.GetOptions{}); err == nil {
-			state, known = n.Spec.Unschedulable, true
+		if on, err := c.toggler().get(ctx, c.nodes[k]); err == nil {
+			state, known = on, true
 		}
 	}
 	if !known {
@@ -397,14 +400,13 @@ func (c *churn) setState(k int, unschedulable bool) {
 	delete(c.unsure, k)
 }
 
-// write sends write i: a merge patch of its node's spec.unschedulable.
+// write sends write i: its object toggled to the state target says.
 func (c *churn) write(ctx context.Context, i int) {
 	k := i % len(c.nodes)
 	name := c.nodes[k]
-	unschedulable := c.target(ctx, i)
-	patch := fmt.Appendf(nil, `{"spec":{"unschedulable":%t}}`, unschedulable)
+	on := c.target(ctx, i)
 	at := time.Now()
-	n, err := c.kube.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	rvText, now, err := c.toggler().set(ctx, name, on)
 	if err != nil {
 		c.mu.Lock()
 		if c.unsure == nil {
@@ -414,19 +416,56 @@ func (c *churn) write(ctx context.Context, i int) {
 		c.mu.Unlock()
 		if ctx.Err() == nil {
 			c.errs.Add(1)
-			klog.V(2).ErrorS(err, "Churn patch failed", "node", name)
+			klog.V(2).ErrorS(err, "Churn write failed", "object", name)
 		}
 		return
 	}
-	rv, err := strconv.ParseUint(n.ResourceVersion, 10, 64)
+	rv, err := strconv.ParseUint(rvText, 10, 64)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.setState(k, n.Spec.Unschedulable)
+	c.setState(k, now)
 	if err != nil {
 		c.errs.Add(1)
 		return
 	}
-	c.writes = append(c.writes, write{rv: rv, at: at, node: int32(k), unschedulable: unschedulable})
+	c.writes = append(c.writes, write{rv: rv, at: at, node: int32(k), unschedulable: on})
+}
+
+// toggler sets and reads the two-valued state a churn toggles on objects
+// named by name.
+type toggler interface {
+	// set puts the object in state on and returns its resourceVersion and
+	// the state the API answered with.
+	set(ctx context.Context, name string, on bool) (rv string, now bool, err error)
+	get(ctx context.Context, name string) (bool, error)
+}
+
+func (c *churn) toggler() toggler {
+	if c.objects != nil {
+		return c.objects
+	}
+	return nodeCordon{c.kube}
+}
+
+// nodeCordon cordons (on) and uncordons Nodes: a merge patch of
+// spec.unschedulable.
+type nodeCordon struct{ kube kubernetes.Interface }
+
+func (n nodeCordon) set(ctx context.Context, name string, on bool) (string, bool, error) {
+	patch := fmt.Appendf(nil, `{"spec":{"unschedulable":%t}}`, on)
+	node, err := n.kube.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil {
+		return "", false, err
+	}
+	return node.ResourceVersion, node.Spec.Unschedulable, nil
+}
+
+func (n nodeCordon) get(ctx context.Context, name string) (bool, error) {
+	node, err := n.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return false, err
+	}
+	return node.Spec.Unschedulable, nil
 }
 
 // reset forgets the writes of the previous run.

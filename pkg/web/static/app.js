@@ -783,7 +783,8 @@
     el.setAttribute("data-completion", String(c.p));
     el.setAttribute("data-assessment", c.a);
     el.children[0].textContent = cls.letter;
-    el.children[1].textContent = c.p + "%";
+    // Once the control plane is done, the figure is the nodes updated.
+    el.children[1].textContent = c.c === "nodes" && c.nt ? c.nu + "/" + c.nt : c.p + "%";
     el.children[3].textContent = c.s ? "\u26a0" : "";
     var lines = [key, (c.f || "?") + " \u2192 " + (c.t || "?"), c.a + ", control plane " + c.p + "% complete" + (c.u ? ", updating" : "")];
     if (c.nt) { lines.push(c.nu + " of " + c.nt + " nodes updated"); }

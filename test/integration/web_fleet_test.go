@@ -18,18 +18,28 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	hyperv1 "github.com/openshift/hypershift/api/hypershift/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/update-status/apiserver/internal/localstack"
+	"github.com/update-status/apiserver/internal/testio"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
+	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/generated/clientset/versioned/fake"
 	hostedcrds "github.com/update-status/apiserver/pkg/hypershift/crds"
 	"github.com/update-status/apiserver/pkg/simulator"
 	"github.com/update-status/apiserver/pkg/simulator/hosted"
+	"github.com/update-status/apiserver/pkg/web"
 )
 
 // fleetCell is what the fleet page's DOM says of one hosted cluster.
@@ -62,6 +72,162 @@ func readPage[T any](ctx context.Context, p *page, expr string) (T, error) {
 	}
 	err := json.Unmarshal(raw, &v)
 	return v, err
+}
+
+// scaleHostedStatus returns hosted cluster i's HostedClusterUpdateStatus:
+// its control plane Progressing at completion, stalled by an Error Health
+// insight of impact Update Stalled when stalled is true.
+func scaleHostedStatus(i int, completion int32, stalled bool) *v1alpha1.HostedClusterUpdateStatus {
+	cv := &v1alpha1.ClusterVersionStatusInsight{Assessment: v1alpha1.ControlPlaneAssessmentProgressing, Completion: completion}
+	cv.Versions.Previous.Version, cv.Versions.Target.Version = simulator.DefaultFromVersion, simulator.DefaultToVersion
+	insights := []v1alpha1.ControlPlaneInsight{{UID: "cv", Insight: v1alpha1.ControlPlaneInsightUnion{ClusterVersionStatusInsight: cv}}}
+	if stalled {
+		insights = append(insights, v1alpha1.ControlPlaneInsight{UID: "stuck", Insight: v1alpha1.ControlPlaneInsightUnion{
+			HealthInsight: &v1alpha1.HealthStatusInsight{Impact: v1alpha1.InsightImpact{Level: v1alpha1.ErrorImpactLevel,
+				Type: v1alpha1.UpdateStalledImpactType, Summary: "a component is stuck"}}}})
+	}
+	o := &v1alpha1.HostedClusterUpdateStatus{ObjectMeta: metav1.ObjectMeta{Namespace: fmt.Sprintf("clusters-%d", i%10), Name: fmt.Sprintf("hc-%03d", i)}}
+	o.Status.ControlPlane = &v1alpha1.ControlPlane{
+		Conditions: []metav1.Condition{{Type: string(v1alpha1.ControlPlaneUpdating), Status: metav1.ConditionTrue, Reason: "ClusterVersionProgressing"}},
+		Informers:  []v1alpha1.ControlPlaneInformer{{Name: "hosted", Insights: insights}},
+	}
+	return o
+}
+
+// TestWebFleetFiveHundred serves a fake management cluster of 500 hosted
+// clusters to the fleet page in a headless Chromium: it must show them all,
+// then follow 1,000 changes (one watch event each) while staying
+// responsive, changing the cells in place: no cell element is replaced.
+func TestWebFleetFiveHundred(t *testing.T) {
+	if _, err := chromiumBinary(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	const size = 500
+	var objs []runtime.Object
+	for i := range size {
+		objs = append(objs, scaleHostedStatus(i, 0, false))
+	}
+	client := fake.NewSimpleClientset(objs...)
+	client.Resources = []*metav1.APIResourceList{{GroupVersion: v1alpha1.SchemeGroupVersion.String(), APIResources: []metav1.APIResource{
+		{Name: resources.HostedClusterUpdateStatus.Resource, Kind: resources.HostedClusterUpdateStatus.Kind, Namespaced: true}}}}
+	var events atomic.Value
+	testio.OnWatch(client, resources.HostedClusterUpdateStatus.Resource, func(w watch.Interface) { events.Store(w.ResultChan()) })
+	h := web.NewHandler(web.Options{Client: client})
+	runCtx, stop := context.WithCancel(ctx)
+	ran := make(chan struct{})
+	go func() {
+		defer close(ran)
+		_ = h.Run(runCtx)
+	}()
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+		stop()
+		<-ran
+	})
+
+	br := startBrowser(t)
+	begin := time.Now()
+	pg, err := br.open(ctx, srv.URL+"/", 1400, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (A cold Chromium on a busy machine takes seconds to answer first.)
+	var one int
+	if err := pg.eval(ctx, "1", &one); err != nil {
+		t.Fatal(err)
+	}
+	answered := time.Since(begin)
+	var last fleetPage
+	shows := func(completion string, stalled int) func() bool {
+		return func() bool {
+			var err error
+			if last, err = readPage[fleetPage](ctx, pg, readFleet); err != nil || last.View != "fleet" || len(last.Cells) != size {
+				return false
+			}
+			n := 0
+			for i, c := range last.Cells {
+				if c.Completion != completion || (c.Stalled == "true") != (i < stalled) {
+					return false
+				}
+				n++
+			}
+			return n == size
+		}
+	}
+	waitFor(ctx, t, "500 cells at 0%", time.Minute, shows("0", 0))
+	loaded := time.Since(begin)
+	// Each cell element is marked: a page that re-created the cells would
+	// lose the marks.
+	var marked int
+	if err := pg.eval(ctx, `Array.from(document.querySelectorAll("#fleet a.hc")).map(a => { a.dataset.mark = "1"; return 1; }).length`, &marked); err != nil || marked != size {
+		t.Fatalf("marked %d cells: %v", marked, err)
+	}
+
+	// 1,000 changes: every hosted cluster at 25%, then at 50%, three of
+	// them stalled. (The fake watch holds 100 events: before every 50
+	// changes the writer waits for the informer to have read all but 50.)
+	gvr := v1alpha1.SchemeGroupVersion.WithResource(resources.HostedClusterUpdateStatus.Resource)
+	begin = time.Now()
+	done := make(chan error, 1)
+	go func() {
+		for k := range 2 * size {
+			if k%50 == 0 {
+				if err := wait.PollUntilContextTimeout(ctx, time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+					ch, _ := events.Load().(<-chan watch.Event)
+					return len(ch) <= 50, nil
+				}); err != nil {
+					done <- fmt.Errorf("the informer does not read the watch: %w", err)
+					return
+				}
+			}
+			i, completion := k%size, int32(25*(1+k/size))
+			o := scaleHostedStatus(i, completion, completion == 50 && i%200 == 7)
+			if err := client.Tracker().Update(gvr, o, o.Namespace); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	var slowest time.Duration
+	if err := wait.PollUntilContextCancel(ctx, 20*time.Millisecond, true, func(context.Context) (bool, error) {
+		sent := false
+		select {
+		case err := <-done:
+			if err != nil {
+				return false, err
+			}
+			sent = true
+		default:
+		}
+		t0 := time.Now()
+		var ok bool
+		if err := pg.eval(ctx, `document.querySelectorAll("#fleet a.hc").length > 0`, &ok); err != nil {
+			return false, err
+		}
+		slowest = max(slowest, time.Since(t0))
+		return sent, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sentIn := time.Since(begin)
+	waitFor(ctx, t, "500 cells at 50%, three stalled first", time.Minute, shows("50", 3))
+	followed := time.Since(begin)
+	if err := pg.eval(ctx, `document.querySelectorAll('#fleet a.hc[data-mark="1"]').length`, &marked); err != nil || marked != size {
+		t.Errorf("%d of %d cells kept their element: %v", marked, size, err)
+	}
+	if slowest > 2*time.Second {
+		t.Errorf("the page did not answer for %v while the changes streamed in", slowest)
+	}
+	if err := pg.screenshot(ctx, filepath.Join(webArtifacts, "web-fleet-500.png")); err != nil {
+		t.Error(err)
+	}
+	t.Logf("500 hosted clusters shown %v after opening the page (its first answer after %v); 1,000 changes sent in %v and shown after %v; slowest page answer meanwhile %v",
+		loaded.Round(time.Millisecond), answered.Round(time.Millisecond), sentIn.Round(time.Millisecond), followed.Round(time.Millisecond), slowest.Round(time.Millisecond))
 }
 
 // TestWebFleet simulates a fleet of hosted clusters updating at once on

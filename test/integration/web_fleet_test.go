@@ -220,6 +220,13 @@ func TestWebFleetFiveHundred(t *testing.T) {
 	if err := pg.eval(ctx, `document.querySelectorAll('#fleet a.hc[data-mark="1"]').length`, &marked); err != nil || marked != size {
 		t.Errorf("%d of %d cells kept their element: %v", marked, size, err)
 	}
+	// The summary counts them.
+	var counts string
+	if err := pg.eval(ctx, `(() => { const s = document.getElementById("fleet-summary").dataset;
+		const u = document.querySelector('#fleet-legend li[data-class="updating"]');
+		return [s.total, s.updating, s.stalled, u && u.dataset.count].join(" "); })()`, &counts); err != nil || counts != "500 500 3 500" {
+		t.Errorf("summary: total, updating, stalled, class updating: %q, want \"500 500 3 500\" (%v)", counts, err)
+	}
 	if slowest > 2*time.Second {
 		t.Errorf("the page did not answer for %v while the changes streamed in", slowest)
 	}

@@ -626,7 +626,7 @@
   FLEET.forEach(function (c, i) { c.rank = i; FLEET_BY_ID[c.id] = c; });
   var fleet = new Map();   // "namespace/name" -> {c: cell, el: element, sort: key}
   var fleetOrder = [];     // the cells' sort keys, in the grid's order
-  var fleetCounts = {};    // class -> count, and "stalled"
+  var fleetCounts = {};    // class -> count; _stalled and _updating: those counts
   var landed = false;
 
   // fleetSort is a cell's place: stalled first, then by class, then by
@@ -759,8 +759,8 @@
   function fleetUncount(c) {
     if (!c) { return; }
     fleetCounts[c.c] = (fleetCounts[c.c] || 0) - 1;
-    if (c.s) { fleetCounts.stalled--; }
-    if (c.u) { fleetCounts.updating--; }
+    if (c.s) { fleetCounts._stalled--; }
+    if (c.u) { fleetCounts._updating--; }
   }
 
   // fleetFill writes cell c into its element, changing only what differs.
@@ -768,8 +768,8 @@
     var old = e.c, el = e.el, key = c.ns + "/" + c.n;
     fleetUncount(old);
     fleetCounts[c.c] = (fleetCounts[c.c] || 0) + 1;
-    if (c.s) { fleetCounts.stalled = (fleetCounts.stalled || 0) + 1; }
-    if (c.u) { fleetCounts.updating = (fleetCounts.updating || 0) + 1; }
+    if (c.s) { fleetCounts._stalled = (fleetCounts._stalled || 0) + 1; }
+    if (c.u) { fleetCounts._updating = (fleetCounts._updating || 0) + 1; }
     e.c = c;
     if (!old) {
       el.href = "?hosted=" + encodeURIComponent(key);
@@ -797,10 +797,10 @@
   function fleetSummary() {
     var sec = $("fleet-summary"), total = fleet.size;
     sec.setAttribute("data-total", String(total));
-    sec.setAttribute("data-stalled", String(fleetCounts.stalled || 0));
-    sec.setAttribute("data-updating", String(fleetCounts.updating || 0));
-    $("fleet-title").textContent = total + " hosted cluster" + (total === 1 ? "" : "s") + ": " + (fleetCounts.updating || 0) +
-      " updating, " + (fleetCounts.stalled || 0) + " stalled";
+    sec.setAttribute("data-stalled", String(fleetCounts._stalled || 0));
+    sec.setAttribute("data-updating", String(fleetCounts._updating || 0));
+    $("fleet-title").textContent = total + " hosted cluster" + (total === 1 ? "" : "s") + ": " + (fleetCounts._updating || 0) +
+      " updating, " + (fleetCounts._stalled || 0) + " stalled";
     var legend = $("fleet-legend");
     legend.textContent = "";
     FLEET.forEach(function (cls) {

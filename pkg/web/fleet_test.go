@@ -374,6 +374,19 @@ func TestFleetHandler(t *testing.T) {
 	if pages != 1 {
 		t.Errorf("%d other pages followed, want 1", pages)
 	}
+	// Without browser, the page is stopped after clusterPageIdle.
+	for _, step := range []struct {
+		idle time.Duration
+		want int
+	}{{0, 1}, {clusterPageIdle - time.Second, 1}, {clusterPageIdle, 0}} {
+		h.clusters.reap(fleetNow.Add(step.idle))
+		h.clusters.mu.Lock()
+		pages = len(h.clusters.pages)
+		h.clusters.mu.Unlock()
+		if pages != step.want {
+			t.Errorf("after %v idle: %d pages, want %d", step.idle, pages, step.want)
+		}
+	}
 	for _, bad := range []string{"hosted=nope", "hosted=a/b/c", "hosted=UPPER/x", "hosted="} {
 		resp, err := http.Get(srv.URL + "/events?" + bad)
 		if err != nil {

@@ -33,25 +33,29 @@
 //
 // A browser that reconnects (EventSource does it by itself, sending
 // Last-Event-ID) gets a fresh snapshot: the server keeps no history.
+//
+// The same stream of another cluster than the handler's is GET
+// /events?hosted=NAMESPACE/NAME (a hosted cluster) or ?view=standalone: the
+// handler follows it, with informers of its own, while browsers do.
+//
+// On a management cluster, GET /fleet/events streams the fleet: one
+// FleetCell per HostedClusterUpdateStatus the user may list, in every
+// namespace, kept from one informer (a snapshot, then deltas of the changed
+// cells only). The page opens on it when there are hosted clusters.
 package web
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io/fs"
 	"net"
 	"net/http"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
@@ -91,32 +95,34 @@ type Options struct {
 	HostedCluster types.NamespacedName
 }
 
-// Handler serves the page and its event stream. Run keeps its model.
+// Handler serves the page and its event streams. Run keeps its model, and
+// the fleet's and other clusters' models while browsers follow them.
 type Handler struct {
 	opts  Options
 	model *model
 	mux   *http.ServeMux
+	// hub are the browsers following the model.
+	hub
 
-	mu   sync.Mutex
-	subs map[*subscriber]struct{}
-}
-
-// subscriber is one connected browser.
-type subscriber struct {
-	ch chan event
-	// resync is signalled when events were dropped: the browser gets a
-	// snapshot instead.
-	resync chan struct{}
-}
-
-// event is one encoded server-sent event.
-type event struct {
-	seq  uint64
-	data []byte
+	// fleet is the fleet page's model; nil on the page of another cluster
+	// (a child of the handler that serves the browser).
+	fleet      *fleet
+	fleetHub   hub
+	fleetStart sync.Once
+	// clusters are the pages of the clusters other than the model's,
+	// opened by URL (clusters.go).
+	clusters clusterPages
 }
 
 // NewHandler returns the handler; call Run to fill its model.
 func NewHandler(opts Options) *Handler {
+	h := newHandler(opts)
+	h.fleet = newFleet(h.model.hostedCluster)
+	return h
+}
+
+// newHandler returns a handler of one cluster, without fleet.
+func newHandler(opts Options) *Handler {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
@@ -132,7 +138,7 @@ func NewHandler(opts Options) *Handler {
 	if opts.ClientBuffer <= 0 {
 		opts.ClientBuffer = 64
 	}
-	h := &Handler{opts: opts, model: newModel(), mux: http.NewServeMux(), subs: map[*subscriber]struct{}{}}
+	h := &Handler{opts: opts, model: newModel(), mux: http.NewServeMux(), hub: newHub(), fleetHub: newHub(), clusters: newClusterPages()}
 	if h.hosted() {
 		h.model.hostedCluster = &HostedCluster{Namespace: opts.HostedCluster.Namespace, Name: opts.HostedCluster.Name}
 	}
@@ -143,6 +149,8 @@ func NewHandler(opts Options) *Handler {
 	files := http.FileServerFS(assets)
 	h.mux.HandleFunc("GET /events", h.serveEvents)
 	h.mux.HandleFunc("GET /state.json", h.serveState)
+	h.mux.HandleFunc("GET /fleet/events", h.serveFleetEvents)
+	h.mux.HandleFunc("GET /fleet.json", h.serveFleetState)
 	h.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.ServeFileFS(w, r, assets, "index.html")
 	})
@@ -151,7 +159,10 @@ func NewHandler(opts Options) *Handler {
 	return h
 }
 
-// ServeHTTP serves /, /app.js, /app.css, /events and /state.json.
+// ServeHTTP serves /, /app.js, /app.css, /events, /state.json,
+// /fleet/events and /fleet.json. The cluster's stream and state take
+// ?hosted=NAMESPACE/NAME or ?view=standalone to follow another cluster than
+// the handler's.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if len(h.opts.AllowedHosts) > 0 && !slices.Contains(h.opts.AllowedHosts, r.Host) {
 		http.Error(w, "unexpected Host header", http.StatusMisdirectedRequest)
@@ -178,6 +189,8 @@ func LoopbackHosts(addr string) []string {
 // Run watches the cluster and streams changes to the browsers until ctx
 // ends.
 func (h *Handler) Run(ctx context.Context) error {
+	h.clusters.start(ctx)
+	defer h.clusters.stopAll()
 	go h.watchCluster(ctx)
 	flush := h.opts.Clock.NewTicker(h.opts.FlushInterval)
 	defer flush.Stop()
@@ -188,7 +201,12 @@ func (h *Handler) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-refresh.C():
+			now := h.opts.Clock.Now()
 			h.model.timePassed()
+			if h.fleet != nil {
+				h.fleet.timePassed(now)
+			}
+			h.clusters.reap(now)
 		case <-flush.C():
 			h.flush()
 		}
@@ -197,141 +215,82 @@ func (h *Handler) Run(ctx context.Context) error {
 
 // flush sends what changed to every browser.
 func (h *Handler) flush() {
-	d, errs, seq := h.model.flush(h.opts.Clock.Now())
+	now := h.opts.Clock.Now()
+	d, errs, seq := h.model.flush(now)
 	if d != nil {
 		h.broadcast(encodeEvent("delta", seq, d))
 	}
 	if errs != nil {
 		h.broadcast(encodeEvent("apierror", seq, map[string]any{"errors": errs}))
 	}
-}
-
-func (h *Handler) broadcast(ev event) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for s := range h.subs {
-		select {
-		case s.ch <- ev:
-		default:
-			select {
-			case s.resync <- struct{}{}:
-			default:
-			}
+	if h.fleet != nil {
+		if fd := h.fleet.flush(now); fd != nil {
+			h.fleetHub.broadcast(encodeEvent("delta", fd.Seq, fd))
 		}
 	}
 }
 
-func encodeEvent(name string, seq uint64, v any) event {
-	data, err := json.Marshal(v)
-	if err != nil {
-		data, _ = json.Marshal(map[string]string{"marshal": err.Error()})
-	}
-	var b bytes.Buffer
-	b.Grow(len(data) + 64)
-	fmt.Fprintf(&b, "event: %s\nid: %d\ndata: ", name, seq)
-	b.Write(data)
-	b.WriteString("\n\n")
-	return event{seq: seq, data: b.Bytes()}
-}
-
-// Subscribers returns the number of connected browsers.
-func (h *Handler) Subscribers() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.subs)
-}
-
-func (h *Handler) subscribe() *subscriber {
-	s := &subscriber{ch: make(chan event, h.opts.ClientBuffer), resync: make(chan struct{}, 1)}
-	h.mu.Lock()
-	h.subs[s] = struct{}{}
-	h.mu.Unlock()
-	return s
-}
-
-func (h *Handler) unsubscribe(s *subscriber) {
-	h.mu.Lock()
-	delete(h.subs, s)
-	h.mu.Unlock()
-}
-
-// writeTimeout bounds one write to a browser: a browser that reads nothing
-// for this long loses its stream (and reconnects).
-const writeTimeout = 30 * time.Second
-
+// serveEvents serves the stream of the cluster the request names.
 func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
-	rc := http.NewResponseController(w)
-	hdr := w.Header()
-	hdr.Set("Content-Type", "text/event-stream")
-	hdr.Set("Cache-Control", "no-store")
-	hdr.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	sub := h.subscribe()
-	defer h.unsubscribe(sub)
-	write := func(b []byte) bool {
-		if err := rc.SetWriteDeadline(time.Now().Add(writeTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
-			return false
-		}
-		if _, err := w.Write(b); err != nil {
-			return false
-		}
-		if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-			return false
-		}
-		return true
-	}
-	if last := r.Header.Get("Last-Event-ID"); last != "" {
-		klog.V(2).InfoS("A browser reconnected; it gets a fresh snapshot", "lastEventID", last, "remote", r.RemoteAddr)
-	}
-	// The browser retries after 2s when the stream breaks.
-	if !write([]byte("retry: 2000\n\n")) {
+	c, ok := h.cluster(w, r)
+	if !ok {
 		return
 	}
-	var sent uint64
-	sendSnapshot := func() bool {
-		snap := h.model.snapshot(h.opts.Clock.Now())
-		sent = snap.Seq
-		return write(encodeEvent("snapshot", snap.Seq, snap).data)
-	}
-	if !sendSnapshot() {
-		return
-	}
-	beat := h.opts.Clock.NewTicker(h.opts.Heartbeat)
-	defer beat.Stop()
-	for {
-		select {
-		case <-r.Context().Done():
-			return
-		case <-sub.resync:
-			// Events were dropped: forget the queue, send the whole picture.
-			for drained := false; !drained; {
-				select {
-				case <-sub.ch:
-				default:
-					drained = true
-				}
-			}
-			if !sendSnapshot() {
-				return
-			}
-		case ev := <-sub.ch:
-			if ev.seq <= sent {
-				continue // already in the snapshot
-			}
-			if !write(ev.data) {
-				return
-			}
-		case <-beat.C():
-			if !write([]byte("event: ping\ndata: " + strconv.FormatInt(h.opts.Clock.Now().UnixMilli(), 10) + "\n\n")) {
-				return
-			}
-		}
-	}
+	serveStream(w, r, &c.hub, streamConfig{clock: c.opts.Clock, heartbeat: c.opts.Heartbeat, buffer: c.opts.ClientBuffer,
+		snapshot: func() (uint64, any) {
+			s := c.model.snapshot(c.opts.Clock.Now())
+			return s.Seq, s
+		}})
 }
 
-// serveState answers the snapshot as JSON, for scripts and debugging.
-func (h *Handler) serveState(w http.ResponseWriter, _ *http.Request) {
+// serveState answers the snapshot of the cluster the request names as
+// JSON, for scripts and debugging.
+func (h *Handler) serveState(w http.ResponseWriter, r *http.Request) {
+	c, ok := h.cluster(w, r)
+	if !ok {
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(h.model.snapshot(h.opts.Clock.Now()))
+	_ = json.NewEncoder(w).Encode(c.model.snapshot(c.opts.Clock.Now()))
+}
+
+// Subscribers returns the number of browsers following the handler's
+// cluster.
+func (h *Handler) Subscribers() int { return h.count() }
+
+// startFleet starts following the fleet, once: the first time a browser
+// asks for it.
+func (h *Handler) startFleet() bool {
+	ctx := h.clusters.context()
+	if ctx == nil || h.fleet == nil {
+		return false
+	}
+	h.fleetStart.Do(func() { go h.watchFleet(ctx) })
+	return true
+}
+
+// serveFleetEvents serves the fleet's stream: a FleetSnapshot, then
+// FleetDelta events.
+func (h *Handler) serveFleetEvents(w http.ResponseWriter, r *http.Request) {
+	if !h.startFleet() {
+		http.Error(w, "the fleet is not followed yet", http.StatusServiceUnavailable)
+		return
+	}
+	serveStream(w, r, &h.fleetHub, streamConfig{clock: h.opts.Clock, heartbeat: h.opts.Heartbeat, buffer: h.opts.ClientBuffer,
+		snapshot: func() (uint64, any) {
+			s := h.fleet.snapshot(h.opts.Clock.Now())
+			return s.Seq, s
+		}})
+}
+
+// serveFleetState answers the fleet's snapshot as JSON.
+func (h *Handler) serveFleetState(w http.ResponseWriter, _ *http.Request) {
+	if !h.startFleet() {
+		http.Error(w, "the fleet is not followed yet", http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(h.fleet.snapshot(h.opts.Clock.Now()))
 }

@@ -136,9 +136,15 @@ func started(t *testing.T, opts Options) (*Handler, *httptest.Server) {
 // state polls /state.json every 20 ms until pred holds.
 func state(t *testing.T, srv *httptest.Server, what string, pred func(*Snapshot) bool) *Snapshot {
 	t.Helper()
+	return stateAt(t, srv.URL+"/state.json", what, pred)
+}
+
+// stateAt polls the state at url every 20 ms until pred holds.
+func stateAt(t *testing.T, url, what string, pred func(*Snapshot) bool) *Snapshot {
+	t.Helper()
 	var last Snapshot
 	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-		resp, err := http.Get(srv.URL + "/state.json")
+		resp, err := http.Get(url)
 		if err != nil {
 			return false, err
 		}
@@ -190,7 +196,13 @@ type stream struct {
 
 func openStream(t *testing.T, srv *httptest.Server, lastID string) *stream {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, srv.URL+"/events", nil)
+	return openStreamAt(t, srv.URL+"/events", lastID)
+}
+
+// openStreamAt reads the events of the stream at url.
+func openStreamAt(t *testing.T, url, lastID string) *stream {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,8 +42,10 @@ func newWebCommand(deps Deps) *cobra.Command {
 			"and the health insights, streamed from the cluster's watch. The page reads the cluster as the\n" +
 			"kubeconfig's user, so RBAC applies as it does to kubectl. It listens on loopback unless --listen\n" +
 			"gives another address; then anyone who reaches that address reads what that user may read.\n\n" +
-			"With --hosted-cluster NAMESPACE/NAME the page follows that hosted cluster (HyperShift) on a management\n" +
-			"cluster instead: its control plane and components, and its NodePools in the pools' place.",
+			"On a management cluster the page opens on the fleet: one cell per hosted cluster (HyperShift) the user\n" +
+			"may list, coloured by its control-plane assessment, stalled ones marked; a click opens that hosted\n" +
+			"cluster's page (/?hosted=NAMESPACE/NAME). With --hosted-cluster NAMESPACE/NAME the page opens on that\n" +
+			"hosted cluster instead: its control plane and components, and its NodePools in the pools' place.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var hosted types.NamespacedName

@@ -42,6 +42,7 @@
   var es = null;
   var lastMessage = 0;
   var reconnectTimer = null;
+  var streamURL = "", streamHandlers = null;
 
   function setStream(state, text) {
     var el = $("stream");
@@ -49,28 +50,32 @@
     el.textContent = text;
   }
 
-  function connect() {
+  // connect follows the event stream at url (again, when url is omitted),
+  // its snapshot, delta and apierror events going to handlers.
+  function connect(url, handlers) {
+    if (url) { streamURL = url; streamHandlers = handlers; }
     if (reconnectTimer) { clearTimeout(reconnectTimer); reconnectTimer = null; }
     if (es) { es.close(); }
     setStream("connecting", "connecting…");
-    es = new EventSource("events");
+    var h = streamHandlers;
+    var mine = es = new EventSource(streamURL);
     es.onopen = function () { lastMessage = Date.now(); };
     es.onerror = function () {
+      if (mine !== es) { return; }
       setStream("broken", "stream broken, reconnecting…");
       // EventSource retries by itself unless the server answered with an
       // error; then we retry.
       if (es.readyState === EventSource.CLOSED && !reconnectTimer) {
-        reconnectTimer = setTimeout(connect, 2000);
+        reconnectTimer = setTimeout(function () { connect(); }, 2000);
       }
     };
-    es.addEventListener("snapshot", function (e) {
-      seen();
-      applySnapshot(JSON.parse(e.data));
-      // The first picture is drawn as it is; later changes are animated.
-      setTimeout(function () { document.body.classList.add("moving"); }, 1000);
+    Object.keys(h).forEach(function (name) {
+      es.addEventListener(name, function (e) {
+        if (mine !== es) { return; }
+        seen();
+        h[name](JSON.parse(e.data));
+      });
     });
-    es.addEventListener("delta", function (e) { seen(); applyDelta(JSON.parse(e.data)); });
-    es.addEventListener("apierror", function (e) { seen(); showErrors(JSON.parse(e.data).errors || []); });
     es.addEventListener("ping", function (e) { seen(); serverOffset = Number(e.data) - Date.now(); });
   }
 
@@ -87,6 +92,20 @@
       connect();
     }
   }, 5000);
+
+  // startCluster shows the page of one cluster, from the stream at url.
+  function startCluster(url) {
+    document.body.setAttribute("data-view", "cluster");
+    connect(url, {
+      snapshot: function (s) {
+        applySnapshot(s);
+        // The first picture is drawn as it is; later changes are animated.
+        setTimeout(function () { document.body.classList.add("moving"); }, 1000);
+      },
+      delta: applyDelta,
+      apierror: function (e) { showErrors(e.errors || []); }
+    });
+  }
 
   // ---- applying events ----
   function applySnapshot(s) {
@@ -592,5 +611,226 @@
     $("legend").appendChild(li);
   })();
 
-  connect();
+  // ---- the fleet ----
+  // Cell classes, worst first (web.FleetClasses): label and letter, so that
+  // the grid reads without colour.
+  var FLEET = [
+    { id: "degraded", label: "Degraded", letter: "X" },
+    { id: "slow", label: "Slow or stalled", letter: "S" },
+    { id: "updating", label: "Control plane updating", letter: "U" },
+    { id: "nodes", label: "Node pools updating", letter: "N" },
+    { id: "unknown", label: "Unknown", letter: "?" },
+    { id: "idle", label: "Not updating", letter: "\u2713" }
+  ];
+  var FLEET_BY_ID = {};
+  FLEET.forEach(function (c, i) { c.rank = i; FLEET_BY_ID[c.id] = c; });
+  var fleet = new Map();   // "namespace/name" -> {c: cell, el: element, sort: key}
+  var fleetOrder = [];     // the cells' sort keys, in the grid's order
+  var fleetCounts = {};    // class -> count; _stalled and _updating: those counts
+  var landed = false;
+
+  // fleetSort is a cell's place: stalled first, then by class, then by
+  // namespace and name (as the server orders them).
+  function fleetSort(c) {
+    var r = FLEET_BY_ID[c.c] ? FLEET_BY_ID[c.c].rank : FLEET.length;
+    if (!c.s) { r += FLEET.length + 1; }
+    return String(r + 10) + "\u0000" + c.ns + "\u0000" + c.n;
+  }
+
+  function search(a, key) {
+    var lo = 0, hi = a.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (a[mid] < key) { lo = mid + 1; } else { hi = mid; } }
+    return lo;
+  }
+
+  function navLink(id, text, href) {
+    var a = document.querySelector('#nav a[data-nav="' + id + '"]');
+    if (!a) {
+      a = document.createElement("a");
+      a.setAttribute("data-nav", id);
+      $("nav").appendChild(a);
+    }
+    a.textContent = text;
+    a.href = href;
+  }
+
+  function startFleet(forced) {
+    document.body.setAttribute("data-view", "");
+    if (!forced) {
+      // A fleet that does not answer does not hold the page back for long.
+      setTimeout(function () { if (!landed) { land("cluster", false); } }, 10000);
+    }
+    connect("fleet/events", {
+      snapshot: function (s) {
+        fleetHeader(s, forced);
+        fleet.forEach(function (e) { e.el.remove(); });
+        fleet.clear();
+        fleetOrder = [];
+        fleetCounts = {};
+        var frag = document.createDocumentFragment();
+        (s.cells || []).forEach(function (c) {
+          var e = { el: fleetCell(), c: null, sort: fleetSort(c) };
+          fleetFill(e, c);
+          fleet.set(c.ns + "/" + c.n, e);
+          fleetOrder.push(e.sort);
+        });
+        fleetOrder.sort();
+        // The server sends the cells in this order already.
+        var els = Array.from(fleet.values()).sort(function (a, b) { return a.sort < b.sort ? -1 : a.sort > b.sort ? 1 : 0; });
+        els.forEach(function (e) { frag.appendChild(e.el); });
+        $("fleet").appendChild(frag);
+        fleetSummary(s);
+      },
+      delta: function (d) {
+        fleetHeader(d, forced);
+        (d.removed || []).forEach(function (key) {
+          var e = fleet.get(key);
+          if (!e) { return; }
+          fleetUncount(e.c);
+          fleetOrder.splice(search(fleetOrder, e.sort), 1);
+          e.el.remove();
+          fleet.delete(key);
+        });
+        (d.cells || []).forEach(function (c) {
+          var key = c.ns + "/" + c.n, e = fleet.get(key), sort = fleetSort(c);
+          if (e && e.sort === sort) { fleetFill(e, c); return; }
+          if (e) {
+            fleetOrder.splice(search(fleetOrder, e.sort), 1);
+          } else {
+            e = { el: fleetCell(), c: null, sort: sort };
+            fleet.set(key, e);
+          }
+          e.sort = sort;
+          fleetFill(e, c);
+          var i = search(fleetOrder, sort);
+          fleetOrder.splice(i, 0, sort);
+          var next = i + 1 < fleetOrder.length ? fleet.get(keyOfSort(fleetOrder[i + 1])) : null;
+          $("fleet").insertBefore(e.el, next ? next.el : null);
+        });
+        fleetSummary(d);
+      }
+    });
+  }
+
+  function keyOfSort(sort) {
+    var parts = sort.split("\u0000");
+    return parts[1] + "/" + parts[2];
+  }
+
+  // fleetHeader applies what every fleet event says besides the cells,
+  // and decides, once, which page `/` shows.
+  function fleetHeader(h, forced) {
+    serverOffset = Date.parse(h.now) - Date.now();
+    showErrors(h.errors || []);
+    if (h.standalone) { navLink("standalone", "Standalone cluster", "?view=standalone"); }
+    if (h.pinned) { navLink("pinned", "Hosted cluster " + h.pinned.namespace + "/" + h.pinned.name, "?view=cluster"); }
+    document.body.setAttribute("data-fleet-served", h.served ? "true" : "false");
+    $("fleet-waiting").hidden = !!h.synced;
+    $("fleet-waiting").textContent = h.served ? "Loading the hosted clusters…" : "Looking for hosted clusters…";
+    $("source").textContent = h.served ? "reading hostedclusterupdatestatuses, all namespaces" + (h.synced ? "" : " (loading…)") : "";
+    if (forced) { land("fleet", h.served); }
+    if (!landed && h.landing) { land(h.landing, h.served); }
+  }
+
+  function land(where, served) {
+    if (landed) { return; }
+    landed = true;
+    if (where === "fleet") {
+      document.body.setAttribute("data-view", "fleet");
+      document.title = "Hosted cluster updates";
+      document.querySelector("header h1").textContent = "Hosted cluster updates";
+      return;
+    }
+    if (served) { navLink("fleet", "All hosted clusters", "?view=fleet"); }
+    startCluster("events");
+  }
+
+  function fleetCell() {
+    var a = document.createElement("a");
+    a.className = "hc";
+    ["l", "p", "k", "m"].forEach(function (c) {
+      var s = document.createElement("span");
+      s.className = c;
+      a.appendChild(s);
+    });
+    return a;
+  }
+
+  function fleetUncount(c) {
+    if (!c) { return; }
+    fleetCounts[c.c] = (fleetCounts[c.c] || 0) - 1;
+    if (c.s) { fleetCounts._stalled--; }
+    if (c.u) { fleetCounts._updating--; }
+  }
+
+  // fleetFill writes cell c into its element, changing only what differs.
+  function fleetFill(e, c) {
+    var old = e.c, el = e.el, key = c.ns + "/" + c.n;
+    fleetUncount(old);
+    fleetCounts[c.c] = (fleetCounts[c.c] || 0) + 1;
+    if (c.s) { fleetCounts._stalled = (fleetCounts._stalled || 0) + 1; }
+    if (c.u) { fleetCounts._updating = (fleetCounts._updating || 0) + 1; }
+    e.c = c;
+    if (!old) {
+      el.href = "?hosted=" + encodeURIComponent(key);
+      el.setAttribute("data-key", key);
+      el.children[2].textContent = key;
+    }
+    var cls = FLEET_BY_ID[c.c] || FLEET_BY_ID.unknown;
+    el.setAttribute("data-class", c.c);
+    el.setAttribute("data-stalled", c.s ? "true" : "false");
+    el.setAttribute("data-updating", c.u ? "true" : "false");
+    el.setAttribute("data-completion", String(c.p));
+    el.setAttribute("data-assessment", c.a);
+    el.children[0].textContent = cls.letter;
+    // Once the control plane is done, the figure is the nodes updated.
+    el.children[1].textContent = c.c === "nodes" && c.nt ? c.nu + "/" + c.nt : c.p + "%";
+    el.children[3].textContent = c.s ? "\u26a0" : "";
+    var lines = [key, (c.f || "?") + " \u2192 " + (c.t || "?"), c.a + ", control plane " + c.p + "% complete" + (c.u ? ", updating" : "")];
+    if (c.nt) { lines.push(c.nu + " of " + c.nt + " nodes updated"); }
+    lines.push(c.h ? "worst health: " + c.h + ": " + c.hs + (c.hn > 1 ? " (" + c.hn + " insights)" : "") : "no health insight");
+    if (c.s) { lines.push("STALLED: " + c.s); }
+    el.title = lines.join("\n");
+    el.setAttribute("aria-label", lines.join("; "));
+  }
+
+  function fleetSummary() {
+    var sec = $("fleet-summary"), total = fleet.size;
+    sec.setAttribute("data-total", String(total));
+    sec.setAttribute("data-stalled", String(fleetCounts._stalled || 0));
+    sec.setAttribute("data-updating", String(fleetCounts._updating || 0));
+    $("fleet-title").textContent = total + " hosted cluster" + (total === 1 ? "" : "s") + ": " + (fleetCounts._updating || 0) +
+      " updating, " + (fleetCounts._stalled || 0) + " stalled";
+    var legend = $("fleet-legend");
+    legend.textContent = "";
+    FLEET.forEach(function (cls) {
+      var li = document.createElement("li");
+      li.setAttribute("data-class", cls.id);
+      li.setAttribute("data-count", String(fleetCounts[cls.id] || 0));
+      var sw = document.createElement("span");
+      sw.className = "sw";
+      sw.style.background = css.getPropertyValue("--fleet-" + cls.id).trim();
+      li.append(sw, " " + cls.letter + " " + cls.label + ": " + (fleetCounts[cls.id] || 0));
+      legend.appendChild(li);
+    });
+  }
+
+  // ---- which page ----
+  // ?hosted=NAMESPACE/NAME: that hosted cluster; ?view=standalone: the
+  // standalone cluster; ?view=cluster: the cluster the server was started
+  // on; ?view=fleet: the hosted clusters. Without, the fleet when the
+  // server lists hosted clusters, else the cluster.
+  var params = new URLSearchParams(location.search);
+  var view = params.get("view");
+  if (params.has("hosted")) {
+    navLink("fleet", "All hosted clusters", "?view=fleet");
+    startCluster("events?hosted=" + encodeURIComponent(params.get("hosted")));
+  } else if (view === "standalone") {
+    navLink("fleet", "All hosted clusters", "?view=fleet");
+    startCluster("events?view=standalone");
+  } else if (view === "cluster") {
+    startCluster("events");
+  } else {
+    startFleet(view === "fleet");
+  }
 })();

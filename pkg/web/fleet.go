@@ -180,8 +180,7 @@ func fleetEntryOf(ns, name string, st *v1alpha1.UpdateStatusStatus) fleetEntry {
 	for i := range healths {
 		h := &healths[i]
 		_, drain := conventions.DrainBlockOf(h.informer, h.h)
-		if drain || (conventions.LevelRank(h.h.Impact.Level) >= conventions.LevelRank(v1alpha1.ErrorImpactLevel) &&
-			h.h.Impact.Type == v1alpha1.UpdateStalledImpactType) {
+		if drain || conventions.StallsUpdate(h.h.Impact.Level, h.h.Impact.Type) {
 			stalledBy = h
 			break
 		}

@@ -26,8 +26,10 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
@@ -242,6 +244,9 @@ func benchHostedFleet(ctx context.Context, c config, n int) (_ *hostedRun, err e
 	klog.InfoS("Fleet synced", "hostedClusters", n, "ready", ready.Round(time.Millisecond), "sync", r.Sync.Round(time.Millisecond))
 	if r.Mem, err = measureMemory(ctx, admin, cp.ServerURL, p.Pid()); err != nil {
 		return r, err
+	}
+	if err := saveProfile(ctx, admin, cp.ServerURL, "heap", filepath.Join(profDir, "heap-synced.pprof")); err != nil {
+		klog.ErrorS(err, "No heap profile")
 	}
 
 	cfg := rest.CopyConfig(quiet)
@@ -522,7 +527,18 @@ func hostedInsightNames(ctx context.Context, updates versioned.Interface, cluste
 	if cluster != "" {
 		opts.LabelSelector = v1alpha1.LabelHostedCluster + "=" + cluster
 	}
-	list, err := updates.UpdateV1alpha1().HostedNodeProgressInsights(hostedNamespace).List(ctx, opts)
+	// The aggregator answers 503 for a moment when its availability check
+	// of the server times out on a busy machine: a few tries.
+	var list *v1alpha1.HostedNodeProgressInsightList
+	err := wait.PollUntilContextTimeout(ctx, time.Second, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		var err error
+		list, err = updates.UpdateV1alpha1().HostedNodeProgressInsights(hostedNamespace).List(ctx, opts)
+		if apierrors.IsServiceUnavailable(err) {
+			klog.V(2).ErrorS(err, "Listing the hosted node insights again")
+			return false, nil
+		}
+		return err == nil, err
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,8 @@
 // limitations under the License.
 
 // Package testio holds helpers shared by tests of several packages: I/O,
-// waiting for a condition, and the watches of a fake clientset.
+// waiting for a condition, the watches of a fake clientset, and the live
+// heap.
 package testio
 
 import (

@@ -315,20 +315,7 @@ func (h *Hosted) recordDeletion(obj interface{}) {
 func (h *Hosted) Run(ctx context.Context) {
 	klog.InfoS("Starting hosted-cluster sources", "discoveryInterval", h.opts.DiscoveryInterval)
 	defer klog.InfoS("Stopped hosted-cluster sources")
-	h.discover(ctx)
-	ticker := h.opts.Clock.NewTicker(h.opts.DiscoveryInterval)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			for _, src := range h.sources {
-				src.stop("shutting down")
-			}
-			return
-		case <-ticker.C():
-			h.discover(ctx)
-		}
-	}
+	pollDiscovery(ctx, h.opts.Clock, h.opts.DiscoveryInterval, h.sources, h.discover)
 }
 
 func (h *Hosted) discover(ctx context.Context) {

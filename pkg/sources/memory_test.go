@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/insights"
 )
 
@@ -196,15 +197,6 @@ func transformNodeRebuilt(obj interface{}) (interface{}, error) {
 	return out, nil
 }
 
-// liveHeap returns the live heap after two collections.
-func liveHeap() uint64 {
-	var ms runtime.MemStats
-	runtime.GC()
-	runtime.GC()
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
-
 // cacheBytesPerNode decodes every encoded Node as a watch event is decoded
 // (the client's protobuf serializer), transforms it, keeps it as a cache
 // would, and returns the live heap that adds per node.
@@ -212,7 +204,7 @@ func cacheBytesPerNode(b *testing.B, encoded [][]byte, transform cache.Transform
 	b.Helper()
 	codec := protobuf.NewSerializer(scheme.Scheme, scheme.Scheme)
 	kept := make([]interface{}, len(encoded))
-	before := liveHeap()
+	before := testio.LiveHeap()
 	for i, data := range encoded {
 		obj, _, err := codec.Decode(data, nil, nil)
 		if err != nil {
@@ -222,7 +214,7 @@ func cacheBytesPerNode(b *testing.B, encoded [][]byte, transform cache.Transform
 			b.Fatal(err)
 		}
 	}
-	after := liveHeap()
+	after := testio.LiveHeap()
 	ok := false
 	switch n := kept[len(kept)-1].(type) {
 	case *corev1.Node:

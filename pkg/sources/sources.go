@@ -301,18 +301,24 @@ func (s *Set) Run(ctx context.Context) {
 	if s.contributions != nil {
 		go s.contributions.run(ctx)
 	}
-	s.discover(ctx)
-	ticker := s.opts.Clock.NewTicker(s.opts.DiscoveryInterval)
+	pollDiscovery(ctx, s.opts.Clock, s.opts.DiscoveryInterval, s.sources, s.discover)
+}
+
+// pollDiscovery runs discover now and every interval until ctx is done, then
+// stops the informers of srcs.
+func pollDiscovery(ctx context.Context, clk clock.WithTicker, interval time.Duration, srcs []*source, discover func(context.Context)) {
+	discover(ctx)
+	ticker := clk.NewTicker(interval)
 	defer ticker.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			for _, src := range s.sources {
+			for _, src := range srcs {
 				src.stop("shutting down")
 			}
 			return
 		case <-ticker.C():
-			s.discover(ctx)
+			discover(ctx)
 		}
 	}
 }

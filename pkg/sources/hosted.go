@@ -404,16 +404,9 @@ func (h *Hosted) Snapshot(key string) HostedSnapshot {
 	ns, name, _ := strings.Cut(key, "/")
 	cpNamespace := hypershift.ControlPlaneNamespace(ns, name)
 	for _, s := range h.sources {
-		st, inf := s.snapshotState()
-		switch {
-		case st == stateUnavailable:
-			snap.Unavailable = append(snap.Unavailable, s.name)
+		inf, ok := s.readable(&snap.Unavailable, &snap.Unsynced)
+		if !ok {
 			continue
-		case st == stateUnknown:
-			snap.Unsynced = append(snap.Unsynced, s.name)
-			continue
-		case !s.synced.Load():
-			snap.Unsynced = append(snap.Unsynced, s.name)
 		}
 		var items []interface{}
 		switch s {

@@ -404,16 +404,9 @@ func (s *Set) Snapshot() view.Snapshot {
 	var b insights.SourcesBuilder
 	maxRV := s.deletedMaxRV.Load()
 	for _, src := range s.sources {
-		st, inf := src.snapshotState()
-		switch {
-		case st == stateUnavailable:
-			snap.Unavailable = append(snap.Unavailable, src.name)
+		inf, ok := src.readable(&snap.Unavailable, &snap.Unsynced)
+		if !ok {
 			continue
-		case st == stateUnknown:
-			snap.Unsynced = append(snap.Unsynced, src.name)
-			continue
-		case !src.synced.Load():
-			snap.Unsynced = append(snap.Unsynced, src.name)
 		}
 		items := inf.GetStore().List()
 		if len(items) > 0 {

@@ -22,13 +22,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/update-status/apiserver/internal/ocp"
 	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/insights"
 )
@@ -120,14 +120,8 @@ func realisticNode(i int) *corev1.Node {
 		},
 		Spec: corev1.NodeSpec{ProviderID: fmt.Sprintf("aws:///%s/i-0%016x", zone, i)},
 		Status: corev1.NodeStatus{
-			Capacity: corev1.ResourceList{
-				corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("16092488Ki"),
-				corev1.ResourcePods: resource.MustParse("250"), corev1.ResourceEphemeralStorage: resource.MustParse("125238252Ki"),
-			},
-			Allocatable: corev1.ResourceList{
-				corev1.ResourceCPU: resource.MustParse("3500m"), corev1.ResourceMemory: resource.MustParse("14941512Ki"),
-				corev1.ResourcePods: resource.MustParse("250"), corev1.ResourceEphemeralStorage: resource.MustParse("114345831029"),
-			},
+			Capacity:    ocp.NodeCapacity(),
+			Allocatable: ocp.NodeAllocatable(),
 			Conditions: []corev1.NodeCondition{
 				cond(corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
 				cond(corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),

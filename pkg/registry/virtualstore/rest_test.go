@@ -38,8 +38,7 @@ import (
 // returns once the cache has listed s.
 func newREST(t *testing.T, s *Store) *REST {
 	t.Helper()
-	scheme := runtime.NewScheme()
-	install.Install(scheme)
+	scheme := install.NewScheme()
 	r, err := NewREST(RESTConfig{
 		Store:   s,
 		Codec:   serializer.NewCodecFactory(scheme).LegacyCodec(v1alpha1.SchemeGroupVersion),

@@ -297,18 +297,7 @@ func (h *Hosted) notifyControlPlane(obj interface{}) {
 	}
 }
 
-func (h *Hosted) recordDeletion(obj interface{}) {
-	rv, ok := resourceVersionOf(untomb(obj))
-	if !ok {
-		return
-	}
-	for {
-		cur := h.deletedMaxRV.Load()
-		if rv <= cur || h.deletedMaxRV.CompareAndSwap(cur, rv) {
-			return
-		}
-	}
-}
+func (h *Hosted) recordDeletion(obj interface{}) { recordDeletedRV(&h.deletedMaxRV, obj) }
 
 // Run starts the informers of the served APIs and polls discovery for the
 // others until ctx is done.

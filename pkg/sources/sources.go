@@ -257,17 +257,18 @@ func (s *Set) notify() {
 	}
 }
 
-func (s *Set) recordDeletion(obj interface{}) {
-	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	rv, ok := resourceVersionOf(obj)
+func (s *Set) recordDeletion(obj interface{}) { recordDeletedRV(&s.deletedMaxRV, obj) }
+
+// recordDeletedRV raises maxRV to the resourceVersion of the deleted obj
+// (the object of a tombstone), when it has one.
+func recordDeletedRV(maxRV *atomic.Uint64, obj interface{}) {
+	rv, ok := resourceVersionOf(untomb(obj))
 	if !ok {
 		return
 	}
 	for {
-		cur := s.deletedMaxRV.Load()
-		if rv <= cur || s.deletedMaxRV.CompareAndSwap(cur, rv) {
+		cur := maxRV.Load()
+		if rv <= cur || maxRV.CompareAndSwap(cur, rv) {
 			return
 		}
 	}

@@ -23,7 +23,6 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -95,17 +94,9 @@ func (e *Etcd) Keys(ctx context.Context, prefix string) ([]string, error) {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	body, err := OKBody(http.DefaultClient.Do(req))
 	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("etcd range: %s: %s", resp.Status, strings.TrimSpace(string(body)))
+		return nil, fmt.Errorf("etcd range: %w", err)
 	}
 	var out struct {
 		KVs []struct {
@@ -170,4 +161,22 @@ func pollUntil(ctx context.Context, timeout time.Duration, p *Process, cond func
 		case <-tick.C:
 		}
 	}
+}
+
+// OKBody reads and closes the body of the answer to a request, resp and err
+// as http.Client.Do returns them. Any status but 200 is an error naming the
+// request, the status and the start of the body.
+func OKBody(resp *http.Response, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s %s: %s: %.200s", resp.Request.Method, resp.Request.URL.Redacted(), resp.Status, bytes.TrimSpace(body))
+	}
+	return body, nil
 }

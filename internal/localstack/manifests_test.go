@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update/resources"
 )
 
@@ -77,14 +78,8 @@ func TestReadManifests(t *testing.T) {
 				}
 			}
 			objs, err := ReadManifests(tt.vars, dir)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
-				}
+			if testio.WantError(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got := names(objs); !reflect.DeepEqual(got, tt.wantNames) {
 				t.Errorf("objects = %v, want %v", got, tt.wantNames)

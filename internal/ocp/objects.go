@@ -505,6 +505,23 @@ type NodeOptions struct {
 	Images int
 }
 
+// NodeCapacity is the capacity of a node of 4 CPUs and 16 GiB, as an AWS
+// m6i.xlarge reports it.
+func NodeCapacity() corev1.ResourceList {
+	return corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("16092488Ki"),
+		corev1.ResourcePods: resource.MustParse("250"), corev1.ResourceEphemeralStorage: resource.MustParse("125238252Ki"),
+	}
+}
+
+// NodeAllocatable is what the kubelet of a NodeCapacity node leaves to pods.
+func NodeAllocatable() corev1.ResourceList {
+	return corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse("3500m"), corev1.ResourceMemory: resource.MustParse("14941512Ki"),
+		corev1.ResourcePods: resource.MustParse("250"), corev1.ResourceEphemeralStorage: resource.MustParse("114345831029"),
+	}
+}
+
 // Node returns a node settled on o.Config: Ready, with the machine-config
 // daemon's annotations Done.
 func Node(o NodeOptions) *corev1.Node {
@@ -557,14 +574,8 @@ func Node(o NodeOptions) *corev1.Node {
 			ProviderID: fmt.Sprintf("aws:///%s/i-0%s", zone, Digest("instance", name)[:16]),
 		},
 		Status: corev1.NodeStatus{
-			Capacity: corev1.ResourceList{
-				corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("16092488Ki"),
-				corev1.ResourcePods: resource.MustParse("250"), corev1.ResourceEphemeralStorage: resource.MustParse("125238252Ki"),
-			},
-			Allocatable: corev1.ResourceList{
-				corev1.ResourceCPU: resource.MustParse("3500m"), corev1.ResourceMemory: resource.MustParse("14941512Ki"),
-				corev1.ResourcePods: resource.MustParse("250"), corev1.ResourceEphemeralStorage: resource.MustParse("114345831029"),
-			},
+			Capacity:    NodeCapacity(),
+			Allocatable: NodeAllocatable(),
 			Addresses: []corev1.NodeAddress{
 				{Type: corev1.NodeInternalIP, Address: fmt.Sprintf("10.0.%d.%d", i/250, 4+i%250)},
 				{Type: corev1.NodeHostName, Address: name},

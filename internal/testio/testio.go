@@ -13,12 +13,15 @@
 // limitations under the License.
 
 // Package testio holds helpers shared by tests of several packages: I/O,
-// waiting for a condition, and the watches of a fake clientset.
+// waiting for a condition, the watches of a fake clientset, and the live
+// heap.
 package testio
 
 import (
 	"bytes"
+	"strings"
 	"sync"
+	"testing"
 )
 
 // SyncBuffer is a bytes.Buffer that one goroutine may write while another
@@ -40,4 +43,19 @@ func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// WantError fails the test unless err is what want asks for: no error when
+// want is empty, else an error whose text contains want. It reports whether
+// want asked for an error, after which a test usually has nothing more to
+// check.
+func WantError(t testing.TB, err error, want string) bool {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Fatalf("unexpected error: %v", err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Fatalf("error %v, want one containing %q", err, want)
+	}
+	return want != ""
 }

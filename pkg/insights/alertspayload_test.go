@@ -18,6 +18,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/update-status/apiserver/internal/testio"
 )
 
 func TestParseAlerts(t *testing.T) {
@@ -44,14 +46,8 @@ func TestParseAlerts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			alerts, err := ParseAlerts([]byte(tc.payload))
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
-				}
+			if testio.WantError(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if alerts == nil || len(alerts) != tc.want {
 				t.Fatalf("got %#v, want %d alerts (never nil)", alerts, tc.want)

@@ -18,10 +18,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
@@ -380,18 +380,7 @@ type coItem struct {
 // operators evaluates the control plane's components, reusing the work for
 // components whose resourceVersion and inputs did not change.
 func (e *Engine) operators(components []*Component, target string) operatorSet {
-	list := make([]*Component, 0, len(components))
-	for _, co := range components {
-		if co != nil {
-			list = append(list, co)
-		}
-	}
-	sort.SliceStable(list, func(i, j int) bool {
-		if list[i].Name != list[j].Name {
-			return list[i].Name < list[j].Name
-		}
-		return list[i].UID < list[j].UID
-	})
+	list := sortedByName(components, func(co *Component) (string, types.UID) { return co.Name, co.UID })
 	var out operatorSet
 	seen := 0
 	for i, co := range list {

@@ -296,6 +296,20 @@ func healthOf(res Result, kind v1alpha1.HealthKind) []found {
 	return out
 }
 
+// computedHealth computes src at now, checks the result and returns its
+// health insights of kind; when wanted is false, it fails the test if there
+// is one.
+func computedHealth(t testing.TB, src *Sources, kind v1alpha1.HealthKind, wanted bool) []found {
+	t.Helper()
+	res := Compute(src, now)
+	mustValid(t, res)
+	hs := healthOf(res, kind)
+	if !wanted && len(hs) != 0 {
+		t.Fatalf("unexpected insight %q", hs[0].h.Impact.Summary)
+	}
+	return hs
+}
+
 func cond(conds []metav1.Condition, typ string) metav1.Condition {
 	for _, c := range conds {
 		if c.Type == typ {

@@ -19,18 +19,9 @@ import (
 	"testing"
 
 	"github.com/update-status/apiserver/internal/synth"
+	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/insights"
 )
-
-// heapInUse returns the live heap after two collections (the second one
-// frees what the first one's finalizers and sweeps left).
-func heapInUse() uint64 {
-	var ms runtime.MemStats
-	runtime.GC()
-	runtime.GC()
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
 
 // BenchmarkEngineMemory reports the heap an Engine retains per node after
 // computing a synthetic 5,000-node cluster: its memory (node entries, facts,
@@ -42,13 +33,13 @@ func BenchmarkEngineMemory(b *testing.B) {
 	b.ReportAllocs()
 	var perNode float64
 	for i := 0; i < b.N; i++ {
-		before := heapInUse()
+		before := testio.LiveHeap()
 		e := insights.NewEngine()
 		res := e.Compute(src, now)
 		if countNodes(&res.Status) == 0 {
 			b.Fatal("no node insights")
 		}
-		after := heapInUse()
+		after := testio.LiveHeap()
 		perNode = float64(int64(after)-int64(before)) / nodes
 		runtime.KeepAlive(e)
 		runtime.KeepAlive(&res)

@@ -24,6 +24,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
@@ -60,18 +61,7 @@ func poolFingerprint(p *poolInfo) string {
 // name) are dropped, and pools whose selector cannot be parsed match no node
 // and get a health insight (oc aborts instead).
 func newPoolSet(mcps []*Pool) *poolSet {
-	sorted := make([]*Pool, 0, len(mcps))
-	for _, m := range mcps {
-		if m != nil {
-			sorted = append(sorted, m)
-		}
-	}
-	sort.SliceStable(sorted, func(i, j int) bool {
-		if sorted[i].Name != sorted[j].Name {
-			return sorted[i].Name < sorted[j].Name
-		}
-		return sorted[i].UID < sorted[j].UID
-	})
+	sorted := sortedByName(mcps, func(m *Pool) (string, types.UID) { return m.Name, m.UID })
 	ps := &poolSet{byName: make(map[string]*poolInfo, len(sorted))}
 	var custom []*poolInfo
 	var key strings.Builder
@@ -547,4 +537,24 @@ func unrepresentablePool(p *poolInfo) *healthItem {
 		h.pool = p.name
 	}
 	return h
+}
+
+// sortedByName returns the items that are not nil sorted by name, items of
+// the same name by UID; key gives an item's name and UID.
+func sortedByName[T any](items []*T, key func(*T) (string, types.UID)) []*T {
+	sorted := make([]*T, 0, len(items))
+	for _, it := range items {
+		if it != nil {
+			sorted = append(sorted, it)
+		}
+	}
+	sort.SliceStable(sorted, func(i, j int) bool {
+		ni, ui := key(sorted[i])
+		nj, uj := key(sorted[j])
+		if ni != nj {
+			return ni < nj
+		}
+		return ui < uj
+	})
+	return sorted
 }

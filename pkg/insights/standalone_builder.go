@@ -59,25 +59,16 @@ func (b *SourcesBuilder) Add(obj any) bool {
 			b.src.ClusterVersion = o
 		}
 	case *configv1.ClusterOperator:
-		if o == nil {
-			return false
-		}
-		b.src.ClusterOperators = append(b.src.ClusterOperators, o)
+		return appendTo(&b.src.ClusterOperators, o)
 	case *mcfgv1.MachineConfigPool:
-		if o == nil {
-			return false
-		}
-		b.src.MachineConfigPools = append(b.src.MachineConfigPools, o)
+		return appendTo(&b.src.MachineConfigPools, o)
 	case *mcfgv1.MachineConfig:
 		if o == nil {
 			return false
 		}
 		b.AddMachineConfig(o.Name, o.Annotations)
 	case *Node:
-		if o == nil {
-			return false
-		}
-		b.src.Nodes = append(b.src.Nodes, o)
+		return appendTo(&b.src.Nodes, o)
 	case *corev1.Node:
 		if o == nil {
 			return false
@@ -89,10 +80,7 @@ func (b *SourcesBuilder) Add(obj any) bool {
 		}
 		b.src.MCODeployment = o
 	case *informersv1alpha1.UpdateInformer:
-		if o == nil {
-			return false
-		}
-		b.src.UpdateInformers = append(b.src.UpdateInformers, o)
+		return appendTo(&b.src.UpdateInformers, o)
 	case *coordinationv1.Lease:
 		if o == nil || !IsContributionLease(o) {
 			return false
@@ -101,6 +89,15 @@ func (b *SourcesBuilder) Add(obj any) bool {
 	default:
 		return false
 	}
+	return true
+}
+
+// appendTo appends o to *list unless o is nil, and reports whether it did.
+func appendTo[T any](list *[]*T, o *T) bool {
+	if o == nil {
+		return false
+	}
+	*list = append(*list, o)
 	return true
 }
 

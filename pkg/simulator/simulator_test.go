@@ -70,14 +70,8 @@ func TestOptionsValidate(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.opts.Validate()
-			if tc.wantErr == "" {
-				if err != nil {
-					t.Fatalf("Validate() = %v, want nil", err)
-				}
+			if !testio.WantError(t, err, tc.wantErr) {
 				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Fatalf("Validate() = %v, want an error containing %q", err, tc.wantErr)
 			}
 			if _, err := New(tc.opts); err == nil {
 				t.Fatalf("New accepted invalid options")

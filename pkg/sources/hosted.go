@@ -297,38 +297,14 @@ func (h *Hosted) notifyControlPlane(obj interface{}) {
 	}
 }
 
-func (h *Hosted) recordDeletion(obj interface{}) {
-	rv, ok := resourceVersionOf(untomb(obj))
-	if !ok {
-		return
-	}
-	for {
-		cur := h.deletedMaxRV.Load()
-		if rv <= cur || h.deletedMaxRV.CompareAndSwap(cur, rv) {
-			return
-		}
-	}
-}
+func (h *Hosted) recordDeletion(obj interface{}) { recordDeletedRV(&h.deletedMaxRV, obj) }
 
 // Run starts the informers of the served APIs and polls discovery for the
 // others until ctx is done.
 func (h *Hosted) Run(ctx context.Context) {
 	klog.InfoS("Starting hosted-cluster sources", "discoveryInterval", h.opts.DiscoveryInterval)
 	defer klog.InfoS("Stopped hosted-cluster sources")
-	h.discover(ctx)
-	ticker := h.opts.Clock.NewTicker(h.opts.DiscoveryInterval)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			for _, src := range h.sources {
-				src.stop("shutting down")
-			}
-			return
-		case <-ticker.C():
-			h.discover(ctx)
-		}
-	}
+	pollDiscovery(ctx, h.opts.Clock, h.opts.DiscoveryInterval, h.sources, h.discover)
 }
 
 func (h *Hosted) discover(ctx context.Context) {
@@ -417,16 +393,9 @@ func (h *Hosted) Snapshot(key string) HostedSnapshot {
 	ns, name, _ := strings.Cut(key, "/")
 	cpNamespace := hypershift.ControlPlaneNamespace(ns, name)
 	for _, s := range h.sources {
-		st, inf := s.snapshotState()
-		switch {
-		case st == stateUnavailable:
-			snap.Unavailable = append(snap.Unavailable, s.name)
+		inf, ok := s.readable(&snap.Unavailable, &snap.Unsynced)
+		if !ok {
 			continue
-		case st == stateUnknown:
-			snap.Unsynced = append(snap.Unsynced, s.name)
-			continue
-		case !s.synced.Load():
-			snap.Unsynced = append(snap.Unsynced, s.name)
 		}
 		var items []interface{}
 		switch s {

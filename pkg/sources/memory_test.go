@@ -22,13 +22,14 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/update-status/apiserver/internal/ocp"
+	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/insights"
 )
 
@@ -119,14 +120,8 @@ func realisticNode(i int) *corev1.Node {
 		},
 		Spec: corev1.NodeSpec{ProviderID: fmt.Sprintf("aws:///%s/i-0%016x", zone, i)},
 		Status: corev1.NodeStatus{
-			Capacity: corev1.ResourceList{
-				corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("16092488Ki"),
-				corev1.ResourcePods: resource.MustParse("250"), corev1.ResourceEphemeralStorage: resource.MustParse("125238252Ki"),
-			},
-			Allocatable: corev1.ResourceList{
-				corev1.ResourceCPU: resource.MustParse("3500m"), corev1.ResourceMemory: resource.MustParse("14941512Ki"),
-				corev1.ResourcePods: resource.MustParse("250"), corev1.ResourceEphemeralStorage: resource.MustParse("114345831029"),
-			},
+			Capacity:    ocp.NodeCapacity(),
+			Allocatable: ocp.NodeAllocatable(),
 			Conditions: []corev1.NodeCondition{
 				cond(corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
 				cond(corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
@@ -196,15 +191,6 @@ func transformNodeRebuilt(obj interface{}) (interface{}, error) {
 	return out, nil
 }
 
-// liveHeap returns the live heap after two collections.
-func liveHeap() uint64 {
-	var ms runtime.MemStats
-	runtime.GC()
-	runtime.GC()
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
-
 // cacheBytesPerNode decodes every encoded Node as a watch event is decoded
 // (the client's protobuf serializer), transforms it, keeps it as a cache
 // would, and returns the live heap that adds per node.
@@ -212,7 +198,7 @@ func cacheBytesPerNode(b *testing.B, encoded [][]byte, transform cache.Transform
 	b.Helper()
 	codec := protobuf.NewSerializer(scheme.Scheme, scheme.Scheme)
 	kept := make([]interface{}, len(encoded))
-	before := liveHeap()
+	before := testio.LiveHeap()
 	for i, data := range encoded {
 		obj, _, err := codec.Decode(data, nil, nil)
 		if err != nil {
@@ -222,7 +208,7 @@ func cacheBytesPerNode(b *testing.B, encoded [][]byte, transform cache.Transform
 			b.Fatal(err)
 		}
 	}
-	after := liveHeap()
+	after := testio.LiveHeap()
 	ok := false
 	switch n := kept[len(kept)-1].(type) {
 	case *corev1.Node:

@@ -80,6 +80,25 @@ func (s *source) snapshotState() (state, cache.SharedIndexInformer) {
 	return s.state, s.informer
 }
 
+// readable says whether a snapshot may read the source's cache, and gives
+// its informer when it may. An unavailable source (unserved or forbidden)
+// is added to unavailable and may not be read; one that has not synced is
+// added to unsynced, and may be read only once its informer runs.
+func (s *source) readable(unavailable, unsynced *[]string) (cache.SharedIndexInformer, bool) {
+	st, inf := s.snapshotState()
+	switch {
+	case st == stateUnavailable:
+		*unavailable = append(*unavailable, s.name)
+		return nil, false
+	case st == stateUnknown:
+		*unsynced = append(*unsynced, s.name)
+		return nil, false
+	case !s.synced.Load():
+		*unsynced = append(*unsynced, s.name)
+	}
+	return inf, true
+}
+
 // runState is whether the informer runs, whatever it could list.
 func (s *source) runState() state {
 	s.mu.Lock()

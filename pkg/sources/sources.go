@@ -257,17 +257,18 @@ func (s *Set) notify() {
 	}
 }
 
-func (s *Set) recordDeletion(obj interface{}) {
-	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	rv, ok := resourceVersionOf(obj)
+func (s *Set) recordDeletion(obj interface{}) { recordDeletedRV(&s.deletedMaxRV, obj) }
+
+// recordDeletedRV raises maxRV to the resourceVersion of the deleted obj
+// (the object of a tombstone), when it has one.
+func recordDeletedRV(maxRV *atomic.Uint64, obj interface{}) {
+	rv, ok := resourceVersionOf(untomb(obj))
 	if !ok {
 		return
 	}
 	for {
-		cur := s.deletedMaxRV.Load()
-		if rv <= cur || s.deletedMaxRV.CompareAndSwap(cur, rv) {
+		cur := maxRV.Load()
+		if rv <= cur || maxRV.CompareAndSwap(cur, rv) {
 			return
 		}
 	}
@@ -301,18 +302,24 @@ func (s *Set) Run(ctx context.Context) {
 	if s.contributions != nil {
 		go s.contributions.run(ctx)
 	}
-	s.discover(ctx)
-	ticker := s.opts.Clock.NewTicker(s.opts.DiscoveryInterval)
+	pollDiscovery(ctx, s.opts.Clock, s.opts.DiscoveryInterval, s.sources, s.discover)
+}
+
+// pollDiscovery runs discover now and every interval until ctx is done, then
+// stops the informers of srcs.
+func pollDiscovery(ctx context.Context, clk clock.WithTicker, interval time.Duration, srcs []*source, discover func(context.Context)) {
+	discover(ctx)
+	ticker := clk.NewTicker(interval)
 	defer ticker.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			for _, src := range s.sources {
+			for _, src := range srcs {
 				src.stop("shutting down")
 			}
 			return
 		case <-ticker.C():
-			s.discover(ctx)
+			discover(ctx)
 		}
 	}
 }
@@ -398,16 +405,9 @@ func (s *Set) Snapshot() view.Snapshot {
 	var b insights.SourcesBuilder
 	maxRV := s.deletedMaxRV.Load()
 	for _, src := range s.sources {
-		st, inf := src.snapshotState()
-		switch {
-		case st == stateUnavailable:
-			snap.Unavailable = append(snap.Unavailable, src.name)
+		inf, ok := src.readable(&snap.Unavailable, &snap.Unsynced)
+		if !ok {
 			continue
-		case st == stateUnknown:
-			snap.Unsynced = append(snap.Unsynced, src.name)
-			continue
-		case !src.synced.Load():
-			snap.Unsynced = append(snap.Unsynced, src.name)
 		}
 		items := inf.GetStore().List()
 		if len(items) > 0 {

@@ -26,6 +26,7 @@
 package untruncate
 
 import (
+	"slices"
 	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -322,27 +323,17 @@ func sortInsights[T any](ins []T, key func(*T) (v1alpha1.InsightType, string)) {
 // finish sorts the informers and drops the ones left empty.
 func (m *merger) finish() *v1alpha1.UpdateStatusStatus {
 	if cp := m.st.ControlPlane; cp != nil {
-		kept := cp.Informers[:0]
+		cp.Informers = slices.DeleteFunc(cp.Informers, func(inf v1alpha1.ControlPlaneInformer) bool { return len(inf.Insights) == 0 })
 		for _, inf := range cp.Informers {
-			if len(inf.Insights) == 0 {
-				continue
-			}
 			sortInsights(inf.Insights, func(in *v1alpha1.ControlPlaneInsight) (v1alpha1.InsightType, string) { return in.Insight.Type, in.UID })
-			kept = append(kept, inf)
 		}
-		cp.Informers = kept
 	}
 	for p := range m.st.WorkerPools {
 		pool := &m.st.WorkerPools[p]
-		kept := pool.Informers[:0]
+		pool.Informers = slices.DeleteFunc(pool.Informers, func(inf v1alpha1.WorkerPoolInformer) bool { return len(inf.Insights) == 0 })
 		for _, inf := range pool.Informers {
-			if len(inf.Insights) == 0 {
-				continue
-			}
 			sortInsights(inf.Insights, func(in *v1alpha1.WorkerPoolInsight) (v1alpha1.InsightType, string) { return in.Insight.Type, in.UID })
-			kept = append(kept, inf)
 		}
-		pool.Informers = kept
 	}
 	return m.st
 }

@@ -41,6 +41,16 @@ const verdictDeadline = 2 * time.Second
 // that is not ready), so the verdict is due at once.
 const faultAge = 10 * time.Minute
 
+// healthSummarySays returns a verdict check: a health insight about the
+// resource name (e.g. "clusteroperators", "dns") whose summary contains
+// word.
+func healthSummarySays(resource, name, word string) func(us *v1alpha1.UpdateStatus) bool {
+	return func(us *v1alpha1.UpdateStatus) bool {
+		h := healthInsightAbout(us, resource, name)
+		return h != nil && strings.Contains(h.Impact.Summary, word)
+	}
+}
+
 // TestFaultVerdicts injects the faults of a troubled update one at a time and
 // checks that the engine's verdict on each shows up in the served object
 // within verdictDeadline, and goes away once the fault is removed.
@@ -56,19 +66,13 @@ func TestFaultVerdicts(t *testing.T) {
 			name:    "degraded operator",
 			inject:  func(t *testing.T) func() { return degradeOperator(t, "dns") },
 			verdict: "a health insight: Cluster Operator dns is degraded",
-			present: func(us *v1alpha1.UpdateStatus) bool {
-				h := healthInsightAbout(us, "clusteroperators", "dns")
-				return h != nil && strings.Contains(h.Impact.Summary, "degraded")
-			},
+			present: healthSummarySays("clusteroperators", "dns", "degraded"),
 		},
 		{
 			name:    "unavailable operator",
 			inject:  func(t *testing.T) func() { return makeOperatorUnavailable(t, "console") },
 			verdict: "a health insight: Cluster Operator console is unavailable",
-			present: func(us *v1alpha1.UpdateStatus) bool {
-				h := healthInsightAbout(us, "clusteroperators", "console")
-				return h != nil && strings.Contains(h.Impact.Summary, "unavailable")
-			},
+			present: healthSummarySays("clusteroperators", "console", "unavailable"),
 		},
 		{
 			name:    "drain blocked by a PodDisruptionBudget",
@@ -103,10 +107,7 @@ func TestFaultVerdicts(t *testing.T) {
 			name:    "failing ClusterVersion",
 			inject:  failClusterVersion,
 			verdict: "a health insight: Cluster Version version is failing",
-			present: func(us *v1alpha1.UpdateStatus) bool {
-				h := healthInsightAbout(us, "clusterversions", "version")
-				return h != nil && strings.Contains(h.Impact.Summary, "failing")
-			},
+			present: healthSummarySays("clusterversions", "version", "failing"),
 		},
 	}
 	for _, tt := range tests {

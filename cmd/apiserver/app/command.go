@@ -20,10 +20,9 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	cliflag "k8s.io/component-base/cli/flag"
-	"k8s.io/component-base/term"
 
 	"github.com/update-status/apiserver/cmd/apiserver/app/options"
+	"github.com/update-status/apiserver/internal/cmdflags"
 	"github.com/update-status/apiserver/pkg/apiserver"
 )
 
@@ -58,11 +57,6 @@ func NewCommand(ctx context.Context) *cobra.Command {
 	}
 	cmd.SetContext(ctx)
 
-	fss := o.Flags()
-	for _, fs := range fss.FlagSets {
-		cmd.Flags().AddFlagSet(fs)
-	}
-	cols, _, _ := term.TerminalSize(cmd.OutOrStdout())
-	cliflag.SetUsageAndHelpFunc(cmd, fss, cols)
+	cmdflags.Add(cmd, o.Flags())
 	return cmd
 }

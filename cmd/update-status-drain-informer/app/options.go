@@ -30,8 +30,8 @@ import (
 	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/component-base/logs"
 	logsapi "k8s.io/component-base/logs/api/v1"
-	"k8s.io/component-base/term"
 
+	"github.com/update-status/apiserver/internal/cmdflags"
 	"github.com/update-status/apiserver/pkg/drain"
 	"github.com/update-status/apiserver/pkg/drain/informer"
 )
@@ -118,11 +118,7 @@ func NewCommand(ctx context.Context) *cobra.Command {
 	var fss cliflag.NamedFlagSets
 	o.AddFlags(fss.FlagSet("informer"))
 	logsapi.AddFlags(logging, fss.FlagSet("logging"))
-	for _, fs := range fss.FlagSets {
-		cmd.Flags().AddFlagSet(fs)
-	}
-	cols, _, _ := term.TerminalSize(cmd.OutOrStdout())
-	cliflag.SetUsageAndHelpFunc(cmd, fss, cols)
+	cmdflags.Add(cmd, fss)
 	return cmd
 }
 

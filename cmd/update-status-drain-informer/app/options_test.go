@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/update-status/apiserver/internal/clitest"
+	"github.com/update-status/apiserver/internal/testio"
 )
 
 func TestHelp(t *testing.T) {
@@ -49,15 +50,7 @@ func TestValidate(t *testing.T) {
 			o := NewOptions()
 			tc.edit(o)
 			err := o.Validate()
-			if tc.want == "" {
-				if err != nil {
-					t.Fatalf("Validate: %v", err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("Validate = %v, want an error about %s", err, tc.want)
-			}
+			testio.WantError(t, err, tc.want)
 		})
 	}
 }

@@ -46,11 +46,7 @@ import (
 	"github.com/update-status/apiserver/pkg/sources"
 )
 
-var scheme = func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	install.Install(s)
-	return s
-}()
+var scheme = install.NewScheme()
 
 // fakeSource holds the snapshots a test sets.
 type fakeSource struct {

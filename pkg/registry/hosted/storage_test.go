@@ -36,7 +36,27 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/registry/internal/cells"
+	"github.com/update-status/apiserver/pkg/registry/internal/registrytest"
+	"github.com/update-status/apiserver/pkg/registry/virtualstore"
 )
+
+// publishedRESTs publishes f's snapshots and returns the storage of
+// HostedClusterUpdateStatus and of the hosted per-insight kinds, destroyed
+// when the test ends.
+func (f *fixture) publishedRESTs(t *testing.T) (*virtualstore.REST, [resources.NumInsightKinds]*virtualstore.REST) {
+	t.Helper()
+	f.pub.Publish(nil, true)
+	codec := serializer.NewCodecFactory(scheme).LegacyCodec(v1alpha1.SchemeGroupVersion)
+	status, insightRESTs, err := f.pub.NewREST(scheme, codec, clocktesting.NewFakePassiveClock(time.Unix(5000, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(status.Destroy)
+	for _, r := range insightRESTs {
+		t.Cleanup(r.Destroy)
+	}
+	return status, insightRESTs
+}
 
 // inNamespace is a request context in namespace ns ("" for all).
 func inNamespace(ns string) context.Context {
@@ -49,16 +69,7 @@ func inNamespace(ns string) context.Context {
 // cluster picks one hosted cluster's, and so does a WATCH.
 func TestNamespacedStorage(t *testing.T) {
 	f := newFixture(t, "", hostedSnapshot("a", 1, "a-workers", "m1"), hostedSnapshot("b", 2, "b-workers", "m1", "m2"))
-	f.pub.Publish(nil, true)
-	codec := serializer.NewCodecFactory(scheme).LegacyCodec(v1alpha1.SchemeGroupVersion)
-	status, insightRESTs, err := f.pub.NewREST(scheme, codec, clocktesting.NewFakePassiveClock(time.Unix(5000, 0)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(status.Destroy)
-	for _, r := range insightRESTs {
-		t.Cleanup(r.Destroy)
-	}
+	status, insightRESTs := f.publishedRESTs(t)
 	nodes := insightRESTs[resources.NodeInsights]
 	testio.Eventually(t, "the watch caches ready", func() bool { return status.ReadinessCheck() == nil && nodes.ReadinessCheck() == nil })
 	if !status.NamespaceScoped() || !nodes.NamespaceScoped() || !slices.Equal(status.ShortNames(), []string{"hcus"}) || !slices.Equal(nodes.ShortNames(), []string{"hnpi"}) {
@@ -146,29 +157,12 @@ func TestNamespacedStorage(t *testing.T) {
 // bookmark that ends the initial events.
 func TestWatchList(t *testing.T) {
 	f := newFixture(t, "", hostedSnapshot("a", 1, "a-workers", "m1"), hostedSnapshot("b", 2, "b-workers", "m1"))
-	f.pub.Publish(nil, true)
-	codec := serializer.NewCodecFactory(scheme).LegacyCodec(v1alpha1.SchemeGroupVersion)
-	status, insightRESTs, err := f.pub.NewREST(scheme, codec, clocktesting.NewFakePassiveClock(time.Unix(5000, 0)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(status.Destroy)
-	for _, r := range insightRESTs {
-		t.Cleanup(r.Destroy)
-	}
+	status, _ := f.publishedRESTs(t)
 	testio.Eventually(t, "the watch cache ready", func() bool { return status.ReadinessCheck() == nil })
-	yes := true
-	w, err := status.Watch(inNamespace("clusters"), &metainternalversion.ListOptions{
-		LabelSelector:        labels.Everything(),
-		FieldSelector:        fields.OneTermEqualSelector("metadata.name", "b"),
-		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
-		SendInitialEvents:    &yes,
-		AllowWatchBookmarks:  true,
+	w := registrytest.WatchList(inNamespace("clusters"), t, status, metainternalversion.ListOptions{
+		LabelSelector: labels.Everything(),
+		FieldSelector: fields.OneTermEqualSelector("metadata.name", "b"),
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
 	var seen []string
 	timeout := time.After(10 * time.Second)
 	for len(seen) < 2 {

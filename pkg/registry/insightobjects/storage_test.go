@@ -65,11 +65,7 @@ func TestNamesAndStores(t *testing.T) {
 	}
 }
 
-var scheme = func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	install.Install(s)
-	return s
-}()
+var scheme = install.NewScheme()
 
 func runtimeKind(t *testing.T, obj runtime.Object) string {
 	t.Helper()

@@ -49,43 +49,10 @@ type tableConvertor struct {
 // kind or a list of them, wrapped or not, and gives no row for anything
 // else. Missing fields read as unknown.
 func (c tableConvertor) ConvertToTable(_ context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
-	t := &metav1.Table{}
-	if opts, ok := tableOptions.(*metav1.TableOptions); !ok || !opts.NoHeaders {
-		t.ColumnDefinitions = c.table.columns
-	}
 	now := c.clock.Now()
-	obj := cells.Unwrap(object)
-	if meta.IsListType(obj) {
-		items, err := meta.ExtractList(obj)
-		if err != nil {
-			return t, nil
-		}
-		if l, err := meta.ListAccessor(obj); err == nil {
-			t.ResourceVersion, t.Continue, t.RemainingItemCount = l.GetResourceVersion(), l.GetContinue(), l.GetRemainingItemCount()
-		}
-		t.Rows = make([]metav1.TableRow, 0, len(items))
-		for _, item := range items {
-			if row, ok := c.row(item, now); ok {
-				t.Rows = append(t.Rows, row)
-			}
-		}
-		return t, nil
-	}
-	if row, ok := c.row(obj, now); ok {
-		t.Rows = []metav1.TableRow{row}
-		if m, err := meta.Accessor(obj); err == nil {
-			t.ResourceVersion = m.GetResourceVersion()
-		}
-	}
-	return t, nil
-}
-
-func (c tableConvertor) row(obj runtime.Object, now time.Time) (metav1.TableRow, bool) {
-	row, ok := c.table.cells(cells.Unwrap(obj), now)
-	if !ok {
-		return metav1.TableRow{}, false
-	}
-	return metav1.TableRow{Cells: row, Object: runtime.RawExtension{Object: obj}}, true
+	return cells.Table(object, tableOptions, c.table.columns, func(obj runtime.Object) ([]interface{}, bool) {
+		return c.table.cells(obj, now)
+	}), nil
 }
 
 // cellsOf adapts the cells of one kind's object to table.cells: an object

@@ -73,22 +73,20 @@ type published struct {
 	stored   runtime.Object
 }
 
+// newStore returns an empty store of the resource names, its objects under
+// "/<resource>"; newObj and newList make an object and a list of the kind.
+func newStore(names resources.Names, newObj, newList func() runtime.Object) (*virtualstore.Store, error) {
+	return virtualstore.New(virtualstore.Config{Resource: names.GroupResource(), Prefix: "/" + names.Resource, New: newObj, NewList: newList})
+}
+
 // NewPublisher returns a publisher over source with empty, not yet ready
 // stores; it registers for source changes.
 func NewPublisher(source Source, c clock.Clock) (*Publisher, error) {
-	r, err := virtualstore.New(virtualstore.Config{
-		Resource: resources.UpdateReadiness.GroupResource(), Prefix: "/" + resources.UpdateReadiness.Resource,
-		New:     func() runtime.Object { return &update.UpdateReadiness{} },
-		NewList: func() runtime.Object { return &update.UpdateReadinessList{} },
-	})
+	r, err := newStore(resources.UpdateReadiness, func() runtime.Object { return &update.UpdateReadiness{} }, func() runtime.Object { return &update.UpdateReadinessList{} })
 	if err != nil {
 		return nil, err
 	}
-	cs, err := virtualstore.New(virtualstore.Config{
-		Resource: resources.UpdateCandidate.GroupResource(), Prefix: "/" + resources.UpdateCandidate.Resource,
-		New:     func() runtime.Object { return &update.UpdateCandidate{} },
-		NewList: func() runtime.Object { return &update.UpdateCandidateList{} },
-	})
+	cs, err := newStore(resources.UpdateCandidate, func() runtime.Object { return &update.UpdateCandidate{} }, func() runtime.Object { return &update.UpdateCandidateList{} })
 	if err != nil {
 		return nil, err
 	}

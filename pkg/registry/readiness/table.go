@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -100,28 +99,5 @@ func orNone(s []string) string {
 // ConvertToTable implements rest.TableConvertor for an object of the kind
 // or a list of them; anything else gives no row.
 func (c table) ConvertToTable(_ context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
-	t := &metav1.Table{}
-	if opts, ok := tableOptions.(*metav1.TableOptions); !ok || !opts.NoHeaders {
-		t.ColumnDefinitions = c.columns
-	}
-	obj := cells.Unwrap(object)
-	items := []runtime.Object{obj}
-	if meta.IsListType(obj) {
-		var err error
-		if items, err = meta.ExtractList(obj); err != nil {
-			return t, nil
-		}
-		if l, err := meta.ListAccessor(obj); err == nil {
-			t.ResourceVersion, t.Continue, t.RemainingItemCount = l.GetResourceVersion(), l.GetContinue(), l.GetRemainingItemCount()
-		}
-	} else if m, err := meta.Accessor(obj); err == nil {
-		t.ResourceVersion = m.GetResourceVersion()
-	}
-	t.Rows = make([]metav1.TableRow, 0, len(items))
-	for _, item := range items {
-		if row, ok := c.cells(cells.Unwrap(item)); ok {
-			t.Rows = append(t.Rows, metav1.TableRow{Cells: row, Object: runtime.RawExtension{Object: item}})
-		}
-	}
-	return t, nil
+	return cells.Table(object, tableOptions, c.columns, c.cells), nil
 }

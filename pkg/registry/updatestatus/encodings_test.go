@@ -145,8 +145,7 @@ func TestCacheEncode(t *testing.T) {
 // one revision share its encodings whichever object the watch cache hands
 // out.
 func TestWatchEventEncodings(t *testing.T) {
-	scheme := runtime.NewScheme()
-	install.Install(scheme)
+	scheme := install.NewScheme()
 	codecs := serializer.NewCodecFactory(scheme)
 	gv := v1alpha1.SchemeGroupVersion
 	info, ok := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)

@@ -16,7 +16,6 @@ package updatestatus
 
 import (
 	"context"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -31,16 +30,16 @@ import (
 // kubectl adds the namespace with -A.
 var hostedColumns = []metav1.TableColumnDefinition{
 	{Name: "Hosted Cluster", Type: "string", Format: "name", Description: "Name of the HostedCluster (and of the object)."},
-	{Name: "Control Plane", Type: "string", Description: "Assessment and completion of the control-plane update."},
+	controlPlaneColumn,
 	{Name: "Target", Type: "string", Description: "Version the hosted cluster is updating (or was updated) to."},
 	{Name: "Node Pools", Type: "string", Description: "NodePools whose update completed / all NodePools."},
 	{Name: "Worst Health", Type: "string", Description: "Highest impact level among the Health insights, None without any."},
-	{Name: "Update Age", Type: "string", Description: "Time since the current (or last) update started."},
+	ageColumn,
 	{Name: "Previous", Type: "string", Priority: 1, Description: "Version the hosted cluster updated from."},
 	{Name: "Components", Type: "string", Priority: 1, Description: "Control-plane components updated / all components."},
 	{Name: "Nodes", Type: "string", Priority: 1, Description: "Nodes updated / all nodes."},
-	{Name: "Est. Remaining", Type: "string", Priority: 1, Description: "Estimated time until the control plane completes."},
-	{Name: "Available", Type: "string", Priority: 1, Description: "Outer Available condition: can the content be trusted."},
+	remainingColumn,
+	availableColumn,
 }
 
 // hostedTableConvertor renders HostedClusterUpdateStatus for kubectl,
@@ -60,39 +59,14 @@ func NewHostedTable(clock clock.PassiveClock) rest.TableConvertor {
 // an empty table for anything else.
 func (c hostedTableConvertor) ConvertToTable(_ context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
 	now := c.clock.Now()
-	return convertToTable(object, tableOptions, hostedColumns, func(obj runtime.Object) ([]metav1.TableRow, *metav1.ListMeta, string) {
-		switch obj := obj.(type) {
-		case *update.HostedClusterUpdateStatus:
-			return []metav1.TableRow{hostedRow(obj, now)}, nil, obj.ResourceVersion
-		case *update.HostedClusterUpdateStatusList:
-			rows := make([]metav1.TableRow, 0, len(obj.Items))
-			for i := range obj.Items {
-				rows = append(rows, hostedRow(&obj.Items[i], now))
-			}
-			return rows, &obj.ListMeta, ""
+	return cells.Table(object, tableOptions, hostedColumns, func(obj runtime.Object) ([]interface{}, bool) {
+		o, ok := obj.(*update.HostedClusterUpdateStatus)
+		if !ok {
+			return nil, false
 		}
-		return nil, nil, ""
+		s := summarize(&update.UpdateStatus{ObjectMeta: o.ObjectMeta, Status: o.Status})
+		return s.cells(o.Name, s.worstHealth(), now), true
 	}), nil
-}
-
-func hostedRow(obj *update.HostedClusterUpdateStatus, now time.Time) metav1.TableRow {
-	s := summarize(&update.UpdateStatus{ObjectMeta: obj.ObjectMeta, Status: obj.Status})
-	return metav1.TableRow{
-		Cells: []interface{}{
-			obj.Name,
-			s.controlPlane(),
-			cells.OrUnknown(s.target),
-			s.pools(),
-			s.worstHealth(),
-			s.age(now),
-			s.previous,
-			s.operators(),
-			s.nodes(),
-			s.remaining(now),
-			s.available,
-		},
-		Object: runtime.RawExtension{Object: obj},
-	}
 }
 
 // worstHealth is the highest impact level among the Health insights.

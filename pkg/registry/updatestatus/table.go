@@ -34,17 +34,25 @@ const unknown = cells.Unknown
 // columns of the table; priority 1 columns show only with -o wide.
 var columns = []metav1.TableColumnDefinition{
 	{Name: "Name", Type: "string", Format: "name", Description: "Name of the UpdateStatus (always cluster)."},
-	{Name: "Control Plane", Type: "string", Description: "Assessment and completion of the control-plane update."},
+	controlPlaneColumn,
 	{Name: "Target", Type: "string", Description: "Version the cluster is updating (or was updated) to."},
 	{Name: "Worker Pools", Type: "string", Description: "Worker pools whose update completed / all worker pools."},
 	{Name: "Health", Type: "string", Description: "Health insights by impact level."},
-	{Name: "Update Age", Type: "string", Description: "Time since the current (or last) update started."},
+	ageColumn,
 	{Name: "Previous", Type: "string", Priority: 1, Description: "Version the cluster updated from."},
 	{Name: "Operators", Type: "string", Priority: 1, Description: "Cluster operators updated / all cluster operators."},
 	{Name: "Worker Nodes", Type: "string", Priority: 1, Description: "Worker nodes updated / all worker nodes."},
-	{Name: "Est. Remaining", Type: "string", Priority: 1, Description: "Estimated time until the control plane completes."},
-	{Name: "Available", Type: "string", Priority: 1, Description: "Outer Available condition: can the content be trusted."},
+	remainingColumn,
+	availableColumn,
 }
+
+// The columns the UpdateStatus and HostedClusterUpdateStatus tables share.
+var (
+	controlPlaneColumn = metav1.TableColumnDefinition{Name: "Control Plane", Type: "string", Description: "Assessment and completion of the control-plane update."}
+	ageColumn          = metav1.TableColumnDefinition{Name: "Update Age", Type: "string", Description: "Time since the current (or last) update started."}
+	remainingColumn    = metav1.TableColumnDefinition{Name: "Est. Remaining", Type: "string", Priority: 1, Description: "Estimated time until the control plane completes."}
+	availableColumn    = metav1.TableColumnDefinition{Name: "Available", Type: "string", Priority: 1, Description: "Outer Available condition: can the content be trusted."}
+)
 
 // levelOrder is the order of the impact levels in the Health column.
 var levelOrder = []string{
@@ -65,54 +73,31 @@ type tableConvertor struct {
 // anything else. A nearly empty object (a bookmark) gives a row of unknowns.
 func (c tableConvertor) ConvertToTable(_ context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
 	now := c.clock.Now()
-	return convertToTable(object, tableOptions, columns, func(obj runtime.Object) ([]metav1.TableRow, *metav1.ListMeta, string) {
-		switch obj := obj.(type) {
-		case *update.UpdateStatus:
-			return []metav1.TableRow{row(obj, now)}, nil, obj.ResourceVersion
-		case *update.UpdateStatusList:
-			rows := make([]metav1.TableRow, 0, len(obj.Items))
-			for i := range obj.Items {
-				rows = append(rows, row(&obj.Items[i], now))
-			}
-			return rows, &obj.ListMeta, ""
+	return cells.Table(object, tableOptions, columns, func(obj runtime.Object) ([]interface{}, bool) {
+		o, ok := obj.(*update.UpdateStatus)
+		if !ok {
+			return nil, false
 		}
-		return nil, nil, ""
+		s := summarize(o)
+		return s.cells(o.Name, s.health(), now), true
 	}), nil
 }
 
-// convertToTable returns the table of object (unwrapped) with columns,
-// unless tableOptions asks for no headers: rows gives its rows and, for a
-// list, its list metadata, else its resourceVersion.
-func convertToTable(object, tableOptions runtime.Object, columns []metav1.TableColumnDefinition, rows func(runtime.Object) ([]metav1.TableRow, *metav1.ListMeta, string)) *metav1.Table {
-	table := &metav1.Table{}
-	if opts, ok := tableOptions.(*metav1.TableOptions); !ok || !opts.NoHeaders {
-		table.ColumnDefinitions = columns
-	}
-	var list *metav1.ListMeta
-	table.Rows, list, table.ResourceVersion = rows(cells.Unwrap(object))
-	if list != nil {
-		table.ResourceVersion, table.Continue, table.RemainingItemCount = list.ResourceVersion, list.Continue, list.RemainingItemCount
-	}
-	return table
-}
-
-func row(obj *update.UpdateStatus, now time.Time) metav1.TableRow {
-	s := summarize(obj)
-	return metav1.TableRow{
-		Cells: []interface{}{
-			obj.Name,
-			s.controlPlane(),
-			cells.OrUnknown(s.target),
-			s.pools(),
-			s.health(),
-			s.age(now),
-			s.previous,
-			s.operators(),
-			s.nodes(),
-			s.remaining(now),
-			s.available,
-		},
-		Object: runtime.RawExtension{Object: obj},
+// cells are the cells of a row of name, health being the text of its
+// Health column.
+func (s *summary) cells(name, health string, now time.Time) []interface{} {
+	return []interface{}{
+		name,
+		s.controlPlane(),
+		cells.OrUnknown(s.target),
+		s.pools(),
+		health,
+		s.age(now),
+		s.previous,
+		s.operators(),
+		s.nodes(),
+		s.remaining(now),
+		s.available,
 	}
 }
 

@@ -63,8 +63,7 @@ func BenchmarkCoalescingWatch(b *testing.B) {
 	if err := v1alpha1.Convert_v1alpha1_UpdateStatusStatus_To_update_UpdateStatusStatus(&status, &big.Status, nil); err != nil {
 		b.Fatal(err)
 	}
-	scheme := runtime.NewScheme()
-	install.Install(scheme)
+	scheme := install.NewScheme()
 	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
 	codecs := serializer.NewCodecFactory(scheme)
 	info, _ := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)

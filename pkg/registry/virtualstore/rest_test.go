@@ -31,14 +31,14 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/install"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/registry/internal/registrytest"
 )
 
 // newREST serves s through the registry and the library's watch cache, and
 // returns once the cache has listed s.
 func newREST(t *testing.T, s *Store) *REST {
 	t.Helper()
-	scheme := runtime.NewScheme()
-	install.Install(scheme)
+	scheme := install.NewScheme()
 	r, err := NewREST(RESTConfig{
 		Store:   s,
 		Codec:   serializer.NewCodecFactory(scheme).LegacyCodec(v1alpha1.SchemeGroupVersion),
@@ -74,16 +74,7 @@ func TestWatchCacheProgressBookmarks(t *testing.T) {
 	r := newREST(t, s)
 	publish(t, s, 2, a) // nothing changes: no event, only progress
 
-	yes := true
-	w, err := r.Watch(request(), &metainternalversion.ListOptions{
-		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
-		SendInitialEvents:    &yes,
-		AllowWatchBookmarks:  true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
+	w := registrytest.WatchList(request(), t, r, metainternalversion.ListOptions{})
 
 	type seen struct {
 		typ                watch.EventType

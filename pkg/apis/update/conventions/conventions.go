@@ -17,6 +17,7 @@ package conventions
 import (
 	"encoding/hex"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -204,17 +205,16 @@ func unkebab(s string) string {
 // and anything else 4. The engine lists insights by it, then by uid, and so
 // does a client that completes a list (pkg/complete).
 func TypeOrder(t v1alpha1.InsightType) int {
-	switch t {
-	case v1alpha1.ClusterVersionStatusInsightType:
-		return 0
-	case v1alpha1.ClusterOperatorStatusInsightType:
-		return 1
-	case v1alpha1.MachineConfigPoolStatusInsightType:
-		return 2
-	case v1alpha1.NodeStatusInsightType:
-		return 3
+	if i := slices.Index(typeOrder, t); i >= 0 {
+		return i
 	}
-	return 4
+	return len(typeOrder)
+}
+
+// typeOrder lists the insight types TypeOrder puts before Health.
+var typeOrder = []v1alpha1.InsightType{
+	v1alpha1.ClusterVersionStatusInsightType, v1alpha1.ClusterOperatorStatusInsightType,
+	v1alpha1.MachineConfigPoolStatusInsightType, v1alpha1.NodeStatusInsightType,
 }
 
 // IsExternalInformer reports whether informer is an external informer's (an
@@ -232,17 +232,13 @@ func IsExternalInformer(informer string) bool {
 // Warning 2, Info 1, anything else 0. The engine and the report sort health
 // insights by it (most severe first, as oc does).
 func LevelRank(level v1alpha1.InsightImpactLevel) int {
-	switch level {
-	case v1alpha1.CriticalInfoLevel:
-		return 4
-	case v1alpha1.ErrorImpactLevel:
-		return 3
-	case v1alpha1.WarningImpactLevel:
-		return 2
-	case v1alpha1.InfoImpactLevel:
-		return 1
-	}
-	return 0
+	return slices.Index(levelsBySeverity, level) + 1
+}
+
+// levelsBySeverity lists the impact levels LevelRank ranks, least severe
+// first.
+var levelsBySeverity = []v1alpha1.InsightImpactLevel{
+	v1alpha1.InfoImpactLevel, v1alpha1.WarningImpactLevel, v1alpha1.ErrorImpactLevel, v1alpha1.CriticalInfoLevel,
 }
 
 // VersionText is oc's "Target Version" text of an update's versions: the

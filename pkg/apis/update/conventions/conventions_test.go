@@ -41,3 +41,20 @@ func TestIsExternalInformer(t *testing.T) {
 		})
 	}
 }
+
+func TestTypeOrderAndLevelRank(t *testing.T) {
+	// In TypeOrder's order; Health and unknown types share the last place.
+	for i, typ := range []v1alpha1.InsightType{v1alpha1.ClusterVersionStatusInsightType, v1alpha1.ClusterOperatorStatusInsightType,
+		v1alpha1.MachineConfigPoolStatusInsightType, v1alpha1.NodeStatusInsightType, v1alpha1.HealthInsightType, "Unknown"} {
+		if got := TypeOrder(typ); got != min(i, 4) {
+			t.Errorf("TypeOrder(%s) = %d, want %d", typ, got, min(i, 4))
+		}
+	}
+	// Least severe first; an empty and the Unknown level both rank 0.
+	for i, level := range []v1alpha1.InsightImpactLevel{"", v1alpha1.UnknownImpactLevel, v1alpha1.InfoImpactLevel,
+		v1alpha1.WarningImpactLevel, v1alpha1.ErrorImpactLevel, v1alpha1.CriticalInfoLevel} {
+		if got := LevelRank(level); got != max(i-1, 0) {
+			t.Errorf("LevelRank(%q) = %d, want %d", level, got, max(i-1, 0))
+		}
+	}
+}

@@ -133,7 +133,13 @@ func UID(prefix, group, resource, namespace, name string) string {
 // IsDNSLabel reports whether s matches ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ and has
 // at most 63 characters.
 func IsDNSLabel(s string) bool {
-	if s == "" || len(s) > 63 || !lowerAlnum(s[0]) || !lowerAlnum(s[len(s)-1]) {
+	return len(s) <= 63 && MatchesDNSLabel(s)
+}
+
+// MatchesDNSLabel reports whether s matches ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$,
+// whatever its length (the P-DNS pattern).
+func MatchesDNSLabel(s string) bool {
+	if s == "" || !lowerAlnum(s[0]) || !lowerAlnum(s[len(s)-1]) {
 		return false
 	}
 	for i := 1; i < len(s)-1; i++ {

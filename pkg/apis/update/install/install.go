@@ -30,3 +30,10 @@ func Install(scheme *runtime.Scheme) {
 	utilruntime.Must(v1alpha1.AddToScheme(scheme))
 	utilruntime.Must(scheme.SetVersionPriority(v1alpha1.SchemeGroupVersion))
 }
+
+// NewScheme returns a new scheme with the group installed (Install).
+func NewScheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	Install(s)
+	return s
+}

@@ -75,39 +75,40 @@ func valueFuzzerFuncs(_ runtimeserializer.CodecFactory) []interface{} {
 func unionFuzzerFuncs(_ runtimeserializer.CodecFactory) []interface{} {
 	return []interface{}{
 		func(u *update.ControlPlaneInsightUnion, f randfill.Continue) {
-			*u = update.ControlPlaneInsightUnion{}
-			switch f.Intn(5) {
-			case 0:
-				u.Type, u.ClusterVersionStatusInsight = update.InsightType(v1alpha1.ClusterVersionStatusInsightType), &update.ClusterVersionStatusInsight{}
-				f.Fill(u.ClusterVersionStatusInsight)
-			case 1:
-				u.Type, u.ClusterOperatorStatusInsight = update.InsightType(v1alpha1.ClusterOperatorStatusInsightType), &update.ClusterOperatorStatusInsight{}
-				f.Fill(u.ClusterOperatorStatusInsight)
-			case 2:
-				u.Type, u.MachineConfigPoolStatusInsight = update.InsightType(v1alpha1.MachineConfigPoolStatusInsightType), &update.MachineConfigPoolStatusInsight{}
-				f.Fill(u.MachineConfigPoolStatusInsight)
-			case 3:
-				u.Type, u.NodeStatusInsight = update.InsightType(v1alpha1.NodeStatusInsightType), &update.NodeStatusInsight{}
-				f.Fill(u.NodeStatusInsight)
-			default:
-				u.Type, u.HealthInsight = update.InsightType(v1alpha1.HealthInsightType), &update.HealthStatusInsight{}
-				f.Fill(u.HealthInsight)
-			}
+			fillUnion(u, f, f.Intn(5))
 		},
+		// A worker pool's union has the members of the control plane's but
+		// the ClusterVersion and ClusterOperators (members 0 and 1).
 		func(u *update.WorkerPoolInsightUnion, f randfill.Continue) {
-			*u = update.WorkerPoolInsightUnion{}
-			switch f.Intn(3) {
-			case 0:
-				u.Type, u.MachineConfigPoolStatusInsight = update.InsightType(v1alpha1.MachineConfigPoolStatusInsightType), &update.MachineConfigPoolStatusInsight{}
-				f.Fill(u.MachineConfigPoolStatusInsight)
-			case 1:
-				u.Type, u.NodeStatusInsight = update.InsightType(v1alpha1.NodeStatusInsightType), &update.NodeStatusInsight{}
-				f.Fill(u.NodeStatusInsight)
-			default:
-				u.Type, u.HealthInsight = update.InsightType(v1alpha1.HealthInsightType), &update.HealthStatusInsight{}
-				f.Fill(u.HealthInsight)
-			}
+			var cp update.ControlPlaneInsightUnion
+			fillUnion(&cp, f, 2+f.Intn(3))
+			*u = update.WorkerPoolInsightUnion{Type: cp.Type, MachineConfigPoolStatusInsight: cp.MachineConfigPoolStatusInsight,
+				NodeStatusInsight: cp.NodeStatusInsight, HealthInsight: cp.HealthInsight}
 		},
+	}
+}
+
+// fillUnion sets u to its member i alone (0 ClusterVersion, 1
+// ClusterOperator, 2 MachineConfigPool, 3 Node, else Health), filled by f,
+// and the type naming it.
+func fillUnion(u *update.ControlPlaneInsightUnion, f randfill.Continue, i int) {
+	*u = update.ControlPlaneInsightUnion{}
+	switch i {
+	case 0:
+		u.Type, u.ClusterVersionStatusInsight = update.InsightType(v1alpha1.ClusterVersionStatusInsightType), &update.ClusterVersionStatusInsight{}
+		f.Fill(u.ClusterVersionStatusInsight)
+	case 1:
+		u.Type, u.ClusterOperatorStatusInsight = update.InsightType(v1alpha1.ClusterOperatorStatusInsightType), &update.ClusterOperatorStatusInsight{}
+		f.Fill(u.ClusterOperatorStatusInsight)
+	case 2:
+		u.Type, u.MachineConfigPoolStatusInsight = update.InsightType(v1alpha1.MachineConfigPoolStatusInsightType), &update.MachineConfigPoolStatusInsight{}
+		f.Fill(u.MachineConfigPoolStatusInsight)
+	case 3:
+		u.Type, u.NodeStatusInsight = update.InsightType(v1alpha1.NodeStatusInsightType), &update.NodeStatusInsight{}
+		f.Fill(u.NodeStatusInsight)
+	default:
+		u.Type, u.HealthInsight = update.InsightType(v1alpha1.HealthInsightType), &update.HealthStatusInsight{}
+		f.Fill(u.HealthInsight)
 	}
 }
 

@@ -24,7 +24,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -35,11 +34,7 @@ import (
 const examplePath = "../testdata/example.yaml"
 
 var (
-	scheme = func() *runtime.Scheme {
-		s := runtime.NewScheme()
-		install.Install(s)
-		return s
-	}()
+	scheme = install.NewScheme()
 	// strictCodecs reject unknown and duplicate fields, so the example cannot
 	// carry a key the types do not have.
 	strictCodecs = serializer.NewCodecFactory(scheme, serializer.EnableStrict)

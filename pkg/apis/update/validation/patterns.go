@@ -20,6 +20,8 @@ import (
 	"unicode/utf8"
 
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 )
 
 // Patterns of docs/api-decisions.md#validation-rules. The simple ones are
@@ -43,24 +45,9 @@ var (
 // noneVersion is the placeholder version of a cluster that was only installed.
 const noneVersion = "<none>"
 
-func isLowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
-
 func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 func isAlnum(c byte) bool { return isAlpha(c) || c >= '0' && c <= '9' }
-
-// isDNSName reports whether s matches P-DNS: ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$
-func isDNSName(s string) bool {
-	if s == "" || !isLowerAlnum(s[0]) || !isLowerAlnum(s[len(s)-1]) {
-		return false
-	}
-	for i := 1; i < len(s)-1; i++ {
-		if c := s[i]; c != '-' && !isLowerAlnum(c) {
-			return false
-		}
-	}
-	return true
-}
 
 // isConditionReason reports whether s matches the metav1.Condition reason
 // pattern: ^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$
@@ -108,7 +95,7 @@ func isSimpleSubdomain(s string) bool {
 	}
 	for {
 		label, rest, found := strings.Cut(s, ".")
-		if !isDNSName(label) {
+		if !conventions.MatchesDNSLabel(label) {
 			return false
 		}
 		if !found {

@@ -43,8 +43,8 @@ var patternSeeds = []string{
 // checkMatchers compares every matcher with its reference on s.
 func checkMatchers(t *testing.T, s string) {
 	t.Helper()
-	if got, want := isDNSName(s), dnsRE.MatchString(s); got != want {
-		t.Errorf("isDNSName(%q) = %v, pattern says %v", s, got, want)
+	if got, want := conventions.MatchesDNSLabel(s), dnsRE.MatchString(s); got != want {
+		t.Errorf("conventions.MatchesDNSLabel(%q) = %v, pattern says %v", s, got, want)
 	}
 	if got, want := conventions.IsOperatorName(s), opNameRE.MatchString(s) && len(s) <= maxOperatorNameLength; got != want {
 		t.Errorf("conventions.IsOperatorName(%q) = %v, pattern and length say %v", s, got, want)

@@ -355,7 +355,7 @@ func (v *validator) pool(p *path, pool *v1alpha1.Pool) {
 // per-insight object.
 func (v *validator) insightHeader(p *path, uidField, uid string, acquiredAt *metav1.Time) {
 	up := p.child(uidField)
-	if v.length(&up, uid, maxUIDLength, true) && !isDNSName(uid) {
+	if v.length(&up, uid, maxUIDLength, true) && !conventions.MatchesDNSLabel(uid) {
 		v.add(field.Invalid(up.build(), uid, msgDNS))
 	}
 	ap := p.child("acquiredAt")
@@ -615,7 +615,7 @@ func (v *validator) reference(p *path, r *v1alpha1.ResourceRef, rule *refRule) {
 	v.subdomainField(&np, r.Name, true)
 	if r.Namespace != "" {
 		nsp := p.child("namespace")
-		if v.length(&nsp, r.Namespace, maxRefLength, false) && !isDNSName(r.Namespace) {
+		if v.length(&nsp, r.Namespace, maxRefLength, false) && !conventions.MatchesDNSLabel(r.Namespace) {
 			v.add(field.Invalid(nsp.build(), r.Namespace, msgDNS))
 		}
 	}

@@ -14,12 +14,14 @@
 
 // Package cells holds the cell texts that the registry's kubectl tables
 // share: the unknown marker, the unwrapping of the watch cache's objects,
-// and how versions, ages and estimates read.
+// the table of an object or a list, and how versions, ages and estimates
+// read.
 package cells
 
 import (
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
@@ -46,6 +48,44 @@ func Unwrap(obj runtime.Object) runtime.Object {
 		return c.GetObject()
 	}
 	return obj
+}
+
+// Table returns the kubectl table of object (unwrapped) with columns,
+// unless tableOptions asks for no headers. An object gets one row, a list a
+// row an item; cellsOf gives an object's cells, false for an object of
+// another kind, which gets no row. The table carries a list's metadata, or
+// the resourceVersion of an object with a row.
+func Table(object, tableOptions runtime.Object, columns []metav1.TableColumnDefinition, cellsOf func(runtime.Object) ([]interface{}, bool)) *metav1.Table {
+	t := &metav1.Table{}
+	if opts, ok := tableOptions.(*metav1.TableOptions); !ok || !opts.NoHeaders {
+		t.ColumnDefinitions = columns
+	}
+	add := func(item runtime.Object) bool {
+		row, ok := cellsOf(item)
+		if ok {
+			t.Rows = append(t.Rows, metav1.TableRow{Cells: row, Object: runtime.RawExtension{Object: item}})
+		}
+		return ok
+	}
+	obj := Unwrap(object)
+	if !meta.IsListType(obj) {
+		if m, err := meta.Accessor(obj); add(obj) && err == nil {
+			t.ResourceVersion = m.GetResourceVersion()
+		}
+		return t
+	}
+	items, err := meta.ExtractList(obj)
+	if err != nil {
+		return t
+	}
+	if l, err := meta.ListAccessor(obj); err == nil {
+		t.ResourceVersion, t.Continue, t.RemainingItemCount = l.GetResourceVersion(), l.GetContinue(), l.GetRemainingItemCount()
+	}
+	t.Rows = make([]metav1.TableRow, 0, len(items))
+	for _, item := range items {
+		add(Unwrap(item))
+	}
+	return t
 }
 
 // Previous is the text of the version an update started from, marked

@@ -16,9 +16,15 @@
 package registrytest
 
 import (
+	"context"
 	"io"
+	"testing"
 
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/apiserver/pkg/registry/rest"
 )
 
 // Cacheable wraps an object as the watch cache wraps the objects of its
@@ -32,3 +38,21 @@ func (c Cacheable) CacheEncode(_ runtime.Identifier, encode func(runtime.Object,
 
 // GetObject implements runtime.CacheableObject.
 func (c Cacheable) GetObject() runtime.Object { return c.Object }
+
+// WatchList starts a watch-list on r with the selectors of opts, as
+// client-go's WatchList asks for one: the current objects, then the
+// bookmark that ends the initial events, then the changes. The watch stops
+// when the test ends.
+func WatchList(ctx context.Context, t testing.TB, r rest.Watcher, opts metainternalversion.ListOptions) watch.Interface {
+	t.Helper()
+	yes := true
+	opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
+	opts.SendInitialEvents = &yes
+	opts.AllowWatchBookmarks = true
+	w, err := r.Watch(ctx, &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	return w
+}

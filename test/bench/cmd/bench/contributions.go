@@ -465,14 +465,7 @@ func renewalStorm(ctx context.Context, c config, cp *localstack.ControlPlane, ad
 	// The server's CPU with nothing written, the watchers connected: what
 	// the storm's CPU is compared with.
 	idle := max(5*time.Second, c.stormDuration/3)
-	cpuIdle, err := cpuSecondsOf(pids)
-	if err != nil {
-		return res, err
-	}
-	if err := window(ctx, idle); err != nil {
-		return res, err
-	}
-	m0, err := metrics(ctx, admin, cp.ServerURL)
+	cpuIdle, m0, err := cpuThenMetrics(ctx, pids, idle, admin, cp.ServerURL)
 	if err != nil {
 		return res, err
 	}
@@ -525,14 +518,7 @@ func renewalStorm(ctx context.Context, c config, cp *localstack.ControlPlane, ad
 	}
 	storm.Wait()
 	res.Duration = time.Since(begin)
-	cpu1, err := cpuSecondsOf(pids)
-	if err != nil {
-		return res, err
-	}
-	if err := window(ctx, stormGrace); err != nil {
-		return res, err
-	}
-	m1, err := metrics(ctx, admin, cp.ServerURL)
+	cpu1, m1, err := cpuThenMetrics(ctx, pids, stormGrace, admin, cp.ServerURL)
 	if err != nil {
 		return res, err
 	}

@@ -77,19 +77,7 @@ func (h *httpClient) do(ctx context.Context, rawURL string) (*http.Response, err
 
 // get returns the body of a GET, or an error for any status but 200.
 func (h *httpClient) get(ctx context.Context, rawURL string) ([]byte, error) {
-	resp, err := h.do(ctx, rawURL)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s: %.200s", rawURL, resp.Status, body)
-	}
-	return body, nil
+	return localstack.OKBody(h.do(ctx, rawURL))
 }
 
 // discard sends a GET and reads the body into io.Discard (no buffer that
@@ -188,6 +176,37 @@ func cpuSecondsOf(pids []int) ([]float64, error) {
 		}
 	}
 	return out, nil
+}
+
+// cpuSample is the CPU time of some processes (cpuSecondsOf) and of the
+// machine (machineCPU) at one instant.
+type cpuSample struct {
+	procs       []float64
+	busy, total float64
+}
+
+// sampleCPU reads the CPU time of pids and of the machine.
+func sampleCPU(pids []int) (cpuSample, error) {
+	procs, err := cpuSecondsOf(pids)
+	if err != nil {
+		return cpuSample{}, err
+	}
+	busy, total, err := machineCPU()
+	return cpuSample{procs: procs, busy: busy, total: total}, err
+}
+
+// cpuThenMetrics reads the CPU time of pids, then, d later, the server's
+// metrics.
+func cpuThenMetrics(ctx context.Context, pids []int, d time.Duration, h *httpClient, serverURL string) ([]float64, map[string]float64, error) {
+	cpu, err := cpuSecondsOf(pids)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := window(ctx, d); err != nil {
+		return nil, nil, err
+	}
+	m, err := metrics(ctx, h, serverURL)
+	return cpu, m, err
 }
 
 // machineCPU reads the busy and total CPU time of the machine, in clock

@@ -518,11 +518,7 @@ func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admi
 	}
 	// The server, this process (watchers and churn) and the kube-apiserver.
 	pids := []int{pid, os.Getpid(), cp.KubeAPIServer.Process.Pid()}
-	cpu0, err := cpuSecondsOf(pids)
-	if err != nil {
-		return nil, err
-	}
-	busy0, total0, err := machineCPU()
+	cpu0, err := sampleCPU(pids)
 	if err != nil {
 		return nil, err
 	}
@@ -566,11 +562,7 @@ func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admi
 		}
 	}
 	elapsed := time.Since(begin)
-	cpu1, err := cpuSecondsOf(pids)
-	if err != nil {
-		return nil, err
-	}
-	busy1, total1, err := machineCPU()
+	cpu1, err := sampleCPU(pids)
 	if err != nil {
 		return nil, err
 	}
@@ -612,10 +604,10 @@ func benchWatch(ctx context.Context, c config, cp *localstack.ControlPlane, admi
 	res.Missed, res.NoEvent = tallyDelivery(delivered, len(writes))
 	res.Lag = summarize(lags)
 	res.EventsPerWatcherSec = float64(events) / float64(res.Connected) / elapsed.Seconds()
-	perMinute := func(i int) float64 { return (cpu1[i] - cpu0[i]) / elapsed.Seconds() * 60 }
+	perMinute := func(i int) float64 { return (cpu1.procs[i] - cpu0.procs[i]) / elapsed.Seconds() * 60 }
 	res.CPUPerMinute, res.ClientCPUPerMinute, res.KubeAPIServerCPUPerMinute = perMinute(0), perMinute(1), perMinute(2)
-	if total1 > total0 {
-		res.MachineBusy = (busy1 - busy0) / (total1 - total0)
+	if cpu1.total > cpu0.total {
+		res.MachineBusy = (cpu1.busy - cpu0.busy) / (cpu1.total - cpu0.total)
 	}
 	res.Revisions = float64(events) / float64(res.Connected)
 	res.Published = sumSeries(m1, "update_status_recomputations_total", `result="changed"`) - sumSeries(m0, "update_status_recomputations_total", `result="changed"`)

@@ -149,19 +149,6 @@ type hostedResult struct {
 	Notes []string
 }
 
-// run returns the run of n hosted clusters, or nil.
-func (r *hostedResult) run(n int) *hostedRun {
-	if r == nil {
-		return nil
-	}
-	for _, x := range r.Runs {
-		if x.Clusters == n {
-			return x
-		}
-	}
-	return nil
-}
-
 // benchHosted runs the cell, each fleet size on its own control plane.
 func benchHosted(ctx context.Context, c config) (*hostedResult, error) {
 	res := &hostedResult{Spec: c.hosted}

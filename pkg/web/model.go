@@ -537,18 +537,26 @@ func (m *model) setHealth(uid, informer string, h *v1alpha1.HealthStatusInsight)
 func (m *model) setError(resource string, e *APIError) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	old, had := m.errors[resource]
+	if setAPIError(m.errors, resource, e) {
+		m.errorsDirty = true
+	}
+}
+
+// setAPIError records in errors e, the failure to read resource, or
+// clears it when e is nil, and reports whether errors changed.
+func setAPIError(errors map[string]APIError, resource string, e *APIError) bool {
+	old, had := errors[resource]
 	switch {
 	case e == nil && !had:
-		return
+		return false
 	case e == nil:
-		delete(m.errors, resource)
+		delete(errors, resource)
 	case had && old == *e:
-		return
+		return false
 	default:
-		m.errors[resource] = *e
+		errors[resource] = *e
 	}
-	m.errorsDirty = true
+	return true
 }
 
 func (m *model) erroring() []string {

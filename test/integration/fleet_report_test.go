@@ -36,11 +36,11 @@ import (
 // `update-status report --hosted-clusters --kubeconfig` lists the three
 // while the drain is held, the held one first: its stall outranks the names.
 func TestFleetReport(t *testing.T) {
+	const held = "fleet-c/zz-held"
+	keys := []string{"fleet-a/calm", "fleet-b/inplace", held}
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
 	admin := hostedAdmin(ctx, t)
-	const held = "fleet-c/zz-held"
-	keys := []string{"fleet-a/calm", "fleet-b/inplace", held}
 	// Speed 60: the held drain's insight comes about 15 s into the update
 	// (the control plane, a surge Machine, then five seconds of drain) and
 	// stays 15 s; the ten-node NodePools of the others update for longer.

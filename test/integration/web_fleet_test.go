@@ -95,11 +95,7 @@ func scaleHostedStatus(i int, completion int32, stalled bool) *v1alpha1.HostedCl
 // then follow 1,000 changes (one watch event each) while staying
 // responsive, changing the cells in place: no cell element is replaced.
 func TestWebFleetFiveHundred(t *testing.T) {
-	if _, err := chromiumBinary(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
+	ctx := chromiumContext(t, 3*time.Minute)
 	const size = 500
 	var objs []runtime.Object
 	for i := range size {
@@ -110,14 +106,7 @@ func TestWebFleetFiveHundred(t *testing.T) {
 		{Name: resources.HostedClusterUpdateStatus.Resource, Kind: resources.HostedClusterUpdateStatus.Kind, Namespaced: true}}}}
 	var events atomic.Value
 	testio.OnWatch(client, resources.HostedClusterUpdateStatus.Resource, func(w watch.Interface) { events.Store(w.ResultChan()) })
-	srv := serveWeb(ctx, t, client)
-
-	br := startBrowser(t)
-	begin := time.Now()
-	pg, err := br.open(ctx, srv.URL+"/", 1400, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pg, begin := openWebOf(ctx, t, client)
 	// (A cold Chromium on a busy machine takes seconds to answer first.)
 	var one int
 	if err := pg.eval(ctx, "1", &one); err != nil {
@@ -194,11 +183,7 @@ func TestWebFleetFiveHundred(t *testing.T) {
 // health insight in its title), and clicking it opens its own page, served
 // by the same process.
 func TestWebFleet(t *testing.T) {
-	if _, err := chromiumBinary(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 6*time.Minute)
-	defer cancel()
+	ctx := chromiumContext(t, 6*time.Minute)
 	admin := hostedAdmin(ctx, t)
 	const ns, size = "fleet-web", 30
 	clusters := hosted.NewClusters(size)

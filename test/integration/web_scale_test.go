@@ -60,11 +60,7 @@ func scaleNode(pool string, i int, reason v1alpha1.NodeUpdatingReason) *v1alpha1
 // node changes sent as one small watch event each, while staying
 // responsive. It needs no control plane; the numbers are logged.
 func TestWebPageTenThousandNodes(t *testing.T) {
-	if _, err := chromiumBinary(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
+	ctx := chromiumContext(t, 3*time.Minute)
 	pools := []struct {
 		name  string
 		nodes int
@@ -85,14 +81,7 @@ func TestWebPageTenThousandNodes(t *testing.T) {
 	// writer below must not overfill.
 	var nodeEvents atomic.Value
 	testio.OnWatch(client, "nodeprogressinsights", func(w watch.Interface) { nodeEvents.Store(w.ResultChan()) })
-	srv := serveWeb(ctx, t, client)
-
-	br := startBrowser(t)
-	begin := time.Now()
-	pg, err := br.open(ctx, srv.URL+"/", 1400, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pg, begin := openWebOf(ctx, t, client)
 	count := func(state string) func(string) error {
 		return func(dom string) error {
 			v, err := parsePage(dom)
@@ -160,6 +149,20 @@ func serveWeb(ctx context.Context, t *testing.T, client versioned.Interface) *ht
 		<-ran
 	})
 	return srv
+}
+
+// openWebOf serves update-status web over client to a new headless
+// Chromium and opens its page; begin is when the page was asked for.
+func openWebOf(ctx context.Context, t *testing.T, client versioned.Interface) (pg *page, begin time.Time) {
+	t.Helper()
+	srv := serveWeb(ctx, t, client)
+	br := startBrowser(t)
+	begin = time.Now()
+	pg, err := br.open(ctx, srv.URL+"/", 1400, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pg, begin
 }
 
 // streamChanges makes n changes, change(0) to change(n-1), one watch event

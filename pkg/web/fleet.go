@@ -361,18 +361,9 @@ func (f *fleet) setStandalone(exists bool) {
 func (f *fleet) setError(resource string, e *APIError) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	old, had := f.errors[resource]
-	switch {
-	case e == nil && !had:
-		return
-	case e == nil:
-		delete(f.errors, resource)
-	case had && old == *e:
-		return
-	default:
-		f.errors[resource] = *e
+	if setAPIError(f.errors, resource, e) {
+		f.headerDirty = true
 	}
-	f.headerDirty = true
 }
 
 // erroring reports whether reading resource failed last.

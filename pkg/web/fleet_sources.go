@@ -49,30 +49,35 @@ func fleetStatus(obj any) (any, error) {
 	if cp := st.ControlPlane; cp != nil {
 		c := &v1alpha1.ControlPlane{Conditions: cp.Conditions}
 		for _, inf := range cp.Informers {
-			kept := v1alpha1.ControlPlaneInformer{Name: inf.Name}
-			for _, in := range inf.Insights {
-				if in.Insight.ClusterVersionStatusInsight != nil || in.Insight.HealthInsight != nil {
-					kept.Insights = append(kept.Insights, in)
-				}
-			}
-			c.Informers = append(c.Informers, kept)
+			c.Informers = append(c.Informers, v1alpha1.ControlPlaneInformer{Name: inf.Name,
+				Insights: keptOf(inf.Insights, func(in *v1alpha1.ControlPlaneInsight) bool {
+					return in.Insight.ClusterVersionStatusInsight != nil || in.Insight.HealthInsight != nil
+				})})
 		}
 		out.Status.ControlPlane = c
 	}
 	for _, wp := range st.WorkerPools {
 		p := v1alpha1.Pool{Name: wp.Name, Conditions: wp.Conditions}
 		for _, inf := range wp.Informers {
-			kept := v1alpha1.WorkerPoolInformer{Name: inf.Name}
-			for _, in := range inf.Insights {
-				if in.Insight.MachineConfigPoolStatusInsight != nil || in.Insight.HealthInsight != nil {
-					kept.Insights = append(kept.Insights, in)
-				}
-			}
-			p.Informers = append(p.Informers, kept)
+			p.Informers = append(p.Informers, v1alpha1.WorkerPoolInformer{Name: inf.Name,
+				Insights: keptOf(inf.Insights, func(in *v1alpha1.WorkerPoolInsight) bool {
+					return in.Insight.MachineConfigPoolStatusInsight != nil || in.Insight.HealthInsight != nil
+				})})
 		}
 		out.Status.WorkerPools = append(out.Status.WorkerPools, p)
 	}
 	return out, nil
+}
+
+// keptOf returns, in a new slice, the insights keep says to keep.
+func keptOf[I any](insights []I, keep func(*I) bool) []I {
+	var kept []I
+	for i := range insights {
+		if keep(&insights[i]) {
+			kept = append(kept, insights[i])
+		}
+	}
+	return kept
 }
 
 // watchFleet keeps the fleet model from one informer of every

@@ -236,11 +236,7 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	serveStream(w, r, &c.hub, streamConfig{clock: c.opts.Clock, heartbeat: c.opts.Heartbeat, buffer: c.opts.ClientBuffer,
-		snapshot: func() (uint64, any) {
-			s := c.model.snapshot(c.opts.Clock.Now())
-			return s.Seq, s
-		}})
+	serveStream(w, r, &c.hub, streamOf(c.opts, c.model.snapshot))
 }
 
 // serveState answers the snapshot of the cluster the request names as
@@ -250,9 +246,30 @@ func (h *Handler) serveState(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	writeState(w, c.model.snapshot(c.opts.Clock.Now()))
+}
+
+// sequenced is a snapshot: it has a sequence number.
+type sequenced interface{ sequence() uint64 }
+
+func (s *Snapshot) sequence() uint64      { return s.Seq }
+func (s *FleetSnapshot) sequence() uint64 { return s.Seq }
+
+// streamOf is the stream of opts' timing whose snapshot is snapshot at
+// opts' clock's now.
+func streamOf[S sequenced](opts Options, snapshot func(time.Time) S) streamConfig {
+	return streamConfig{clock: opts.Clock, heartbeat: opts.Heartbeat, buffer: opts.ClientBuffer,
+		snapshot: func() (uint64, any) {
+			s := snapshot(opts.Clock.Now())
+			return s.sequence(), s
+		}}
+}
+
+// writeState answers state as JSON, never cached.
+func writeState(w http.ResponseWriter, state any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(c.model.snapshot(c.opts.Clock.Now()))
+	_ = json.NewEncoder(w).Encode(state)
 }
 
 // Subscribers returns the number of browsers following the handler's
@@ -277,11 +294,7 @@ func (h *Handler) serveFleetEvents(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the fleet is not followed yet", http.StatusServiceUnavailable)
 		return
 	}
-	serveStream(w, r, &h.fleetHub, streamConfig{clock: h.opts.Clock, heartbeat: h.opts.Heartbeat, buffer: h.opts.ClientBuffer,
-		snapshot: func() (uint64, any) {
-			s := h.fleet.snapshot(h.opts.Clock.Now())
-			return s.Seq, s
-		}})
+	serveStream(w, r, &h.fleetHub, streamOf(h.opts, h.fleet.snapshot))
 }
 
 // serveFleetState answers the fleet's snapshot as JSON.
@@ -290,7 +303,5 @@ func (h *Handler) serveFleetState(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "the fleet is not followed yet", http.StatusServiceUnavailable)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(h.fleet.snapshot(h.opts.Clock.Now()))
+	writeState(w, h.fleet.snapshot(h.opts.Clock.Now()))
 }

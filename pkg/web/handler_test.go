@@ -391,13 +391,22 @@ func setNodeDegraded(n *v1alpha1.NodeProgressInsight, msg string) {
 		Status: metav1.ConditionTrue, Reason: "Broken", Message: msg})
 }
 
-func TestDeltaAfterChange(t *testing.T) {
-	_, objs := computed(t)
-	client := newFake(true, objs...)
-	h, srv := started(t, Options{Client: client})
+// streamingComputed serves the computed cluster's objects, objs, from the
+// fake client, settled, and opens a browser's stream, st, whose snapshot
+// it returns.
+func streamingComputed(t *testing.T) (client *fake.Clientset, objs []runtime.Object, h *Handler, srv *httptest.Server, st *stream, snapshot sse) {
+	t.Helper()
+	_, objs = computed(t)
+	client = newFake(true, objs...)
+	h, srv = started(t, Options{Client: client})
 	settled(t, srv)
-	st := openStream(t, srv, "")
-	snap := decode[Snapshot](t, st.next(t, "snapshot"))
+	st = openStream(t, srv, "")
+	return client, objs, h, srv, st, st.next(t, "snapshot")
+}
+
+func TestDeltaAfterChange(t *testing.T) {
+	client, objs, h, _, st, first := streamingComputed(t)
+	snap := decode[Snapshot](t, first)
 
 	n := nodeObject(t, objs, "worker")
 	setNodeDegraded(n, "disk on fire")
@@ -481,12 +490,7 @@ func TestDeltaAfterChange(t *testing.T) {
 }
 
 func TestReconnectGetsSnapshot(t *testing.T) {
-	_, objs := computed(t)
-	client := newFake(true, objs...)
-	_, srv := started(t, Options{Client: client})
-	settled(t, srv)
-	st := openStream(t, srv, "")
-	first := st.next(t, "snapshot")
+	client, objs, _, srv, st, first := streamingComputed(t)
 	n := nodeObject(t, objs, "worker")
 	setNodeDegraded(n, "while away")
 	_ = st.resp.Body.Close()

@@ -73,30 +73,27 @@ func NodeState(n *v1alpha1.NodeStatusInsight) string {
 	return stateOf(conventions.NodeStateOf(n.Name, n.Conditions, n.EstimatedToComplete))
 }
 
+// phaseStates is the cell state of each node phase.
+var phaseStates = map[string]string{
+	conventions.NodePhaseDraining:  StateDraining,
+	conventions.NodePhaseUpdating:  StateUpdating,
+	conventions.NodePhaseRebooting: StateRebooting,
+	conventions.NodePhasePaused:    StatePaused,
+	conventions.NodePhasePending:   StateOutdated,
+	conventions.NodePhaseUpdated:   StateUpdated,
+}
+
 func stateOf(st conventions.NodeState) string {
-	state := StateUnknown
 	switch st.Assessment {
 	case conventions.NodeAssessmentDegraded:
-		state = StateDegraded
+		return StateDegraded
 	case conventions.NodeAssessmentUnavailable:
-		state = StateUnavailable
-	default:
-		switch st.Phase {
-		case conventions.NodePhaseDraining:
-			state = StateDraining
-		case conventions.NodePhaseUpdating:
-			state = StateUpdating
-		case conventions.NodePhaseRebooting:
-			state = StateRebooting
-		case conventions.NodePhasePaused:
-			state = StatePaused
-		case conventions.NodePhasePending:
-			state = StateOutdated
-		case conventions.NodePhaseUpdated:
-			state = StateUpdated
-		}
+		return StateUnavailable
 	}
-	return state
+	if state, ok := phaseStates[st.Phase]; ok {
+		return state
+	}
+	return StateUnknown
 }
 
 // nodeOf derives the cell of a Node insight.
@@ -493,16 +490,9 @@ func healthOf(uid, informer string, h *v1alpha1.HealthStatusInsight) Health {
 // setHealthLocked sets the health insight of key (healthKey); nil removes
 // it. The cells of the nodes whose drain it holds, or held, change with it.
 func (m *model) setHealthLocked(key string, n *Health) {
-	old, had := m.health[key]
-	switch {
-	case n == nil && !had:
+	old := m.health[key]
+	if !setEntry(m.health, key, n, func(a, b Health) bool { return reflect.DeepEqual(a, b) }) {
 		return
-	case n == nil:
-		delete(m.health, key)
-	case had && reflect.DeepEqual(old, *n):
-		return
-	default:
-		m.health[key] = *n
 	}
 	m.healthDirty = true
 	var nodes []string
@@ -537,18 +527,32 @@ func (m *model) setHealth(uid, informer string, h *v1alpha1.HealthStatusInsight)
 func (m *model) setError(resource string, e *APIError) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	old, had := m.errors[resource]
-	switch {
-	case e == nil && !had:
-		return
-	case e == nil:
-		delete(m.errors, resource)
-	case had && old == *e:
-		return
-	default:
-		m.errors[resource] = *e
+	if setAPIError(m.errors, resource, e) {
+		m.errorsDirty = true
 	}
-	m.errorsDirty = true
+}
+
+// setAPIError records in errors e, the failure to read resource, or
+// clears it when e is nil, and reports whether errors changed.
+func setAPIError(errors map[string]APIError, resource string, e *APIError) bool {
+	return setEntry(errors, resource, e, func(a, b APIError) bool { return a == b })
+}
+
+// setEntry stores *v in m as key, or deletes key when v is nil, and
+// reports whether m changed; same says whether two values are alike.
+func setEntry[K comparable, V any](m map[K]V, key K, v *V, same func(a, b V) bool) bool {
+	old, had := m[key]
+	switch {
+	case v == nil && !had:
+		return false
+	case v == nil:
+		delete(m, key)
+	case had && same(old, *v):
+		return false
+	default:
+		m[key] = *v
+	}
+	return true
 }
 
 func (m *model) erroring() []string {

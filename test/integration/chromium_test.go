@@ -38,6 +38,18 @@ import (
 // hack/ensure-chromium.sh.
 const envChromium = "CHROMIUM"
 
+// chromiumContext fails the test when there is no Chromium, and returns
+// the test's context, ended after timeout.
+func chromiumContext(t *testing.T, timeout time.Duration) context.Context {
+	t.Helper()
+	if _, err := chromiumBinary(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // chromiumBinary returns $CHROMIUM, or chromium on PATH.
 func chromiumBinary() (string, error) {
 	return localstack.ToolBinary(envChromium, "chromium", "chromium-browser")

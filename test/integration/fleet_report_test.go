@@ -27,8 +27,6 @@ import (
 	"github.com/update-status/apiserver/cmd/update-status/app"
 	"github.com/update-status/apiserver/internal/localstack"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	hostedcrds "github.com/update-status/apiserver/pkg/hypershift/crds"
-	"github.com/update-status/apiserver/pkg/simulator"
 	"github.com/update-status/apiserver/pkg/simulator/hosted"
 )
 
@@ -38,22 +36,15 @@ import (
 // `update-status report --hosted-clusters --kubeconfig` lists the three
 // while the drain is held, the held one first: its stall outranks the names.
 func TestFleetReport(t *testing.T) {
-	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
-	defer cancel()
-	admin := cp.RESTConfig(&cp.Users.Admin)
-	if err := hostedcrds.Install(ctx, admin); err != nil {
-		t.Fatal(err)
-	}
 	const held = "fleet-c/zz-held"
 	keys := []string{"fleet-a/calm", "fleet-b/inplace", held}
-	sink, err := simulator.NewAPISink(admin, simulator.APISinkOptions{QPS: -1, Workers: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+	admin := hostedAdmin(ctx, t)
 	// Speed 60: the held drain's insight comes about 15 s into the update
 	// (the control plane, a surge Machine, then five seconds of drain) and
 	// stays 15 s; the ten-node NodePools of the others update for longer.
-	sim, err := hosted.New(hosted.Options{
+	sim := newHostedSim(t, admin, 8, hosted.Options{
 		Clusters: []hosted.ClusterOptions{
 			{Name: "calm", Namespace: "fleet-a", UpgradeType: hyperv1.UpgradeTypeReplace, Nodes: 10},
 			{Name: "inplace", Namespace: "fleet-b", UpgradeType: hyperv1.UpgradeTypeInPlace, Nodes: 10},
@@ -62,11 +53,7 @@ func TestFleetReport(t *testing.T) {
 		Speed:        60,
 		DrainTimeout: 5 * time.Minute,
 		HeldDrain:    20 * time.Minute,
-		Sink:         sink,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := sim.Create(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -261,7 +261,14 @@ func startAndSync(ctx context.Context, t *testing.T, factory externalversions.Sh
 // when the test ends. The server is not started.
 func ownControlPlane(ctx context.Context, t *testing.T, name string) *localstack.ControlPlane {
 	t.Helper()
-	own, err := localstack.Start(ctx, localstack.Options{Dir: filepath.Join(t.TempDir(), name)})
+	return ownControlPlaneWith(ctx, t, name, localstack.Options{})
+}
+
+// ownControlPlaneWith is ownControlPlane with o (its Dir is filled in).
+func ownControlPlaneWith(ctx context.Context, t *testing.T, name string, o localstack.Options) *localstack.ControlPlane {
+	t.Helper()
+	o.Dir = filepath.Join(t.TempDir(), name)
+	own, err := localstack.Start(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,6 @@ package integration
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -44,14 +43,8 @@ import (
 func TestHostedServed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	own, err := localstack.Start(ctx, localstack.Options{Dir: filepath.Join(t.TempDir(), "hosted"), HostedCRDs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(own.Stop)
-	if err := own.StartServer(ctx); err != nil {
-		t.Fatalf("%v\n%s", err, own.Logs(40))
-	}
+	own := ownControlPlaneWith(ctx, t, "hosted", localstack.Options{HostedCRDs: true})
+	startServerOf(ctx, t, own, localstack.ServerOptions{})
 	client := updateClientOf(t, own, &own.Users.Admin)
 
 	const ns = "clusters-served"

@@ -87,28 +87,47 @@ func (r *eventLog) of(ns string) []loggedEvent {
 	return out
 }
 
+// hostedAdmin installs the hosted CRDs on the shared management cluster
+// and returns its admin's config.
+func hostedAdmin(ctx context.Context, t *testing.T) *rest.Config {
+	t.Helper()
+	admin := cp.RESTConfig(&cp.Users.Admin)
+	if err := hostedcrds.Install(ctx, admin); err != nil {
+		t.Fatal(err)
+	}
+	return admin
+}
+
+// newHostedSim returns the hosted-cluster simulator o writing through cfg
+// with workers writers, unthrottled.
+func newHostedSim(t *testing.T, cfg *rest.Config, workers int, o hosted.Options) *hosted.Simulator {
+	t.Helper()
+	sink, err := simulator.NewAPISink(cfg, simulator.APISinkOptions{QPS: -1, Workers: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Sink = sink
+	sim, err := hosted.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim
+}
+
 // runHostedUpdate runs the hosted-cluster simulator through cfg on a fake
 // clock until a Replace hosted cluster and an InPlace one, named replace
 // and inplace, in namespace ns, have updated.
 func runHostedUpdate(ctx context.Context, t *testing.T, cfg *rest.Config, ns string) {
 	t.Helper()
-	sink, err := simulator.NewAPISink(cfg, simulator.APISinkOptions{QPS: -1, Workers: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
 	clk := clocktesting.NewFakeClock(time.Now())
-	sim, err := hosted.New(hosted.Options{
+	sim := newHostedSim(t, cfg, 8, hosted.Options{
 		Namespace: ns,
 		Clusters: []hosted.ClusterOptions{
 			{Name: "replace", UpgradeType: hyperv1.UpgradeTypeReplace, Nodes: 2},
 			{Name: "inplace", UpgradeType: hyperv1.UpgradeTypeInPlace, Nodes: 2},
 		},
 		Clock: clk,
-		Sink:  sink,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := sim.RunVirtual(ctx, clk, 2000); err != nil {
 		t.Fatal(err)
 	}
@@ -121,10 +140,7 @@ func runHostedUpdate(ctx context.Context, t *testing.T, cfg *rest.Config, ns str
 func TestHostedSimulator(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cfg := cp.RESTConfig(&cp.Users.Admin)
-	if err := hostedcrds.Install(ctx, cfg); err != nil {
-		t.Fatal(err)
-	}
+	cfg := hostedAdmin(ctx, t)
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)

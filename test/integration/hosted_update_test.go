@@ -35,8 +35,6 @@ import (
 	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/informers/externalversions"
-	hostedcrds "github.com/update-status/apiserver/pkg/hypershift/crds"
-	"github.com/update-status/apiserver/pkg/simulator"
 	"github.com/update-status/apiserver/pkg/simulator/hosted"
 )
 
@@ -117,28 +115,17 @@ func waitFor(ctx context.Context, t *testing.T, what string, timeout time.Durati
 func TestHostedUpdates(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	admin := cp.RESTConfig(&cp.Users.Admin)
-	if err := hostedcrds.Install(ctx, admin); err != nil {
-		t.Fatal(err)
-	}
+	admin := hostedAdmin(ctx, t)
 	const replaceNS, inplaceNS = "hosted-e2e-a", "hosted-e2e-b"
-	sink, err := simulator.NewAPISink(admin, simulator.APISinkOptions{QPS: -1, Workers: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Speed 60: a drain lasts a second, a reboot two, the held drain ten,
 	// past the NodePool's nodeDrainTimeout of five.
-	sim, err := hosted.New(hosted.Options{
+	sim := newHostedSim(t, admin, 8, hosted.Options{
 		Clusters: []hosted.ClusterOptions{
 			{Name: "rep", Namespace: replaceNS, UpgradeType: hyperv1.UpgradeTypeReplace, Nodes: 2, Faults: []hosted.Fault{hosted.FaultHeldDrain}},
 			{Name: "inp", Namespace: inplaceNS, UpgradeType: hyperv1.UpgradeTypeInPlace, Nodes: 2},
 		},
 		Speed: 60,
-		Sink:  sink,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := sim.Create(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -124,16 +123,8 @@ func TestHostedWave(t *testing.T) {
 	)
 	ctx, cancel := context.WithTimeout(t.Context(), 7*time.Minute)
 	defer cancel()
-	own, err := localstack.Start(ctx, localstack.Options{Dir: filepath.Join(t.TempDir(), "wave"), HostedCRDs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(own.Stop)
+	own := ownControlPlaneWith(ctx, t, "wave", localstack.Options{HostedCRDs: true})
 	startServerOf(ctx, t, own, localstack.ServerOptions{})
-	sink, err := simulator.NewAPISink(own.RESTConfig(&own.Users.Admin), simulator.APISinkOptions{QPS: -1, Workers: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
 	clusters := hosted.NewClusters(fleet)
 	for i := range clusters {
 		clusters[i].Nodes = 1
@@ -151,12 +142,9 @@ func TestHostedWave(t *testing.T) {
 	var waves atomic.Int32
 	// Speed 60: a control plane rolls in about 8 s, a node in about 5, a
 	// wave starts every 5 s.
-	sim, err := hosted.New(hosted.Options{Namespace: ns, Clusters: clusters, Speed: 60, Sink: sink,
+	sim := newHostedSim(t, own.RESTConfig(&own.Users.Admin), 16, hosted.Options{Namespace: ns, Clusters: clusters, Speed: 60,
 		Clock: pastClock{ago: 15 * time.Minute}, WaveSize: waveSize, WaveInterval: 5 * time.Minute,
 		OnWave: func(int, []string) { waves.Add(1) }})
-	if err != nil {
-		t.Fatal(err)
-	}
 	begin := time.Now()
 	if err := sim.Create(ctx); err != nil {
 		t.Fatal(err)

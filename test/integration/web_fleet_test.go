@@ -18,7 +18,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -28,7 +27,6 @@ import (
 	hyperv1 "github.com/openshift/hypershift/api/hypershift/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/update-status/apiserver/internal/localstack"
@@ -36,10 +34,8 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned/fake"
-	hostedcrds "github.com/update-status/apiserver/pkg/hypershift/crds"
 	"github.com/update-status/apiserver/pkg/simulator"
 	"github.com/update-status/apiserver/pkg/simulator/hosted"
-	"github.com/update-status/apiserver/pkg/web"
 )
 
 // fleetCell is what the fleet page's DOM says of one hosted cluster.
@@ -99,11 +95,7 @@ func scaleHostedStatus(i int, completion int32, stalled bool) *v1alpha1.HostedCl
 // then follow 1,000 changes (one watch event each) while staying
 // responsive, changing the cells in place: no cell element is replaced.
 func TestWebFleetFiveHundred(t *testing.T) {
-	if _, err := chromiumBinary(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
+	ctx := chromiumContext(t, 3*time.Minute)
 	const size = 500
 	var objs []runtime.Object
 	for i := range size {
@@ -114,27 +106,7 @@ func TestWebFleetFiveHundred(t *testing.T) {
 		{Name: resources.HostedClusterUpdateStatus.Resource, Kind: resources.HostedClusterUpdateStatus.Kind, Namespaced: true}}}}
 	var events atomic.Value
 	testio.OnWatch(client, resources.HostedClusterUpdateStatus.Resource, func(w watch.Interface) { events.Store(w.ResultChan()) })
-	h := web.NewHandler(web.Options{Client: client})
-	runCtx, stop := context.WithCancel(ctx)
-	ran := make(chan struct{})
-	go func() {
-		defer close(ran)
-		_ = h.Run(runCtx)
-	}()
-	srv := httptest.NewServer(h)
-	t.Cleanup(func() {
-		srv.CloseClientConnections()
-		srv.Close()
-		stop()
-		<-ran
-	})
-
-	br := startBrowser(t)
-	begin := time.Now()
-	pg, err := br.open(ctx, srv.URL+"/", 1400, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pg, begin := openWebOf(ctx, t, client)
 	// (A cold Chromium on a busy machine takes seconds to answer first.)
 	var one int
 	if err := pg.eval(ctx, "1", &one); err != nil {
@@ -168,50 +140,16 @@ func TestWebFleetFiveHundred(t *testing.T) {
 	}
 
 	// 1,000 changes: every hosted cluster at 25%, then at 50%, three of
-	// them stalled. (The fake watch holds 100 events: before every 50
-	// changes the writer waits for the informer to have read all but 50.)
+	// them stalled.
 	gvr := v1alpha1.SchemeGroupVersion.WithResource(resources.HostedClusterUpdateStatus.Resource)
 	begin = time.Now()
-	done := make(chan error, 1)
-	go func() {
-		for k := range 2 * size {
-			if k%50 == 0 {
-				if err := wait.PollUntilContextTimeout(ctx, time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-					ch, _ := events.Load().(<-chan watch.Event)
-					return len(ch) <= 50, nil
-				}); err != nil {
-					done <- fmt.Errorf("the informer does not read the watch: %w", err)
-					return
-				}
-			}
-			i, completion := k%size, int32(25*(1+k/size))
-			o := scaleHostedStatus(i, completion, completion == 50 && i%200 == 7)
-			if err := client.Tracker().Update(gvr, o, o.Namespace); err != nil {
-				done <- err
-				return
-			}
-		}
-		done <- nil
-	}()
-	var slowest time.Duration
-	if err := wait.PollUntilContextCancel(ctx, 20*time.Millisecond, true, func(context.Context) (bool, error) {
-		sent := false
-		select {
-		case err := <-done:
-			if err != nil {
-				return false, err
-			}
-			sent = true
-		default:
-		}
-		t0 := time.Now()
-		var ok bool
-		if err := pg.eval(ctx, `document.querySelectorAll("#fleet a.hc").length > 0`, &ok); err != nil {
-			return false, err
-		}
-		slowest = max(slowest, time.Since(t0))
-		return sent, nil
-	}); err != nil {
+	done := streamChanges(ctx, &events, resources.HostedClusterUpdateStatus.Kind, 2*size, func(k int) error {
+		i, completion := k%size, int32(25*(1+k/size))
+		o := scaleHostedStatus(i, completion, completion == 50 && i%200 == 7)
+		return client.Tracker().Update(gvr, o, o.Namespace)
+	})
+	slowest, err := slowestAnswer(ctx, pg, done, `document.querySelectorAll("#fleet a.hc").length > 0`)
+	if err != nil {
 		t.Fatal(err)
 	}
 	sentIn := time.Since(begin)
@@ -245,32 +183,18 @@ func TestWebFleetFiveHundred(t *testing.T) {
 // health insight in its title), and clicking it opens its own page, served
 // by the same process.
 func TestWebFleet(t *testing.T) {
-	if _, err := chromiumBinary(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 6*time.Minute)
-	defer cancel()
-	admin := cp.RESTConfig(&cp.Users.Admin)
-	if err := hostedcrds.Install(ctx, admin); err != nil {
-		t.Fatal(err)
-	}
+	ctx := chromiumContext(t, 6*time.Minute)
+	admin := hostedAdmin(ctx, t)
 	const ns, size = "fleet-web", 30
 	clusters := hosted.NewClusters(size)
 	// hosted-1 has a Replace NodePool: its first drain is held far past
 	// the NodePool's nodeDrainTimeout.
 	clusters[0].Faults = []hosted.Fault{hosted.FaultHeldDrain}
 	stuck := ns + "/" + clusters[0].Name
-	sink, err := simulator.NewAPISink(admin, simulator.APISinkOptions{QPS: -1, Workers: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Speed 60: a component rolls out in half a second, a drain lasts one,
 	// the nodeDrainTimeout is five; the held drain lasts ten hours (ten
 	// minutes here), longer than the test.
-	sim, err := hosted.New(hosted.Options{Namespace: ns, Clusters: clusters, Speed: 60, HeldDrain: 10 * time.Hour, Sink: sink})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sim := newHostedSim(t, admin, 8, hosted.Options{Namespace: ns, Clusters: clusters, Speed: 60, HeldDrain: 10 * time.Hour})
 	if clusters[0].UpgradeType != hyperv1.UpgradeTypeReplace {
 		t.Fatalf("%s has a %s NodePool; the held drain needs Replace", stuck, clusters[0].UpgradeType)
 	}

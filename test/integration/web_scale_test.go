@@ -31,6 +31,7 @@ import (
 	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned/fake"
 	"github.com/update-status/apiserver/pkg/web"
 )
@@ -59,11 +60,7 @@ func scaleNode(pool string, i int, reason v1alpha1.NodeUpdatingReason) *v1alpha1
 // node changes sent as one small watch event each, while staying
 // responsive. It needs no control plane; the numbers are logged.
 func TestWebPageTenThousandNodes(t *testing.T) {
-	if _, err := chromiumBinary(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
+	ctx := chromiumContext(t, 3*time.Minute)
 	pools := []struct {
 		name  string
 		nodes int
@@ -84,27 +81,7 @@ func TestWebPageTenThousandNodes(t *testing.T) {
 	// writer below must not overfill.
 	var nodeEvents atomic.Value
 	testio.OnWatch(client, "nodeprogressinsights", func(w watch.Interface) { nodeEvents.Store(w.ResultChan()) })
-	h := web.NewHandler(web.Options{Client: client})
-	runCtx, stop := context.WithCancel(ctx)
-	ran := make(chan struct{})
-	go func() {
-		defer close(ran)
-		_ = h.Run(runCtx)
-	}()
-	srv := httptest.NewServer(h)
-	t.Cleanup(func() {
-		srv.CloseClientConnections()
-		srv.Close()
-		stop()
-		<-ran
-	})
-
-	br := startBrowser(t)
-	begin := time.Now()
-	pg, err := br.open(ctx, srv.URL+"/", 1400, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pg, begin := openWebOf(ctx, t, client)
 	count := func(state string) func(string) error {
 		return func(dom string) error {
 			v, err := parsePage(dom)
@@ -130,51 +107,15 @@ func TestWebPageTenThousandNodes(t *testing.T) {
 	}
 	loaded := time.Since(begin)
 
-	// 3,000 nodes complete, one watch event each. (The fake watch holds 100
-	// events: before every 50 changes the writer waits for the informer to
-	// have read all but 50.)
+	// 3,000 nodes complete, one watch event each.
 	gvr := v1alpha1.SchemeGroupVersion.WithResource("nodeprogressinsights")
 	begin = time.Now()
-	done := make(chan error, 1)
-	go func() {
-		for i := 0; i < 3000; i++ {
-			if i%50 == 0 {
-				if err := wait.PollUntilContextTimeout(ctx, time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-					events, _ := nodeEvents.Load().(<-chan watch.Event)
-					return len(events) <= 50, nil
-				}); err != nil {
-					done <- fmt.Errorf("the informer does not read the watch of NodeProgressInsights: %w", err)
-					return
-				}
-			}
-			if err := client.Tracker().Update(gvr, scaleNode("worker", i, v1alpha1.NodeCompleted), ""); err != nil {
-				done <- err
-				return
-			}
-		}
-		done <- nil
-	}()
-	// The page stays responsive while the changes stream in: it is asked
-	// something every 20 ms until they are all sent.
-	var slowest time.Duration
-	if err := wait.PollUntilContextCancel(ctx, 20*time.Millisecond, true, func(context.Context) (bool, error) {
-		sent := false
-		select {
-		case err := <-done:
-			if err != nil {
-				return false, err
-			}
-			sent = true
-		default:
-		}
-		t0 := time.Now()
-		var ok bool
-		if err := pg.eval(ctx, "document.querySelectorAll('[data-pool]').length > 0", &ok); err != nil {
-			return false, err
-		}
-		slowest = max(slowest, time.Since(t0))
-		return sent, nil
-	}); err != nil {
+	done := streamChanges(ctx, &nodeEvents, "NodeProgressInsights", 3000, func(i int) error {
+		return client.Tracker().Update(gvr, scaleNode("worker", i, v1alpha1.NodeCompleted), "")
+	})
+	// The page stays responsive while the changes stream in.
+	slowest, err := slowestAnswer(ctx, pg, done, "document.querySelectorAll('[data-pool]').length > 0")
+	if err != nil {
 		t.Fatal(err)
 	}
 	sentIn := time.Since(begin)
@@ -188,4 +129,92 @@ func TestWebPageTenThousandNodes(t *testing.T) {
 	}
 	t.Logf("10,000 nodes drawn %v after loading the page; 3,000 changes sent in %v and shown after %v; slowest page answer meanwhile %v",
 		loaded.Round(time.Millisecond), sentIn.Round(time.Millisecond), followed.Round(time.Millisecond), slowest.Round(time.Millisecond))
+}
+
+// serveWeb serves update-status web over client until the test ends.
+func serveWeb(ctx context.Context, t *testing.T, client versioned.Interface) *httptest.Server {
+	t.Helper()
+	h := web.NewHandler(web.Options{Client: client})
+	runCtx, stop := context.WithCancel(ctx)
+	ran := make(chan struct{})
+	go func() {
+		defer close(ran)
+		_ = h.Run(runCtx)
+	}()
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+		stop()
+		<-ran
+	})
+	return srv
+}
+
+// openWebOf serves update-status web over client to a new headless
+// Chromium and opens its page; begin is when the page was asked for.
+func openWebOf(ctx context.Context, t *testing.T, client versioned.Interface) (pg *page, begin time.Time) {
+	t.Helper()
+	srv := serveWeb(ctx, t, client)
+	br := startBrowser(t)
+	begin = time.Now()
+	pg, err := br.open(ctx, srv.URL+"/", 1400, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pg, begin
+}
+
+// streamChanges makes n changes, change(0) to change(n-1), one watch event
+// each, on another goroutine; it says on the channel it returns when they
+// are all made, or the first error. The fake watch holds 100 events: before
+// every 50 changes it waits for the informer to have read all but 50 of the
+// latest watch's, which events holds (a <-chan watch.Event); what names the
+// watched resource in its error.
+func streamChanges(ctx context.Context, events *atomic.Value, what string, n int, change func(int) error) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		for i := range n {
+			if i%50 == 0 {
+				if err := wait.PollUntilContextTimeout(ctx, time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+					ch, _ := events.Load().(<-chan watch.Event)
+					return len(ch) <= 50, nil
+				}); err != nil {
+					done <- fmt.Errorf("the informer does not read the watch of %s: %w", what, err)
+					return
+				}
+			}
+			if err := change(i); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	return done
+}
+
+// slowestAnswer asks the page probe, a boolean expression, every 20 ms until
+// done says the changes are all made, and returns its slowest answer.
+func slowestAnswer(ctx context.Context, pg *page, done <-chan error, probe string) (time.Duration, error) {
+	var slowest time.Duration
+	err := wait.PollUntilContextCancel(ctx, 20*time.Millisecond, true, func(context.Context) (bool, error) {
+		sent := false
+		select {
+		case err := <-done:
+			if err != nil {
+				return false, err
+			}
+			sent = true
+		default:
+		}
+		t0 := time.Now()
+		var ok bool
+		if err := pg.eval(ctx, probe, &ok); err != nil {
+			return false, err
+		}
+		slowest = max(slowest, time.Since(t0))
+		return sent, nil
+	})
+	return slowest, err
 }

@@ -287,12 +287,8 @@ func picture(v *pageView) string {
 // broken and catch up once the command runs again; the nobody user's page
 // must show the API's Forbidden. Screenshots go to _output/web.
 func TestWebPage(t *testing.T) {
-	if _, err := chromiumBinary(); err != nil {
-		t.Fatal(err)
-	}
+	ctx := chromiumContext(t, 8*time.Minute)
 	begin := time.Now()
-	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
-	defer cancel()
 	three := intstr.FromInt32(3)
 	cpW, sim, clk := ownSimulatedCluster(ctx, t, "web", simulator.Options{Nodes: 60, Seed: 17, WorkerPools: []simulator.PoolOptions{
 		{Name: "worker", Nodes: 30, MaxUnavailable: &three}, {Name: "infra", Nodes: 12}, {Name: "gpu"}}})

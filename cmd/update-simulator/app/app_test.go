@@ -33,11 +33,7 @@ import (
 func TestParsePool(t *testing.T) {
 	pct := intstr.FromString("10%")
 	two := intstr.FromInt32(2)
-	tests := []struct {
-		in      string
-		want    simulator.PoolOptions
-		wantErr string
-	}{
+	tests := []parseCase[simulator.PoolOptions]{
 		{in: "worker", want: simulator.PoolOptions{Name: "worker"}},
 		{in: "worker:10%", want: simulator.PoolOptions{Name: "worker", MaxUnavailable: &pct}},
 		{in: "infra=3", want: simulator.PoolOptions{Name: "infra", Nodes: 3}},
@@ -48,28 +44,38 @@ func TestParsePool(t *testing.T) {
 		{in: "gpu:ten", wantErr: "MAXUNAVAILABLE must be"},
 		{in: "gpu:", wantErr: "MAXUNAVAILABLE must be"},
 	}
+	testParse(t, "ParsePool", ParsePool, tests)
+}
+
+// parseCase is an input of a parser and what it must parse to: want, or
+// an error containing wantErr.
+type parseCase[T any] struct {
+	in      string
+	want    T
+	wantErr string
+}
+
+// testParse checks that parse, called name, parses each case as it says.
+func testParse[T any](t *testing.T, name string, parse func(string) (T, error), tests []parseCase[T]) {
+	t.Helper()
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
-			got, err := ParsePool(tc.in)
+			got, err := parse(tc.in)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("ParsePool(%q) = %v, want an error containing %q", tc.in, err, tc.wantErr)
+					t.Fatalf("%s(%q) = %v, want an error containing %q", name, tc.in, err, tc.wantErr)
 				}
 				return
 			}
 			if err != nil || !reflect.DeepEqual(got, tc.want) {
-				t.Fatalf("ParsePool(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
+				t.Fatalf("%s(%q) = %+v, %v; want %+v", name, tc.in, got, err, tc.want)
 			}
 		})
 	}
 }
 
 func TestParseFault(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    simulator.Fault
-		wantErr string
-	}{
+	tests := []parseCase[simulator.Fault]{
 		{in: "operator-degraded:kube-apiserver@5m+30m", want: simulator.Fault{Kind: simulator.FaultOperatorDegraded, Target: "kube-apiserver", After: 5 * time.Minute, For: 30 * time.Minute}},
 		{in: "pool-paused:worker", want: simulator.Fault{Kind: simulator.FaultPoolPaused, Target: "worker"}},
 		{in: "drain-blocked:worker+2h", want: simulator.Fault{Kind: simulator.FaultDrainBlocked, Target: "worker", For: 2 * time.Hour}},
@@ -81,20 +87,7 @@ func TestParseFault(t *testing.T) {
 		{in: "pool-paused:worker+0s", wantErr: "+FOR must be a positive duration"},
 		{in: "pool-paused:worker@x", wantErr: "@AFTER must be a duration"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.in, func(t *testing.T) {
-			got, err := ParseFault(tc.in)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("ParseFault(%q) = %v, want an error containing %q", tc.in, err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil || got != tc.want {
-				t.Fatalf("ParseFault(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
-			}
-		})
-	}
+	testParse(t, "ParseFault", ParseFault, tests)
 }
 
 func TestValidate(t *testing.T) {

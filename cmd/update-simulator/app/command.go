@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/rest"
 	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/component-base/logs"
 	logsapi "k8s.io/component-base/logs/api/v1"
@@ -117,23 +117,19 @@ func (o *Options) Run(ctx context.Context, out io.Writer) error {
 		so.Sink = sink
 	} else {
 		so.Clock = clock.RealClock{}
-		cfg, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
-		if err != nil {
-			return fmt.Errorf("kubeconfig: %w", err)
-		}
-		if o.InstallCRDs {
-			begin := time.Now()
+		cfg, err := o.apiConfig(ctx, out, "", func(ctx context.Context, cfg *rest.Config) error {
 			if err := ocp.InstallCRDs(ctx, cfg); err != nil {
 				return err
 			}
 			if o.MachineConfigNodes {
-				if err := ocp.InstallMachineConfigNodeCRD(ctx, cfg); err != nil {
-					return err
-				}
+				return ocp.InstallMachineConfigNodeCRD(ctx, cfg)
 			}
-			_, _ = fmt.Fprintf(out, "crds: installed and established in %s\n", time.Since(begin).Round(time.Millisecond))
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		if so.Sink, err = simulator.NewAPISink(cfg, simulator.APISinkOptions{QPS: o.QPS, Burst: o.Burst, Workers: o.Workers}); err != nil {
+		if so.Sink, err = o.apiSink(cfg); err != nil {
 			return err
 		}
 	}

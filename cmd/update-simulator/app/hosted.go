@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
 
@@ -33,18 +34,11 @@ import (
 // runHosted drives --hosted-clusters hosted clusters through the update
 // (and the --then chain) in real time.
 func (o *Options) runHosted(ctx context.Context, out io.Writer) error {
-	cfg, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
+	cfg, err := o.apiConfig(ctx, out, "HyperShift and Cluster API CRDs ", hostedcrds.Install)
 	if err != nil {
-		return fmt.Errorf("kubeconfig: %w", err)
+		return err
 	}
-	if o.InstallCRDs {
-		begin := time.Now()
-		if err := hostedcrds.Install(ctx, cfg); err != nil {
-			return err
-		}
-		_, _ = fmt.Fprintf(out, "crds: HyperShift and Cluster API CRDs installed and established in %s\n", time.Since(begin).Round(time.Millisecond))
-	}
-	sink, err := simulator.NewAPISink(cfg, simulator.APISinkOptions{QPS: o.QPS, Burst: o.Burst, Workers: o.Workers})
+	sink, err := o.apiSink(cfg)
 	if err != nil {
 		return err
 	}
@@ -105,4 +99,27 @@ func (o *Options) runHosted(ctx context.Context, out io.Writer) error {
 	}
 	_, _ = fmt.Fprintf(out, "hosted: update done in %s\n", time.Since(begin).Round(time.Second))
 	return nil
+}
+
+// apiConfig reads --kubeconfig and, with --install-crds, installs the CRDs
+// with install, saying on out that the CRDs (what) are installed.
+func (o *Options) apiConfig(ctx context.Context, out io.Writer, what string, install func(context.Context, *rest.Config) error) (*rest.Config, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w", err)
+	}
+	if o.InstallCRDs {
+		begin := time.Now()
+		if err := install(ctx, cfg); err != nil {
+			return nil, err
+		}
+		_, _ = fmt.Fprintf(out, "crds: %sinstalled and established in %s\n", what, time.Since(begin).Round(time.Millisecond))
+	}
+	return cfg, nil
+}
+
+// apiSink writes to the API server of cfg at --qps and --burst with
+// --workers writers.
+func (o *Options) apiSink(cfg *rest.Config) (*simulator.APISink, error) {
+	return simulator.NewAPISink(cfg, simulator.APISinkOptions{QPS: o.QPS, Burst: o.Burst, Workers: o.Workers})
 }

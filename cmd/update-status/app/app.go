@@ -318,11 +318,7 @@ func newReportCommand(deps Deps) *cobra.Command {
 
 // reportFromFile prints the report of the object saved in path.
 func reportFromFile(out io.Writer, path string, hosted *types.NamespacedName, nowFlag string, c clock.PassiveClock, d report.Details) error {
-	now, err := judgedAt(nowFlag, c)
-	if err != nil {
-		return err
-	}
-	saved, err := readSaved(path)
+	now, saved, err := readSavedAt(path, nowFlag, c)
 	if err != nil {
 		return err
 	}
@@ -338,6 +334,17 @@ func reportFromFile(out io.Writer, path string, hosted *types.NamespacedName, no
 		return err
 	}
 	return report.Render(out, obj, now, d)
+}
+
+// readSavedAt reads the objects saved in path and the time to judge them
+// at, which --now (nowFlag) names, c's now by default.
+func readSavedAt(path, nowFlag string, c clock.PassiveClock) (time.Time, *savedObjects, error) {
+	now, err := judgedAt(nowFlag, c)
+	if err != nil {
+		return time.Time{}, nil, err
+	}
+	saved, err := readSaved(path)
+	return now, saved, err
 }
 
 // judgedAt is the instant a saved object is judged at: --now, or the

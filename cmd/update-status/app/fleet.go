@@ -49,11 +49,7 @@ func checkNamespace(ns string) error {
 // fleetFromFile prints the fleet view of the HostedClusterUpdateStatuses
 // saved in path (in namespace ns, or all of them when ns is empty).
 func fleetFromFile(out io.Writer, path, ns, nowFlag string, c clock.PassiveClock) error {
-	now, err := judgedAt(nowFlag, c)
-	if err != nil {
-		return err
-	}
-	saved, err := readSaved(path)
+	now, saved, err := readSavedAt(path, nowFlag, c)
 	if err != nil {
 		return err
 	}

@@ -303,26 +303,33 @@ func ValidateWorkerPoolInsights(pool string, insights []v1alpha1.WorkerPoolInsig
 }
 
 func (v *validator) controlPlaneInsights(p *path, insights []v1alpha1.ControlPlaneInsight, where *placement) {
-	v.maxItems(p, len(insights), maxControlPlaneInsights)
-	v.duplicates(p, len(insights), "uid", func(i int) string { return insights[i].UID })
-	for j := range insights {
-		in := &insights[j]
-		xp := p.at(j)
-		v.insightHeader(&xp, "uid", in.UID, &in.AcquiredAt)
-		up := xp.child("insight")
-		v.controlPlaneUnion(&up, &in.Insight, where)
-	}
+	insightList(v, p, insights, maxControlPlaneInsights,
+		func(in *v1alpha1.ControlPlaneInsight) (string, *metav1.Time) { return in.UID, &in.AcquiredAt },
+		func(up *path, in *v1alpha1.ControlPlaneInsight) { v.controlPlaneUnion(up, &in.Insight, where) })
 }
 
 func (v *validator) workerPoolInsights(p *path, insights []v1alpha1.WorkerPoolInsight, where *placement) {
-	v.maxItems(p, len(insights), maxWorkerPoolInsights)
-	v.duplicates(p, len(insights), "uid", func(i int) string { return insights[i].UID })
+	insightList(v, p, insights, maxWorkerPoolInsights,
+		func(in *v1alpha1.WorkerPoolInsight) (string, *metav1.Time) { return in.UID, &in.AcquiredAt },
+		func(up *path, in *v1alpha1.WorkerPoolInsight) { v.workerPoolUnion(up, &in.Insight, where) })
+}
+
+// insightList checks an informer's list of insights: at most maxN, their
+// uids unique, each one's uid and acquiredAt (header says which) and its
+// insight union (union checks it at the path "insight").
+func insightList[I any](v *validator, p *path, insights []I, maxN int, header func(*I) (uid string, acquiredAt *metav1.Time), union func(*path, *I)) {
+	v.maxItems(p, len(insights), maxN)
+	v.duplicates(p, len(insights), "uid", func(i int) string {
+		uid, _ := header(&insights[i])
+		return uid
+	})
 	for j := range insights {
 		in := &insights[j]
 		xp := p.at(j)
-		v.insightHeader(&xp, "uid", in.UID, &in.AcquiredAt)
+		uid, acquiredAt := header(in)
+		v.insightHeader(&xp, "uid", uid, acquiredAt)
 		up := xp.child("insight")
-		v.workerPoolUnion(&up, &in.Insight, where)
+		union(&up, in)
 	}
 }
 

@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/pkg/apis/update"
 )
 
@@ -326,6 +327,11 @@ func TestCoalescingResumesWhereTheCacheEnded(t *testing.T) {
 				t.Fatalf("events\n got %v\nwant %v", got, tc.want)
 			}
 			if tc.goesOn {
+				// The last event the client wants may reach it before the
+				// stream has gone on with its next watch of the cache.
+				testio.Eventually(t, "the stream goes on with a watch of the cache", func() bool {
+					return len(cache.resumedFrom()) == len(tc.from)
+				})
 				last := tc.resumed[len(tc.resumed)-1]
 				if last.IsStopped() {
 					t.Fatal("the watch the stream went on with is stopped")

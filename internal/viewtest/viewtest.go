@@ -31,7 +31,7 @@ import (
 type Snapshotter struct {
 	mu        sync.Mutex
 	snap      view.Snapshot
-	listeners []func()
+	listeners []func(source string)
 	calls     int
 }
 
@@ -57,14 +57,22 @@ func (s *Snapshotter) Set(snap view.Snapshot) {
 	s.Update(func(cur *view.Snapshot) { *cur = snap })
 }
 
-// Update changes the snapshot with f and notifies the listeners.
-func (s *Snapshotter) Update(f func(*view.Snapshot)) {
+// Source is the source a Snapshotter's Set and Update name to the
+// listeners.
+const Source = "test"
+
+// Update changes the snapshot with f and notifies the listeners as Source.
+func (s *Snapshotter) Update(f func(*view.Snapshot)) { s.UpdateFrom(Source, f) }
+
+// UpdateFrom changes the snapshot with f and notifies the listeners as a
+// change of source.
+func (s *Snapshotter) UpdateFrom(source string, f func(*view.Snapshot)) {
 	s.mu.Lock()
 	f(&s.snap)
 	listeners := s.listeners
 	s.mu.Unlock()
 	for _, l := range listeners {
-		l()
+		l(source)
 	}
 }
 
@@ -85,7 +93,7 @@ func (s *Snapshotter) Calls() int {
 }
 
 // AddListener registers f, like sources.Set.AddListener.
-func (s *Snapshotter) AddListener(f func()) {
+func (s *Snapshotter) AddListener(f func(source string)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.listeners = append(s.listeners, f)

@@ -112,10 +112,10 @@ func (s *source) forbiddenLocked() bool {
 	return s.mayBeForbidden && s.state == stateRunning && !s.synced.Load() && apierrors.IsForbidden(s.lastErr)
 }
 
-// start creates and runs the informer. onChange is called on every event and
-// once the cache has synced, after onSynced; onDelete sees every deleted
-// object.
-func (s *source) start(ctx context.Context, onChange func(), onDelete func(obj interface{}), onSynced func()) {
+// start creates and runs the informer. onChange is called with the source's
+// name on every event and once the cache has synced, after onSynced;
+// onDelete sees every deleted object.
+func (s *source) start(ctx context.Context, onChange func(source string), onDelete func(obj interface{}), onSynced func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.state == stateRunning {
@@ -141,15 +141,15 @@ func (s *source) start(ctx context.Context, onChange func(), onDelete func(obj i
 		klog.ErrorS(err, "Cannot set the watch error handler", "source", s.name)
 	}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj interface{}) { s.observed(obj); onChange() },
+		AddFunc: func(obj interface{}) { s.observed(obj); onChange(s.name) },
 		UpdateFunc: func(old, updated interface{}) {
 			if s.matters == nil || s.matters(old, updated) {
 				s.observed(old)
 				s.observed(updated)
-				onChange()
+				onChange(s.name)
 			}
 		},
-		DeleteFunc: func(obj interface{}) { onDelete(obj); s.observed(obj); onChange() },
+		DeleteFunc: func(obj interface{}) { onDelete(obj); s.observed(obj); onChange(s.name) },
 	}); err != nil {
 		klog.ErrorS(err, "Cannot add the event handler", "source", s.name)
 	}
@@ -173,7 +173,7 @@ func (s *source) start(ctx context.Context, onChange func(), onDelete func(obj i
 			s.synced.Store(true)
 			klog.InfoS("Source cache synced", "source", s.name)
 			onSynced()
-			onChange()
+			onChange(s.name)
 		}
 	}()
 }

@@ -100,7 +100,7 @@ type Set struct {
 	sources   []*source
 
 	listenersMu sync.Mutex
-	listeners   []func()
+	listeners   []func(source string)
 
 	// deletedMaxRV is the highest resourceVersion of a deletion seen.
 	deletedMaxRV atomic.Uint64
@@ -240,20 +240,21 @@ func byName(name string) func(*metav1.ListOptions) {
 	}
 }
 
-// AddListener registers f to be called, without blocking, whenever a source
-// changes or a cache syncs. Call it before Run.
-func (s *Set) AddListener(f func()) {
+// AddListener registers f to be called, without blocking, with the name of
+// the source (a resource, "alerts", "discovery") whenever it changes or its
+// cache syncs. Call it before Run.
+func (s *Set) AddListener(f func(source string)) {
 	s.listenersMu.Lock()
 	defer s.listenersMu.Unlock()
 	s.listeners = append(s.listeners, f)
 }
 
-func (s *Set) notify() {
+func (s *Set) notify(source string) {
 	s.listenersMu.Lock()
 	listeners := s.listeners
 	s.listenersMu.Unlock()
 	for _, f := range listeners {
-		f()
+		f(source)
 	}
 }
 
@@ -297,7 +298,7 @@ func (s *Set) Run(ctx context.Context) {
 	klog.InfoS("Starting sources", "discoveryInterval", s.opts.DiscoveryInterval)
 	defer klog.InfoS("Stopped sources")
 	if s.opts.Alerts != nil {
-		go s.opts.Alerts.Run(ctx, s.notify)
+		go s.opts.Alerts.Run(ctx, func() { s.notify("alerts") })
 	}
 	if s.contributions != nil {
 		go s.contributions.run(ctx)
@@ -332,7 +333,7 @@ func (s *Set) discover(ctx context.Context) {
 	}
 	discoverSources(ctx, s.discovery, s.sources, sourceHooks{
 		changed: s.notify, deleted: s.recordDeletion, synced: s.updateInitialSync,
-		gone: func(bool) { s.updateInitialSync(); s.notify() },
+		gone: func(bool) { s.updateInitialSync(); s.notify("discovery") },
 	})
 }
 
@@ -341,7 +342,7 @@ func (s *Set) discover(ctx context.Context) {
 // deleted object, gone when discovery finds a source's API not served (first
 // is true when that is news: the source ran or was not discovered yet).
 type sourceHooks struct {
-	changed func()
+	changed func(source string)
 	deleted func(obj interface{})
 	synced  func()
 	gone    func(first bool)

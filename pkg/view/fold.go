@@ -15,52 +15,81 @@
 package view
 
 import (
+	"context"
 	"sync"
 	"time"
+
+	"k8s.io/utils/clock"
 )
 
 // Fold is the fold rule of a computation loop (docs/watch.md): a change
 // that arrives when the last computation ended at least delay ago, or that
 // is isolated, is computed at once; any other (one of a burst) waits until
 // delay after the end of the last computation, and every change in that
-// wait is folded into one computation. A change is isolated unless both it
-// and the change before it came within gap of their predecessors: a steady
+// wait is folded into one computation. Each source (an informer, the
+// alerts) is judged on its own events: a change is isolated unless it and
+// the two changes of the same source before it each came within gap of
+// their predecessors (burstGaps short gaps in a row). So a source's steady
 // stream slower than one change per gap is computed change by change, even
-// with one change late; a faster one once per delay after its first two
-// changes. The View and the hosted clusters' publisher each keep one.
+// with one change late or one foreign change of the same source among
+// them, and whatever other sources do meanwhile; a faster one once per
+// delay after its first three changes. An isolated change also ends a wait for the window that is
+// under way. The View and the hosted clusters' publisher each keep one.
 //
-// Changed may be called from any goroutine; Wait and Computed from the
-// computing one.
+// Changed may be called from any goroutine; Wait, Sleep, Begin and
+// Computed from the computing one.
 type Fold struct {
 	delay, gap time.Duration
 
-	mu         sync.Mutex
-	lastChange time.Time // the last Changed
-	shortGap   bool      // it came within gap of the one before
-	isolated   bool      // the last Changed is computed at once
-	lastEnd    time.Time // when the last computation ended
+	mu       sync.Mutex
+	sources  map[string]*foldSource
+	isolated bool      // an isolated change waits for a computation
+	lastEnd  time.Time // when the last computation ended
+}
+
+// burstGaps is how many short gaps in a row make a burst. One is a steady
+// stream's jitter (a change delivered late, then the next on time), two
+// a foreign change among a stream's (another pool's node between two of
+// the stream's).
+const burstGaps = 3
+
+// foldSource is what the rule keeps of one source's changes.
+type foldSource struct {
+	last      time.Time // its last change
+	shortGaps int       // short gaps in a row up to it
 }
 
 // NewFold returns the rule of the window delay and the quiet gap gap (0:
 // no change is isolated).
-func NewFold(delay, gap time.Duration) *Fold { return &Fold{delay: delay, gap: gap} }
+func NewFold(delay, gap time.Duration) *Fold {
+	return &Fold{delay: delay, gap: gap, sources: map[string]*foldSource{}}
+}
 
-// Changed records a change at now.
-func (f *Fold) Changed(now time.Time) {
+// Changed records a change of source at now.
+func (f *Fold) Changed(now time.Time, source string) {
 	if f.gap <= 0 {
 		return
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	short := !f.lastChange.IsZero() && now.Sub(f.lastChange) < f.gap
-	// One short gap is a steady stream's jitter (a change delivered late,
-	// then the next on time); two in a row are a burst.
-	f.isolated = !short || !f.shortGap
-	f.lastChange, f.shortGap = now, short
+	s := f.sources[source]
+	if s == nil {
+		s = &foldSource{}
+		f.sources[source] = s
+	}
+	if !s.last.IsZero() && now.Sub(s.last) < f.gap {
+		s.shortGaps++
+	} else {
+		s.shortGaps = 0
+	}
+	if s.shortGaps < burstGaps {
+		f.isolated = true
+	}
+	s.last = now
 }
 
-// Wait returns how long after now the changes recorded are computed: 0 for
-// an isolated change or after a quiet window.
+// Wait returns how long after now the changes recorded are computed: 0 when
+// one of them is isolated or after a quiet window.
 func (f *Fold) Wait(now time.Time) time.Duration {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -69,6 +98,36 @@ func (f *Fold) Wait(now time.Time) time.Duration {
 		return 0
 	}
 	return wait
+}
+
+// Sleep waits on clk until the changes recorded are due (Wait), taking
+// the loop's triggers from changes meanwhile: an isolated change ends the
+// wait. It returns false when ctx ends first.
+func (f *Fold) Sleep(ctx context.Context, clk clock.Clock, changes <-chan struct{}) bool {
+	for {
+		wait := f.Wait(clk.Now())
+		if wait <= 0 {
+			return true
+		}
+		t := clk.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		case <-t.C():
+			return true
+		case <-changes:
+			t.Stop()
+		}
+	}
+}
+
+// Begin records that a computation starts: it covers every change recorded
+// so far.
+func (f *Fold) Begin() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.isolated = false
 }
 
 // Computed records that a computation ended at end.

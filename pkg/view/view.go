@@ -73,13 +73,14 @@ type Config struct {
 	// event in that wait is folded into one computation. 0 computes at
 	// once. At most MaxFoldDelay.
 	FoldDelay time.Duration
-	// QuietGap separates a stream from a burst. An event is isolated, and
-	// computed at once without waiting for the fold window, unless both it
-	// and the event before it came within QuietGap of their predecessors.
-	// So a steady stream slower than one event per QuietGap is computed
-	// event by event even when one event of it arrives late, and a faster
-	// one (a burst) once per FoldDelay after its first two events. 0
-	// counts no event as isolated. At most MaxFoldDelay.
+	// QuietGap separates a stream from a burst, source by source (Fold).
+	// An event is isolated, and computed at once without waiting for the
+	// fold window (it also ends a wait under way), unless it and the two
+	// events of the same source before it came within QuietGap of their
+	// predecessors. So a source's steady stream slower than one event per
+	// QuietGap is computed event by event, whatever other sources do, and
+	// a faster one (a burst) once per FoldDelay after its first three
+	// events. 0 counts no event as isolated. At most MaxFoldDelay.
 	QuietGap time.Duration
 	// StuckAfter is how long one computation may run before the liveness
 	// check fails. 0 means DefaultStuckAfter.
@@ -143,10 +144,11 @@ func New(cfg Config) (*View, error) {
 	return &View{cfg: cfg, trigger: make(chan struct{}, 1), fold: NewFold(cfg.FoldDelay, cfg.QuietGap)}, nil
 }
 
-// Trigger tells the view that a source changed. It never blocks; triggers
-// that arrive while one is pending are folded into it.
-func (v *View) Trigger() {
-	v.fold.Changed(v.cfg.Clock.Now())
+// Trigger tells the view that source (an informer's resource, the alerts)
+// changed. It never blocks; triggers that arrive while one is pending are
+// folded into it.
+func (v *View) Trigger(source string) {
+	v.fold.Changed(v.cfg.Clock.Now(), source)
 	select {
 	case v.trigger <- struct{}{}:
 	default:
@@ -194,31 +196,13 @@ func (v *View) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-v.trigger:
-			if !v.waitFold(ctx) {
+			if !v.fold.Sleep(ctx, v.cfg.Clock, v.trigger) {
 				return
 			}
 			v.recompute(triggerSources)
 		case <-timeC:
 			v.recompute(triggerTime)
 		}
-	}
-}
-
-// waitFold waits until the fold window after the last computation has
-// passed: not at all for an isolated event or after a quiet window. It
-// returns false when ctx ends first.
-func (v *View) waitFold(ctx context.Context) bool {
-	wait := v.fold.Wait(v.cfg.Clock.Now())
-	if wait <= 0 {
-		return true
-	}
-	t := v.cfg.Clock.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C():
-		return true
 	}
 }
 
@@ -244,6 +228,7 @@ func (v *View) recompute(trigger string) {
 	case <-v.trigger:
 	default:
 	}
+	v.fold.Begin()
 	start := v.cfg.Clock.Now()
 	v.computingSince.Store(start.UnixNano())
 	defer v.computingSince.Store(0)

@@ -177,7 +177,7 @@ func TestChangesOnlyWhenContentChanges(t *testing.T) {
 
 	// The same inputs computed again (a trigger without a new input):
 	// nothing at all.
-	h.view.Trigger()
+	h.view.Trigger(viewtest.Source)
 	receive(t, computed, "the computation of input 200 again")
 
 	// Content changes: a new revision with a larger resourceVersion from
@@ -256,6 +256,12 @@ func receive[T any](t *testing.T, c <-chan T, what string) T {
 // target version 4.17.<i> of the last update(i), which also moves the input
 // resourceVersion to 100+i.
 func startVersioned(t *testing.T, cfg view.Config) (*harness, func(i int)) {
+	h, updateFrom := startSources(t, cfg)
+	return h, func(i int) { updateFrom(viewtest.Source, i) }
+}
+
+// startSources is startVersioned with the source of each change named.
+func startSources(t *testing.T, cfg view.Config) (*harness, func(source string, i int)) {
 	t.Helper()
 	var mu sync.Mutex
 	n := 0
@@ -264,11 +270,11 @@ func startVersioned(t *testing.T, cfg view.Config) (*harness, func(i int)) {
 		defer mu.Unlock()
 		return insights.Result{Status: targetStatus(fmt.Sprintf("4.17.%d", n))}
 	})
-	return h, func(i int) {
+	return h, func(source string, i int) {
 		mu.Lock()
 		n = i
 		mu.Unlock()
-		h.source.Update(func(s *view.Snapshot) { s.MaxResourceVersion = uint64(100 + i) })
+		h.source.UpdateFrom(source, func(s *view.Snapshot) { s.MaxResourceVersion = uint64(100 + i) })
 	}
 }
 
@@ -413,23 +419,61 @@ func TestQuietGap(t *testing.T) {
 	atOnce(13, gap, "the stream again")
 
 	// A burst: changes 1 ms apart. The first is isolated (the gap since the
-	// stream's last change) and so is the second (one short gap); from the
-	// third on they wait for one window.
+	// stream's last change) and so are the second and third (one and two
+	// short gaps); from the fourth on they wait for one window.
 	before := h.computer.Calls()
 	atOnce(100, gap, "the burst's first")
 	atOnce(101, time.Millisecond, "the burst's second")
-	for i := 102; i < 120; i++ {
+	atOnce(102, time.Millisecond, "the burst's third")
+	for i := 103; i < 120; i++ {
 		h.clock.Step(time.Millisecond)
 		update(i)
 	}
 	testio.Eventually(t, "the fold timer", func() bool { return h.clock.Waiters() == 1 })
-	if got := h.computer.Calls() - before; got != 2 {
-		t.Errorf("%d computations before the window ended, want 2 (the burst's first two changes)", got)
+	if got := h.computer.Calls() - before; got != 3 {
+		t.Errorf("%d computations before the window ended, want 3 (the burst's first three changes)", got)
 	}
 	h.clock.Step(fold)
 	testio.Eventually(t, "the folded revision", func() bool { return h.view.Current().ResourceVersion/1_000_000 == 219 })
-	if got := h.computer.Calls() - before; got != 3 {
-		t.Errorf("%d computations for a burst of 20 changes, want 3 (the first two, then the rest folded)", got)
+	if got := h.computer.Calls() - before; got != 4 {
+		t.Errorf("%d computations for a burst of 20 changes, want 4 (the first three, then the rest folded)", got)
+	}
+}
+
+// TestSourcesJudgedApart: another source's burst neither folds a stream's
+// changes nor makes them wait: a change isolated in its own source's
+// stream ends the wait for the window under way.
+func TestSourcesJudgedApart(t *testing.T) {
+	const fold, gap = 200 * time.Millisecond, 30 * time.Millisecond
+	h, update := startSources(t, view.Config{FoldDelay: fold, QuietGap: gap})
+	publishedAt := func(i int) func() bool {
+		return func() bool { return h.view.Current().ResourceVersion/1_000_000 == uint64(100+i) }
+	}
+	// The node stream's first change, then the operators' burst: its
+	// fourth change waits for the window.
+	h.clock.Step(fold)
+	update("nodes", 1)
+	testio.Eventually(t, "the stream's first change", publishedAt(1))
+	for i := 2; i <= 5; i++ {
+		h.clock.Step(time.Millisecond)
+		update("clusteroperators", i)
+		if i < 5 {
+			testio.Eventually(t, fmt.Sprintf("the operators' change %d computed at once", i), publishedAt(i))
+		}
+	}
+	testio.Eventually(t, "the operators' fourth change waiting for the window", func() bool { return h.clock.Waiters() == 1 })
+	if h.view.Current().ResourceVersion/1_000_000 == 105 {
+		t.Fatal("the operators' fourth change was computed at once")
+	}
+	// The stream's next change, 10 ms after its last: a short gap in the
+	// stream of all changes, not in the nodes'. It is computed with the
+	// clock standing still, and takes the operators' change with it.
+	h.clock.Step(10 * time.Millisecond)
+	before := h.computer.Calls()
+	update("nodes", 6)
+	testio.Eventually(t, "the stream's change computed without the window", publishedAt(6))
+	if got := h.computer.Calls() - before; got != 1 {
+		t.Errorf("%d computations for the stream's change, want 1", got)
 	}
 }
 
@@ -518,7 +562,7 @@ func TestEnginePanicKeepsTheLastLayers(t *testing.T) {
 	mu.Lock()
 	fail = true
 	mu.Unlock()
-	h.view.Trigger()
+	h.view.Trigger(viewtest.Source)
 	testio.Eventually(t, "revision after the panic", func() bool { return h.rec.count() == 2 })
 	obj := h.view.Current().Object
 	if c := obj.Status.Conditions[0]; c.Status != metav1.ConditionUnknown || c.Reason != v1alpha1.AvailableReasonCannotDetermine || !strings.Contains(c.Message, "engine bug") {

@@ -196,7 +196,9 @@ func NewPublisher(source Source, scheme *runtime.Scheme, opts Options) (*Publish
 
 // changed marks the hosted cluster key (or all of them) for recomputation.
 func (p *Publisher) changed(key string) {
-	p.fold.Changed(p.clock.Now())
+	// The hosted clusters' sources are judged as one: a wave of hosted
+	// clusters is a burst.
+	p.fold.Changed(p.clock.Now(), "")
 	p.mu.Lock()
 	if key == sources.AllHostedClusters {
 		p.all = true
@@ -235,14 +237,11 @@ func (p *Publisher) Run(ctx context.Context) {
 			return
 		case <-due:
 		case <-p.trigger:
-			if wait := p.fold.Wait(p.clock.Now()); wait > 0 {
-				select {
-				case <-ctx.Done():
-					return
-				case <-p.clock.After(wait):
-				}
+			if !p.fold.Sleep(ctx, p.clock, p.trigger) {
+				return
 			}
 		}
+		p.fold.Begin()
 		dirty, all := p.takeDirty()
 		now := p.clock.Now()
 		for key, c := range p.clusters {

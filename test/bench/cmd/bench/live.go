@@ -158,3 +158,63 @@ func (l *liveActivity) record(cell *nodeWatchCell) {
 	klog.InfoS("Live activity", "kind", cell.Kind, "watchers", cell.Connected, "simulatorRequests", cell.LiveRequests,
 		"updatesStarted", cell.LiveUpdates, "contributionWrites", cell.LiveContributions)
 }
+
+// nodeWatchGet is GET updatestatuses/cluster through the kube-apiserver
+// (protobuf, one client) beside the client-side path (section 2), both
+// quiet or both while the cluster updates (issue #52).
+type nodeWatchGet struct {
+	Live bool
+	Get  loadResult
+	// ClientSide is the client-side path's latency over the same
+	// activity.
+	ClientSide summary
+	// Revisions are the server's revisions published during the GETs.
+	Revisions float64
+}
+
+// measureGet measures a nodeWatchGet, live while sim updates the cluster
+// when it is not nil.
+func (r *nodeWatchResult) measureGet(ctx context.Context, c config, cp *localstack.ControlPlane, admin *httpClient, sim *simulator.Simulator) (err error) {
+	cs, err := newClientSide(cp.RESTConfig(&cp.Users.Admin))
+	if err != nil {
+		return err
+	}
+	g := &nodeWatchGet{Live: sim != nil}
+	if sim != nil {
+		activity, err := startLive(ctx, cp, sim)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if lerr := activity.stop(); err == nil && lerr != nil {
+				err = fmt.Errorf("the live update: %w", lerr)
+			}
+		}()
+	}
+	h, u := admin.as(acceptProtobuf), cp.KubeAPIServer.URL+localstack.UpdateStatusPath
+	get := func(ctx context.Context) error { return h.discard(ctx, u) }
+	runLoad(ctx, 1, time.Second, get)
+	m0, err := metrics(ctx, admin, cp.ServerURL)
+	if err != nil {
+		return err
+	}
+	g.Get = runLoad(ctx, 1, c.getDuration, get)
+	m1, err := metrics(ctx, admin, cp.ServerURL)
+	if err != nil {
+		return err
+	}
+	changed := `result="changed"`
+	g.Revisions = sumSeries(m1, "update_status_recomputations_total", changed) - sumSeries(m0, "update_status_recomputations_total", changed)
+	var lat []time.Duration
+	for range c.clientRuns {
+		t := time.Now()
+		if err := cs.run(ctx); err != nil {
+			return fmt.Errorf("client-side path: %w", err)
+		}
+		lat = append(lat, time.Since(t))
+	}
+	g.ClientSide = summarize(lat)
+	klog.InfoS("GET and the client-side path", "live", g.Live, "getP50", g.Get.Latency.P50, "clientSideP50", g.ClientSide.P50, "revisions", g.Revisions)
+	r.Gets = append(r.Gets, g)
+	return nil
+}

@@ -415,6 +415,8 @@ type nodeWatchResult struct {
 	Cells []*nodeWatchCell
 	// Burst is BurstWatchers watchers of nodeprogressinsights at BurstRate.
 	Burst *nodeWatchCell
+	// Gets are GET against the client-side path, quiet then live.
+	Gets []*nodeWatchGet
 }
 
 // cell returns the cell of kind and watchers, quiet or live, or nil.
@@ -455,6 +457,11 @@ func benchNodeWatch(ctx context.Context, c config, cp *localstack.ControlPlane, 
 			return res, err
 		}
 	}
+	if spec.Live && len(spec.Watchers) > 0 {
+		if err := res.measureGet(ctx, c, cp, admin, nil); err != nil {
+			return res, err
+		}
+	}
 	if spec.BurstRate > 0 {
 		var err error
 		if res.Burst, err = nodeWatchRun(ctx, spec, cp, admin, ch, kindInsights, spec.BurstWatchers, spec.BurstRate, ""); err != nil {
@@ -472,7 +479,7 @@ func benchNodeWatch(ctx context.Context, c config, cp *localstack.ControlPlane, 
 			return res, err
 		}
 	}
-	return res, nil
+	return res, res.measureGet(ctx, c, cp, admin, sim)
 }
 
 // measurePair measures k watchers of Nodes, then of nodeprogressinsights,

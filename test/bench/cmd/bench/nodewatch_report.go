@@ -25,6 +25,10 @@ const (
 	// burstCPUSlack is how much the server's CPU per change under the
 	// burst may exceed the baseline's.
 	burstCPUSlack = 1.10
+	// liveGetFactor is how many times faster than the client-side path a
+	// GET through the kube-apiserver must be while the cluster updates
+	// (issue #52).
+	liveGetFactor = 200
 )
 
 // p99Ratio formats the npi p99 against the Nodes p99, either of which may be
@@ -102,6 +106,14 @@ func (r *report) nodeWatchGoals(p func(string, ...any), s *sizeResult) {
 				lagText(npi.Lag.P50, d), lagText(npi.Lag.P99, d), npi.Late, npi.Lag.N, p99Ratio(npi.Lag, nodes.Lag), met(insightLagMet(i, npi.Lag, nodes.Lag)))
 		}
 	}
+	for _, g := range nw.Gets {
+		if !g.Live {
+			continue
+		}
+		p("| GET updatestatuses/cluster through the kube-apiserver (protobuf, 1 client), cluster updating, at least %dx faster than the client-side path | p50 %s vs %s (%.0f revisions published during %d GETs): %s faster | %s |\n",
+			liveGetFactor, ms(g.Get.Latency.P50), ms(g.ClientSide.P50), g.Revisions, g.Get.Latency.N, ratio(sec(g.ClientSide.P50), sec(g.Get.Latency.P50)),
+			met(g.Get.Latency.N > 0 && g.Get.Errors == 0 && sec(g.ClientSide.P50) >= liveGetFactor*sec(g.Get.Latency.P50)))
+	}
 	if b := nw.Burst; b != nil {
 		after := b.CPUPerChange(false)
 		if before := r.burstBefore(s); before != nil {
@@ -178,6 +190,20 @@ func (r *report) nodeWatchTables(p func(string, ...any)) {
 				}
 				p("| %d | %d | %s | %s / %s | %s / %s | %s | %s |\n", s.Nodes, k, state, lagText(nodes.Lag.P50, d), lagText(nodes.Lag.P99, d),
 					lagText(npi.Lag.P50, d), lagText(npi.Lag.P99, d), p99Ratio(npi.Lag, nodes.Lag), activity)
+			}
+		}
+	}
+	if spec.Live {
+		p("\nGET of updatestatuses/cluster through the kube-apiserver (protobuf, one client, closed loop for %v after a second of warm-up) and then the client-side path of section 2 (%d runs), quiet after the quiet watch cells and again while the cluster updates as above, after the live ones:\n\n", r.config.getDuration, r.config.clientRuns)
+		p("| nodes | cluster | GET p50 | GET p99 | GETs (errors) | revisions published during the GETs | client-side p50 | client-side max | client-side / GET |\n|---|---|---|---|---|---|---|---|---|\n")
+		for _, s := range cells {
+			for _, g := range s.NodeWatch.Gets {
+				state := "quiet"
+				if g.Live {
+					state = "updating"
+				}
+				p("| %d | %s | %s | %s | %d (%d) | %.0f | %s | %s | %s |\n", s.Nodes, state, ms(g.Get.Latency.P50), ms(g.Get.Latency.P99), g.Get.Latency.N, g.Get.Errors,
+					g.Revisions, ms(g.ClientSide.P50), ms(g.ClientSide.Max), ratio(sec(g.ClientSide.P50), sec(g.Get.Latency.P50)))
 			}
 		}
 	}

@@ -458,7 +458,7 @@ func benchNodeWatch(ctx context.Context, c config, cp *localstack.ControlPlane, 
 		}
 	}
 	if spec.Live && len(spec.Watchers) > 0 {
-		if err := res.measureGet(ctx, c, cp, admin, nil); err != nil {
+		if err := res.measureGet(ctx, cp, admin, nil); err != nil {
 			return res, err
 		}
 	}
@@ -479,7 +479,7 @@ func benchNodeWatch(ctx context.Context, c config, cp *localstack.ControlPlane, 
 			return res, err
 		}
 	}
-	return res, res.measureGet(ctx, c, cp, admin, sim)
+	return res, res.measureGet(ctx, cp, admin, sim)
 }
 
 // measurePair measures k watchers of Nodes, then of nodeprogressinsights,

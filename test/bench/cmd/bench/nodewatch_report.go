@@ -110,9 +110,9 @@ func (r *report) nodeWatchGoals(p func(string, ...any), s *sizeResult) {
 		if !g.Live {
 			continue
 		}
-		p("| GET updatestatuses/cluster through the kube-apiserver (protobuf, 1 client), cluster updating, at least %dx faster than the client-side path | p50 %s vs %s (%.0f revisions published during %d GETs): %s faster | %s |\n",
-			liveGetFactor, ms(g.Get.Latency.P50), ms(g.ClientSide.P50), g.Revisions, g.Get.Latency.N, ratio(sec(g.ClientSide.P50), sec(g.Get.Latency.P50)),
-			met(g.Get.Latency.N > 0 && g.Get.Errors == 0 && sec(g.ClientSide.P50) >= liveGetFactor*sec(g.Get.Latency.P50)))
+		p("| GET updatestatuses/cluster through the kube-apiserver (protobuf), cluster updating, at least %dx faster than the client-side path | p50 %s vs %s over %d rounds (%.0f revisions published meanwhile): %s faster | %s |\n",
+			liveGetFactor, ms(g.Get.P50), ms(g.ClientSide.P50), g.Get.N, g.Revisions, ratio(sec(g.ClientSide.P50), sec(g.Get.P50)),
+			met(g.Get.N > 0 && sec(g.ClientSide.P50) >= liveGetFactor*sec(g.Get.P50)))
 	}
 	if b := nw.Burst; b != nil {
 		after := b.CPUPerChange(false)
@@ -194,16 +194,16 @@ func (r *report) nodeWatchTables(p func(string, ...any)) {
 		}
 	}
 	if spec.Live {
-		p("\nGET of updatestatuses/cluster through the kube-apiserver (protobuf, one client, closed loop for %v after a second of warm-up) and then the client-side path of section 2 (%d runs), quiet after the quiet watch cells and again while the cluster updates as above, after the live ones:\n\n", r.config.getDuration, r.config.clientRuns)
-		p("| nodes | cluster | GET p50 | GET p99 | GETs (errors) | revisions published during the GETs | client-side p50 | client-side max | client-side / GET |\n|---|---|---|---|---|---|---|---|---|\n")
+		p("\nGET of updatestatuses/cluster through the kube-apiserver (protobuf) against the client-side path of section 2, in %d rounds of one GET and one client-side run (after one round of warm-up), so that each GET finds the server as a client polling every few hundred milliseconds does, after the revisions published since its last: quiet after the quiet watch cells, and while the cluster updates as above after the live ones.\n\n", getRounds)
+		p("| nodes | cluster | GET p50 | GET max | rounds | revisions published meanwhile | client-side p50 | client-side max | client-side / GET |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, s := range cells {
 			for _, g := range s.NodeWatch.Gets {
 				state := "quiet"
 				if g.Live {
 					state = "updating"
 				}
-				p("| %d | %s | %s | %s | %d (%d) | %.0f | %s | %s | %s |\n", s.Nodes, state, ms(g.Get.Latency.P50), ms(g.Get.Latency.P99), g.Get.Latency.N, g.Get.Errors,
-					g.Revisions, ms(g.ClientSide.P50), ms(g.ClientSide.Max), ratio(sec(g.ClientSide.P50), sec(g.Get.Latency.P50)))
+				p("| %d | %s | %s | %s | %d | %.0f | %s | %s | %s |\n", s.Nodes, state, ms(g.Get.P50), ms(g.Get.Max), g.Get.N,
+					g.Revisions, ms(g.ClientSide.P50), ms(g.ClientSide.Max), ratio(sec(g.ClientSide.P50), sec(g.Get.P50)))
 			}
 		}
 	}

@@ -31,7 +31,7 @@ import (
 type Snapshotter struct {
 	mu        sync.Mutex
 	snap      view.Snapshot
-	listeners []func(source string)
+	listeners []func(source, object string)
 	calls     int
 }
 
@@ -72,7 +72,7 @@ func (s *Snapshotter) UpdateFrom(source string, f func(*view.Snapshot)) {
 	listeners := s.listeners
 	s.mu.Unlock()
 	for _, l := range listeners {
-		l(source)
+		l(source, "")
 	}
 }
 
@@ -93,7 +93,7 @@ func (s *Snapshotter) Calls() int {
 }
 
 // AddListener registers f, like sources.Set.AddListener.
-func (s *Snapshotter) AddListener(f func(source string)) {
+func (s *Snapshotter) AddListener(f func(source, object string)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.listeners = append(s.listeners, f)

@@ -55,7 +55,7 @@ import (
 type Sources interface {
 	view.Snapshotter
 	// AddListener registers a function called on every source change.
-	AddListener(func(source string))
+	AddListener(func(source, object string))
 	// Run runs the informers until ctx is done.
 	Run(ctx context.Context)
 	// SyncCheck returns nil once the initial sync is done.

@@ -317,7 +317,7 @@ func (h *Hosted) discover(ctx context.Context) {
 	}
 	discoverSources(ctx, h.discovery, h.sources, sourceHooks{
 		// Events notify through each source's observe.
-		changed: func(string) {},
+		changed: func(string, string) {},
 		deleted: h.recordDeletion,
 		synced:  everything,
 		gone: func(first bool) {

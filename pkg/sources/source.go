@@ -113,9 +113,9 @@ func (s *source) forbiddenLocked() bool {
 }
 
 // start creates and runs the informer. onChange is called with the source's
-// name on every event and once the cache has synced, after onSynced;
-// onDelete sees every deleted object.
-func (s *source) start(ctx context.Context, onChange func(source string), onDelete func(obj interface{}), onSynced func()) {
+// name and the object's key on every event, and with no key once the cache
+// has synced, after onSynced; onDelete sees every deleted object.
+func (s *source) start(ctx context.Context, onChange func(source, object string), onDelete func(obj interface{}), onSynced func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.state == stateRunning {
@@ -141,15 +141,15 @@ func (s *source) start(ctx context.Context, onChange func(source string), onDele
 		klog.ErrorS(err, "Cannot set the watch error handler", "source", s.name)
 	}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj interface{}) { s.observed(obj); onChange(s.name) },
+		AddFunc: func(obj interface{}) { s.observed(obj); onChange(s.name, objectKey(obj)) },
 		UpdateFunc: func(old, updated interface{}) {
 			if s.matters == nil || s.matters(old, updated) {
 				s.observed(old)
 				s.observed(updated)
-				onChange(s.name)
+				onChange(s.name, objectKey(updated))
 			}
 		},
-		DeleteFunc: func(obj interface{}) { onDelete(obj); s.observed(obj); onChange(s.name) },
+		DeleteFunc: func(obj interface{}) { onDelete(obj); s.observed(obj); onChange(s.name, objectKey(obj)) },
 	}); err != nil {
 		klog.ErrorS(err, "Cannot add the event handler", "source", s.name)
 	}
@@ -173,7 +173,7 @@ func (s *source) start(ctx context.Context, onChange func(source string), onDele
 			s.synced.Store(true)
 			klog.InfoS("Source cache synced", "source", s.name)
 			onSynced()
-			onChange(s.name)
+			onChange(s.name, "")
 		}
 	}()
 }

@@ -100,7 +100,7 @@ type Set struct {
 	sources   []*source
 
 	listenersMu sync.Mutex
-	listeners   []func(source string)
+	listeners   []func(source, object string)
 
 	// deletedMaxRV is the highest resourceVersion of a deletion seen.
 	deletedMaxRV atomic.Uint64
@@ -241,20 +241,21 @@ func byName(name string) func(*metav1.ListOptions) {
 }
 
 // AddListener registers f to be called, without blocking, with the name of
-// the source (a resource, "alerts", "discovery") whenever it changes or its
-// cache syncs. Call it before Run.
-func (s *Set) AddListener(f func(source string)) {
+// the source (a resource, "alerts", "discovery") and the namespace/name of
+// the object that changed (empty when none or unknown) whenever a source
+// changes or its cache syncs. Call it before Run.
+func (s *Set) AddListener(f func(source, object string)) {
 	s.listenersMu.Lock()
 	defer s.listenersMu.Unlock()
 	s.listeners = append(s.listeners, f)
 }
 
-func (s *Set) notify(source string) {
+func (s *Set) notify(source, object string) {
 	s.listenersMu.Lock()
 	listeners := s.listeners
 	s.listenersMu.Unlock()
 	for _, f := range listeners {
-		f(source)
+		f(source, object)
 	}
 }
 
@@ -292,13 +293,26 @@ func resourceVersionOf(obj interface{}) (uint64, bool) {
 	return rv, err == nil
 }
 
+// objectKey returns the namespace/name of a cached object (or of the
+// object of a tombstone); empty when it has none.
+func objectKey(obj interface{}) string {
+	if n, ok := obj.(*insights.Node); ok {
+		return n.Name
+	}
+	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return ""
+	}
+	return key
+}
+
 // Run starts the informers of the served APIs and polls discovery for the
 // others until ctx is done.
 func (s *Set) Run(ctx context.Context) {
 	klog.InfoS("Starting sources", "discoveryInterval", s.opts.DiscoveryInterval)
 	defer klog.InfoS("Stopped sources")
 	if s.opts.Alerts != nil {
-		go s.opts.Alerts.Run(ctx, func() { s.notify("alerts") })
+		go s.opts.Alerts.Run(ctx, func() { s.notify("alerts", "") })
 	}
 	if s.contributions != nil {
 		go s.contributions.run(ctx)
@@ -333,7 +347,7 @@ func (s *Set) discover(ctx context.Context) {
 	}
 	discoverSources(ctx, s.discovery, s.sources, sourceHooks{
 		changed: s.notify, deleted: s.recordDeletion, synced: s.updateInitialSync,
-		gone: func(bool) { s.updateInitialSync(); s.notify("discovery") },
+		gone: func(bool) { s.updateInitialSync(); s.notify("discovery", "") },
 	})
 }
 
@@ -342,7 +356,7 @@ func (s *Set) discover(ctx context.Context) {
 // deleted object, gone when discovery finds a source's API not served (first
 // is true when that is news: the source ran or was not discovered yet).
 type sourceHooks struct {
-	changed func(source string)
+	changed func(source, object string)
 	deleted func(obj interface{})
 	synced  func()
 	gone    func(first bool)

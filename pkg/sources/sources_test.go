@@ -168,7 +168,7 @@ func newFixture(t testing.TB) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set.AddListener(func(string) { f.notified.Add(1) })
+	set.AddListener(func(string, string) { f.notified.Add(1) })
 	set.discovered = func() { f.polls.Add(1) }
 	f.set = set
 	return f

@@ -26,15 +26,20 @@ import (
 // that arrives when the last computation ended at least delay ago, or that
 // is isolated, is computed at once; any other (one of a burst) waits until
 // delay after the end of the last computation, and every change in that
-// wait is folded into one computation. Each source (an informer, the
-// alerts) is judged on its own events: a change is isolated unless it and
-// the two changes of the same source before it each came within gap of
-// their predecessors (burstGaps short gaps in a row). So a source's steady
-// stream slower than one change per gap is computed change by change, even
-// with one change late or one foreign change of the same source among
-// them, and whatever other sources do meanwhile; a faster one once per
-// delay after its first three changes. An isolated change also ends a wait for the window that is
-// under way. The View and the hosted clusters' publisher each keep one.
+// wait is folded into one computation. An isolated change also ends a wait
+// for the window that is under way.
+//
+// Each source (an informer, the alerts) is judged on its own changes. The
+// rule counts a source's short gaps (shorter than gap) up, and its long
+// ones down, between 0 and burstCount+1; a change is isolated while the
+// count stays below burstCount. A change of the object that the source's
+// last counted change was about, within gap of it, is a burst of that
+// object: it is folded and counts nothing. So a source's steady stream
+// slower than one change per gap is computed change by change, even with
+// one change late or another object's step (a master node's few writes)
+// among its changes, and whatever other sources do; a faster one (a burst)
+// once per delay after its first burstCount changes, however its gaps
+// jitter.
 //
 // Changed may be called from any goroutine; Wait, Sleep, Begin and
 // Computed from the computing one.
@@ -47,16 +52,16 @@ type Fold struct {
 	lastEnd  time.Time // when the last computation ended
 }
 
-// burstGaps is how many short gaps in a row make a burst. One is a steady
-// stream's jitter (a change delivered late, then the next on time), two
-// a foreign change among a stream's (another pool's node between two of
-// the stream's).
-const burstGaps = 3
+// burstCount is the count of short gaps from which a source's changes are
+// a burst: one short gap is a stream's jitter (a change late, the next on
+// time), two another object's change among the stream's.
+const burstCount = 3
 
 // foldSource is what the rule keeps of one source's changes.
 type foldSource struct {
-	last      time.Time // its last change
-	shortGaps int       // short gaps in a row up to it
+	last   time.Time // its last counted change
+	object string    // what that change was about
+	shorts int       // the count of short gaps
 }
 
 // NewFold returns the rule of the window delay and the quiet gap gap (0:
@@ -65,8 +70,9 @@ func NewFold(delay, gap time.Duration) *Fold {
 	return &Fold{delay: delay, gap: gap, sources: map[string]*foldSource{}}
 }
 
-// Changed records a change of source at now.
-func (f *Fold) Changed(now time.Time, source string) {
+// Changed records a change at now of object (a namespace/name, or empty
+// when unknown) from source.
+func (f *Fold) Changed(now time.Time, source, object string) {
 	if f.gap <= 0 {
 		return
 	}
@@ -77,15 +83,19 @@ func (f *Fold) Changed(now time.Time, source string) {
 		s = &foldSource{}
 		f.sources[source] = s
 	}
-	if !s.last.IsZero() && now.Sub(s.last) < f.gap {
-		s.shortGaps++
-	} else {
-		s.shortGaps = 0
+	short := !s.last.IsZero() && now.Sub(s.last) < f.gap
+	if short && object != "" && object == s.object {
+		return
 	}
-	if s.shortGaps < burstGaps {
+	if short {
+		s.shorts = min(s.shorts+1, burstCount+1)
+	} else {
+		s.shorts = max(s.shorts-1, 0)
+	}
+	if s.shorts < burstCount {
 		f.isolated = true
 	}
-	s.last = now
+	s.last, s.object = now, object
 }
 
 // Wait returns how long after now the changes recorded are computed: 0 when

@@ -20,34 +20,52 @@ import (
 )
 
 // TestFold walks the fold rule through a computation ending at 0 ms: each
-// step records a change of its source (the node informer unless named) at
-// its time (ms) and asks how long to wait; a change due at once is
-// computed then, in no time.
+// step records a change at its time (ms) of its object (node-1 unless
+// named: a stream's changes are about other objects in turn) from its
+// source (the node informer unless named), and asks how long to wait; a
+// change due at once is computed then, in no time.
 func TestFold(t *testing.T) {
 	const delay, gap = 100 * time.Millisecond, 35 * time.Millisecond
 	type step struct {
 		at     int // ms
 		source string
+		object string
 		wait   time.Duration
 	}
+	// n is a change of a node by the node informer at ms.
+	n := func(ms int, object string, wait time.Duration) step { return step{ms, "", object, wait} }
+	// op is a change of ClusterOperator object at ms.
+	op := func(ms int, object string, wait time.Duration) step { return step{ms, "operators", object, wait} }
 	tests := []struct {
 		name  string
 		gap   time.Duration
 		steps []step
 	}{
-		{"a change after the window: at once", gap, []step{{150, "", 0}}},
-		{"an isolated change within the window: at once", gap, []step{{10, "", 0}}},
-		{"a steady stream slower than the gap: each at once", gap, []step{{40, "", 0}, {80, "", 0}, {90, "", 0}, {130, "", 0}}},
-		{"one late change of a stream is jitter", gap, []step{{40, "", 0}, {50, "", 0}, {90, "", 0}}},
-		{"a burst: the fourth change waits for the window", gap, []step{{10, "", 0}, {11, "", 0}, {12, "", 0}, {13, "", 99 * time.Millisecond}, {14, "", 98 * time.Millisecond}}},
-		{"a foreign change of the same source among a stream's: each at once", gap, []step{{50, "", 0}, {70, "", 0}, {100, "", 0}, {150, "", 0}, {165, "", 0}, {200, "", 0}}},
-		{"a burst past the window: at once", gap, []step{{97, "", 0}, {98, "", 0}, {99, "", 0}, {200, "", 0}}},
-		{"no gap: every change within the window waits", 0, []step{{10, "", 90 * time.Millisecond}, {60, "", 40 * time.Millisecond}, {100, "", 0}}},
-		{"another source's changes between a stream's: each at once", gap, []step{
-			{40, "", 0}, {50, "operators", 0}, {60, "operators", 0}, {70, "operators", 0}, {80, "", 0}, {90, "operators", 90 * time.Millisecond}, {120, "", 0},
+		{"a change after the window: at once", gap, []step{n(150, "a", 0)}},
+		{"an isolated change within the window: at once", gap, []step{n(10, "a", 0)}},
+		{"a steady stream slower than the gap: each at once", gap, []step{n(40, "a", 0), n(80, "b", 0), n(90, "c", 0), n(130, "d", 0)}},
+		{"one late change of a stream is jitter", gap, []step{n(40, "a", 0), n(50, "b", 0), n(90, "c", 0)}},
+		{"a burst: the fourth change waits for the window", gap, []step{
+			n(10, "a", 0), n(11, "b", 0), n(12, "c", 0), n(13, "d", 99*time.Millisecond), n(14, "e", 98*time.Millisecond),
 		}},
-		{"an isolated change ends another source's wait", gap, []step{
-			{10, "operators", 0}, {11, "operators", 0}, {12, "operators", 0}, {13, "operators", 99 * time.Millisecond}, {14, "", 0},
+		{"a burst's jitter: still folded", gap, []step{
+			n(10, "a", 0), n(11, "b", 0), n(12, "c", 0), n(13, "d", 99*time.Millisecond), n(14, "e", 98*time.Millisecond),
+			n(54, "f", 58*time.Millisecond), n(55, "g", 57*time.Millisecond),
+		}},
+		{"after a burst, two long gaps: at once", gap, []step{
+			n(10, "a", 0), n(11, "b", 0), n(12, "c", 0), n(13, "d", 99*time.Millisecond), n(14, "e", 98*time.Millisecond),
+			n(200, "f", 0), n(250, "g", 0), n(300, "h", 0),
+		}},
+		{"another object's step among a stream's changes: each at once", gap, []step{
+			n(50, "a", 0), n(100, "b", 0), n(120, "master", 0), n(121, "master", 99*time.Millisecond), n(150, "c", 0), n(200, "d", 0),
+		}},
+		{"one object changing again and again: folded, at once once a gap passed", gap, []step{
+			n(10, "a", 0), n(11, "a", 99*time.Millisecond), n(12, "a", 98*time.Millisecond), n(45, "a", 0), n(60, "a", 85*time.Millisecond),
+		}},
+		{"a burst past the window: at once", gap, []step{n(97, "a", 0), n(98, "b", 0), n(99, "c", 0), n(200, "d", 0)}},
+		{"no gap: every change within the window waits", 0, []step{n(10, "a", 90*time.Millisecond), n(60, "b", 40*time.Millisecond), n(100, "c", 0)}},
+		{"another source's burst between a stream's changes: each at once", gap, []step{
+			n(40, "a", 0), op(50, "x", 0), op(51, "y", 0), op(52, "z", 0), op(53, "w", 99*time.Millisecond), n(80, "b", 0),
 		}},
 	}
 	for _, tt := range tests {
@@ -57,10 +75,10 @@ func TestFold(t *testing.T) {
 			f.Computed(base)
 			for _, s := range tt.steps {
 				now := base.Add(time.Duration(s.at) * time.Millisecond)
-				f.Changed(now, s.source)
+				f.Changed(now, s.source, s.object)
 				got := f.Wait(now)
 				if got != s.wait {
-					t.Errorf("change of %q at %d ms: wait %v, want %v", s.source, s.at, got, s.wait)
+					t.Errorf("change of %s/%s at %d ms: wait %v, want %v", s.source, s.object, s.at, got, s.wait)
 				}
 				if got == 0 {
 					f.Begin()

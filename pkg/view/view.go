@@ -75,12 +75,12 @@ type Config struct {
 	FoldDelay time.Duration
 	// QuietGap separates a stream from a burst, source by source (Fold).
 	// An event is isolated, and computed at once without waiting for the
-	// fold window (it also ends a wait under way), unless it and the two
-	// events of the same source before it came within QuietGap of their
-	// predecessors. So a source's steady stream slower than one event per
-	// QuietGap is computed event by event, whatever other sources do, and
-	// a faster one (a burst) once per FoldDelay after its first three
-	// events. 0 counts no event as isolated. At most MaxFoldDelay.
+	// fold window (it also ends a wait under way), while its source's
+	// running count of gaps shorter than QuietGap stays low. So a source's
+	// steady stream slower than one event per QuietGap is computed event by
+	// event, whatever other sources do, and a faster one (a burst) once per
+	// FoldDelay after its first three events. 0 counts no event as
+	// isolated. At most MaxFoldDelay.
 	QuietGap time.Duration
 	// StuckAfter is how long one computation may run before the liveness
 	// check fails. 0 means DefaultStuckAfter.
@@ -144,11 +144,12 @@ func New(cfg Config) (*View, error) {
 	return &View{cfg: cfg, trigger: make(chan struct{}, 1), fold: NewFold(cfg.FoldDelay, cfg.QuietGap)}, nil
 }
 
-// Trigger tells the view that source (an informer's resource, the alerts)
-// changed. It never blocks; triggers that arrive while one is pending are
-// folded into it.
-func (v *View) Trigger(source string) {
-	v.fold.Changed(v.cfg.Clock.Now(), source)
+// Trigger tells the view that object (a namespace/name; empty when
+// unknown) of source (an informer's resource, the alerts) changed. It
+// never blocks; triggers that arrive while one is pending are folded into
+// it.
+func (v *View) Trigger(source, object string) {
+	v.fold.Changed(v.cfg.Clock.Now(), source, object)
 	select {
 	case v.trigger <- struct{}{}:
 	default:

@@ -177,7 +177,7 @@ func TestChangesOnlyWhenContentChanges(t *testing.T) {
 
 	// The same inputs computed again (a trigger without a new input):
 	// nothing at all.
-	h.view.Trigger(viewtest.Source)
+	h.view.Trigger(viewtest.Source, "")
 	receive(t, computed, "the computation of input 200 again")
 
 	// Content changes: a new revision with a larger resourceVersion from
@@ -407,20 +407,22 @@ func TestQuietGap(t *testing.T) {
 		}
 	}
 
-	// A steady stream at the gap, well within the fold window after each
-	// computation: every change has its own revision, and none waits.
+	// A steady stream slower than the gap, well within the fold window
+	// after each computation: every change has its own revision, and none
+	// waits.
+	stream := 3 * gap / 2
 	for i := 1; i <= 10; i++ {
-		atOnce(i, gap, "a stream at the gap")
+		atOnce(i, stream, "a stream slower than the gap")
 	}
 	// A stream with jitter: a change late by two thirds of the gap, then
-	// the next on time, one third of the gap after it.
-	atOnce(11, gap+2*gap/3, "late")
-	atOnce(12, gap/3, "on time after a late one")
-	atOnce(13, gap, "the stream again")
+	// the next on time, that much sooner.
+	atOnce(11, stream+2*gap/3, "late")
+	atOnce(12, stream-2*gap/3, "on time after a late one")
+	atOnce(13, stream, "the stream again")
 
 	// A burst: changes 1 ms apart. The first is isolated (the gap since the
 	// stream's last change) and so are the second and third (one and two
-	// short gaps); from the fourth on they wait for one window.
+	// short gaps counted); from the fourth on they wait for one window.
 	before := h.computer.Calls()
 	atOnce(100, gap, "the burst's first")
 	atOnce(101, time.Millisecond, "the burst's second")
@@ -562,7 +564,7 @@ func TestEnginePanicKeepsTheLastLayers(t *testing.T) {
 	mu.Lock()
 	fail = true
 	mu.Unlock()
-	h.view.Trigger(viewtest.Source)
+	h.view.Trigger(viewtest.Source, "")
 	testio.Eventually(t, "revision after the panic", func() bool { return h.rec.count() == 2 })
 	obj := h.view.Current().Object
 	if c := obj.Status.Conditions[0]; c.Status != metav1.ConditionUnknown || c.Reason != v1alpha1.AvailableReasonCannotDetermine || !strings.Contains(c.Message, "engine bug") {

@@ -196,9 +196,9 @@ func NewPublisher(source Source, scheme *runtime.Scheme, opts Options) (*Publish
 
 // changed marks the hosted cluster key (or all of them) for recomputation.
 func (p *Publisher) changed(key string) {
-	// The hosted clusters' sources are judged as one: a wave of hosted
-	// clusters is a burst.
-	p.fold.Changed(p.clock.Now(), "")
+	// The hosted clusters' sources are judged as one, each hosted cluster
+	// an object: a wave of hosted clusters is a burst.
+	p.fold.Changed(p.clock.Now(), "", key)
 	p.mu.Lock()
 	if key == sources.AllHostedClusters {
 		p.all = true

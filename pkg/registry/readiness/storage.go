@@ -45,7 +45,7 @@ import (
 // Source is what the publisher reads; *sources.Set implements it.
 type Source interface {
 	Snapshot() view.Snapshot
-	AddListener(func(source string))
+	AddListener(func(source, object string))
 }
 
 // FoldDelay is how long the publisher waits after a source change before it
@@ -91,7 +91,7 @@ func NewPublisher(source Source, c clock.Clock) (*Publisher, error) {
 		return nil, err
 	}
 	p := &Publisher{source: source, clock: c, trigger: make(chan struct{}, 1), Readiness: r, Candidates: cs, published: map[string]published{}}
-	source.AddListener(func(string) {
+	source.AddListener(func(string, string) {
 		select {
 		case p.trigger <- struct{}{}:
 		default:

@@ -32,8 +32,8 @@ import (
 
 type fakeSource struct{ snap view.Snapshot }
 
-func (f *fakeSource) Snapshot() view.Snapshot  { return f.snap }
-func (f *fakeSource) AddListener(func(string)) {}
+func (f *fakeSource) Snapshot() view.Snapshot          { return f.snap }
+func (f *fakeSource) AddListener(func(string, string)) {}
 
 func cv(rv string, updates ...string) *configv1.ClusterVersion {
 	c := &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: "version", UID: "0d7ec1f4-9a4e-4d43-a0a4-6a0b2c0f6b39", ResourceVersion: rv}}

@@ -143,7 +143,7 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.DurationVar(&o.FoldDelay, "fold-delay", o.FoldDelay,
 		fmt.Sprintf("The fold window: a source change after a quiet window (or an isolated one, see --fold-quiet-gap) is computed at once; other changes that arrive within this long after a computation ended are gathered into the next one (at most %v).", view.MaxFoldDelay))
 	fs.DurationVar(&o.QuietGap, "fold-quiet-gap", o.QuietGap,
-		fmt.Sprintf("Separates a stream of source changes from a burst, each source (informer) apart: a change is isolated, computed at once without waiting for the fold window, unless it and the two changes of its source before it each came within this long of the one before. A source's steady stream slower than one change per gap is computed change by change, whatever other sources do; a faster one once per --fold-delay after its first three changes. 0 treats no change as isolated (at most %v).", view.MaxFoldDelay))
+		fmt.Sprintf("Separates a stream of source changes from a burst, each source (informer) apart: a change is isolated, computed at once without waiting for the fold window, while its source's running count of gaps shorter than this (up for a short gap, down for a long one) stays below 3. A source's steady stream slower than one change per gap is computed change by change, whatever other sources do; a faster one once per --fold-delay after its first three changes. 0 treats no change as isolated (at most %v).", view.MaxFoldDelay))
 	fs.DurationVar(&o.DiscoveryInterval, "source-discovery-interval", o.DiscoveryInterval,
 		"How often to look for source APIs that are not served (e.g. MachineConfigPool) or stopped being served.")
 	fs.DurationVar(&o.WatchStallTimeout, "watch-stall-timeout", o.WatchStallTimeout,

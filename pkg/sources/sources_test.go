@@ -130,6 +130,7 @@ type fixture struct {
 	config    *configfake.Clientset
 	mcfg      *mcfgfake.Clientset
 	notified  atomic.Int64
+	changed   sync.Map     // "source object" of every notification
 	polls     atomic.Int64 // discovery polls run to their end
 	ticks     int64        // discovery intervals stepped
 	cancel    context.CancelFunc
@@ -168,7 +169,10 @@ func newFixture(t testing.TB) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set.AddListener(func(string, string) { f.notified.Add(1) })
+	set.AddListener(func(source, object string) {
+		f.changed.Store(source+" "+object, true)
+		f.notified.Add(1)
+	})
 	set.discovered = func() { f.polls.Add(1) }
 	f.set = set
 	return f
@@ -297,6 +301,11 @@ func TestEventsNotifyAndDeletionsKeepTheWatermark(t *testing.T) {
 	// The informer's store holds the node before its handler runs: the
 	// notification follows the snapshot, it does not precede it.
 	testio.Eventually(t, "a notification for the event", func() bool { return f.notified.Load() != before })
+	// The notification names the source and the object, for the view's
+	// fold rule.
+	if _, ok := f.changed.Load("nodes worker-3"); !ok {
+		t.Error("no notification named the source nodes and the object worker-3")
+	}
 	if got := f.set.Snapshot().MaxResourceVersion; got != 50 {
 		t.Errorf("MaxResourceVersion = %d, want 50", got)
 	}

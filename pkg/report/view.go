@@ -93,33 +93,6 @@ func findCondition(conds []metav1.Condition, typ string) *metav1.Condition {
 	return nil
 }
 
-// eachInsight hands each Health insight among the insights of informer
-// to health, and each other one to other unless informer is external: the
-// progress of the update is the server's assessment, an external informer
-// adds health, it does not replace the cluster version, operator, pool or
-// node rows. healthOf returns an insight's uid and its Health insight, nil
-// for another kind.
-func eachInsight[I any](informer string, insights []I, healthOf func(*I) (string, *v1alpha1.HealthStatusInsight),
-	health func(informer, uid string, h *v1alpha1.HealthStatusInsight), other func(*I)) {
-	external := conventions.IsExternalInformer(informer)
-	for i := range insights {
-		in := &insights[i]
-		if uid, h := healthOf(in); h != nil {
-			health(informer, uid, h)
-		} else if !external {
-			other(in)
-		}
-	}
-}
-
-func controlPlaneHealth(in *v1alpha1.ControlPlaneInsight) (string, *v1alpha1.HealthStatusInsight) {
-	return in.UID, in.Insight.HealthInsight
-}
-
-func workerPoolHealth(in *v1alpha1.WorkerPoolInsight) (string, *v1alpha1.HealthStatusInsight) {
-	return in.UID, in.Insight.HealthInsight
-}
-
 // newView regroups st. Pools are in pool order: the order of order, which
 // names the pools as the client read them, then by name. oc lists pools in
 // the order it reads the MachineConfigPools: by name from an API server (the
@@ -184,7 +157,7 @@ func newView(st *v1alpha1.UpdateStatusStatus, order []string) *view {
 			pool(masterName)
 		}
 		for _, inf := range cp.Informers {
-			eachInsight(inf.Name, inf.Insights, controlPlaneHealth, addHealth, func(in *v1alpha1.ControlPlaneInsight) {
+			conventions.EachInsight(inf.Name, inf.Insights, conventions.ControlPlaneHealth, addHealth, func(in *v1alpha1.ControlPlaneInsight) {
 				switch u := &in.Insight; {
 				case u.ClusterVersionStatusInsight != nil:
 					if v.cv == nil {
@@ -203,7 +176,7 @@ func newView(st *v1alpha1.UpdateStatusStatus, order []string) *view {
 	for _, wp := range st.WorkerPools {
 		pool(wp.Name)
 		for _, inf := range wp.Informers {
-			eachInsight(inf.Name, inf.Insights, workerPoolHealth, addHealth, func(in *v1alpha1.WorkerPoolInsight) {
+			conventions.EachInsight(inf.Name, inf.Insights, conventions.WorkerPoolHealth, addHealth, func(in *v1alpha1.WorkerPoolInsight) {
 				switch u := &in.Insight; {
 				case u.MachineConfigPoolStatusInsight != nil:
 					addPool(u.MachineConfigPoolStatusInsight)

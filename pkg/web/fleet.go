@@ -119,21 +119,19 @@ func fleetEntryOf(ns, name string, st *v1alpha1.UpdateStatusStatus) fleetEntry {
 	}
 	var healths []health
 	var stalledBy *health
+	addHealth := func(informer, uid string, h *v1alpha1.HealthStatusInsight) {
+		healths = append(healths, health{uid, informer, h})
+	}
 	if cp := st.ControlPlane; cp != nil {
 		if u := findCondition(cp.Conditions, string(v1alpha1.ControlPlaneUpdating)); u != nil && u.Status == metav1.ConditionTrue {
 			c.Updating = true
 		}
 		for _, inf := range cp.Informers {
-			for i := range inf.Insights {
-				in := &inf.Insights[i]
-				switch {
-				case in.Insight.HealthInsight != nil:
-					healths = append(healths, health{in.UID, inf.Name, in.Insight.HealthInsight})
-				case conventions.IsExternalInformer(inf.Name):
-				case in.Insight.ClusterVersionStatusInsight != nil && cv == nil:
-					cv = in.Insight.ClusterVersionStatusInsight
+			conventions.EachInsight(inf.Name, inf.Insights, conventions.ControlPlaneHealth, addHealth, func(in *v1alpha1.ControlPlaneInsight) {
+				if u := in.Insight.ClusterVersionStatusInsight; u != nil && cv == nil {
+					cv = u
 				}
-			}
+			})
 		}
 	}
 	for _, wp := range st.WorkerPools {
@@ -141,30 +139,26 @@ func fleetEntryOf(ns, name string, st *v1alpha1.UpdateStatusStatus) fleetEntry {
 			c.Updating = true
 		}
 		for _, inf := range wp.Informers {
-			for i := range inf.Insights {
-				in := &inf.Insights[i]
-				switch {
-				case in.Insight.HealthInsight != nil:
-					healths = append(healths, health{in.UID, inf.Name, in.Insight.HealthInsight})
-				case conventions.IsExternalInformer(inf.Name):
-				case in.Insight.MachineConfigPoolStatusInsight != nil:
-					p := in.Insight.MachineConfigPoolStatusInsight
-					if p.Assessment == v1alpha1.PoolProgressing {
-						c.Updating = true
-					}
-					var total, outdated int32
-					for _, s := range p.Summaries {
-						switch s.Type {
-						case v1alpha1.NodesTotal:
-							total = s.Count
-						case v1alpha1.NodesOutdated:
-							outdated = s.Count
-						}
-					}
-					c.NodesTotal += total
-					c.NodesUpdated += max(total-outdated, 0)
+			conventions.EachInsight(inf.Name, inf.Insights, conventions.WorkerPoolHealth, addHealth, func(in *v1alpha1.WorkerPoolInsight) {
+				p := in.Insight.MachineConfigPoolStatusInsight
+				if p == nil {
+					return
 				}
-			}
+				if p.Assessment == v1alpha1.PoolProgressing {
+					c.Updating = true
+				}
+				var total, outdated int32
+				for _, s := range p.Summaries {
+					switch s.Type {
+					case v1alpha1.NodesTotal:
+						total = s.Count
+					case v1alpha1.NodesOutdated:
+						outdated = s.Count
+					}
+				}
+				c.NodesTotal += total
+				c.NodesUpdated += max(total-outdated, 0)
+			})
 		}
 	}
 	// The worst health insight, the oldest uid first among equals; the

@@ -221,6 +221,7 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 	if err != nil {
 		return nil, err
 	}
+	var main *updatestatus.REST // made below; revisions are published once the server runs
 	v, err := view.New(view.Config{
 		Snapshots: extra.Sources,
 		Computer:  extra.Computer,
@@ -231,6 +232,8 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 		Publish: func(r *view.Revision) {
 			if err := store.Publish(r.ResourceVersion, []runtime.Object{r.Object}, r.Synced); err != nil {
 				klog.ErrorS(err, "Cannot publish the UpdateStatus revision", "resourceVersion", r.ResourceVersion)
+			} else {
+				main.Published(r.Object)
 			}
 			if err := insightStores.Publish(r.ResourceVersion, &r.Insights, r.Synced); err != nil {
 				klog.ErrorS(err, "Cannot publish the insight objects of the revision", "resourceVersion", r.ResourceVersion)
@@ -265,7 +268,8 @@ func (c CompletedConfig) New() (*UpdateStatusServer, error) {
 	updateMetrics.SetHostedSource(hostedPublisher.Statuses)
 
 	codec := Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion)
-	main, status, err := updatestatus.NewREST(store, Scheme, codec, Codecs, extra.Clock, max(extra.EncodingRevisions, 0))
+	var status *updatestatus.StatusREST
+	main, status, err = updatestatus.NewREST(store, Scheme, codec, Codecs, extra.Clock, max(extra.EncodingRevisions, 0))
 	if err != nil {
 		return nil, err
 	}

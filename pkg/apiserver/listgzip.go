@@ -16,6 +16,7 @@ package apiserver
 
 import (
 	"bufio"
+	"fmt"
 	"net/http"
 	"sync"
 
@@ -26,6 +27,7 @@ import (
 	"k8s.io/apiserver/pkg/features"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/registry/updatestatus"
 )
 
 // listGzipChunk is the size of the writes the compressed answer makes to
@@ -53,24 +55,29 @@ var listGzipChunks = sync.Pool{New: func() any { return bufio.NewWriterSize(nil,
 // klauspost/compress at the library's level (best speed) instead of the
 // library's compress/gzip. A LIST of 5,000 NodeProgressInsights is about
 // 5.5 MiB of JSON, and compress/gzip took as long as encoding it
-// (docs/benchmarks.md, section 4, and BenchmarkListNodeInsights). Only
-// LISTs: GETs are the library's to compress (the encoding of an
-// UpdateStatus GET is cached per revision, not its compression), and watch
-// streams stay the library's. Whether the client may get
-// gzip is the library's decision (its Accept-Encoding parsing and
+// (docs/benchmarks.md, section 4, and BenchmarkListNodeInsights).
+// A GET answer that comes from the UpdateStatus encoding cache goes out in
+// the gzip form kept beside that encoding (updatestatus.Compressed), made
+// once per revision and encoding; other GETs are compressed as LISTs are.
+// Watch streams stay the library's. Whether the client may get gzip is the
+// library's decision (its Accept-Encoding parsing and
 // APIResponseCompression gate); the filter then hides Accept-Encoding from
 // it so that nothing is compressed twice.
 func withListGzip(handler http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		info, ok := request.RequestInfoFrom(req.Context())
-		if !ok || !info.IsResourceRequest || info.Verb != "list" || info.APIGroup != update.GroupName ||
+		if !ok || !info.IsResourceRequest || (info.Verb != "list" && info.Verb != "get") || info.APIGroup != update.GroupName ||
 			responsewriters.ContentEncodingSupported(req, features.APIResponseCompression) != "gzip" {
 			handler.ServeHTTP(w, req)
 			return
 		}
-		inner := req.Clone(req.Context())
-		inner.Header.Del("Accept-Encoding")
+		ctx := req.Context()
 		lw := &listGzipWriter{ResponseWriter: w}
+		if info.Verb == "get" {
+			ctx, lw.answer = updatestatus.WithCompressed(ctx)
+		}
+		inner := req.Clone(ctx)
+		inner.Header.Del("Accept-Encoding")
 		defer lw.finish()
 		handler.ServeHTTP(responsewriter.WrapForHTTP1Or2(lw), inner)
 	})
@@ -87,6 +94,10 @@ type listGzipWriter struct {
 	chunks  *bufio.Writer // between gz and the connection
 	decided bool          // the status is written and buf is empty: writes go to gz, or straight down when gz is nil
 	err     error
+	// answer is a GET's: when the answer is an encoding with a kept gzip
+	// form, that form goes out and the next kept bytes written are dropped.
+	answer *updatestatus.Compressed
+	kept   int
 }
 
 var _ responsewriter.UserProvidedDecorator = &listGzipWriter{}
@@ -112,14 +123,21 @@ func (l *listGzipWriter) Write(p []byte) (int, error) {
 	if l.err != nil {
 		return 0, l.err
 	}
+	if l.kept > 0 || (!l.decided && len(l.buf) == 0 && l.sendKept()) {
+		return l.drop(p)
+	}
 	if l.decided {
 		return l.writeDown(p)
 	}
-	l.buf = append(l.buf, p...)
-	if len(l.buf) > listGzipChunk {
-		l.decide(true)
+	if len(l.buf)+len(p) <= listGzipChunk {
+		l.buf = append(l.buf, p...)
+		return len(p), nil
 	}
-	return len(p), l.err
+	l.decide(true)
+	if l.err != nil {
+		return 0, l.err
+	}
+	return l.writeDown(p)
 }
 
 // Flush sends what is held back as it is: a client that wants the bytes now
@@ -136,6 +154,33 @@ func (l *listGzipWriter) Flush() {
 	if f, ok := l.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
+}
+
+// sendKept sends the kept gzip form of a GET's answer, when there is one
+// and the answer is longer than a chunk, and reports whether it did.
+func (l *listGzipWriter) sendKept() bool {
+	n, gz, ok := l.answer.Answer()
+	if !ok || n <= listGzipChunk || gz == nil {
+		return false
+	}
+	l.decided, l.kept = true, n
+	h := l.Header()
+	h.Set("Content-Encoding", "gzip")
+	h.Add("Vary", "Accept-Encoding")
+	h.Del("Content-Length")
+	l.ResponseWriter.WriteHeader(l.status)
+	_, l.err = l.ResponseWriter.Write(gz)
+	return true
+}
+
+// drop takes the bytes of an answer whose kept gzip form went out instead.
+func (l *listGzipWriter) drop(p []byte) (int, error) {
+	if len(p) > l.kept {
+		l.err = fmt.Errorf("the answer is longer than its encoding (%d bytes more)", len(p)-l.kept)
+		return 0, l.err
+	}
+	l.kept -= len(p)
+	return len(p), l.err
 }
 
 // decide writes the status, compressed or not, and what was held back.

@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/internalversion"
@@ -74,13 +75,60 @@ func (r *REST) Get(ctx context.Context, name string, opts *metav1.GetOptions) (r
 	if !ok {
 		return obj, nil
 	}
-	return &cachedStatus{UpdateStatus: us, encodings: r.encodings.of(us.ResourceVersion)}, nil
+	return &cachedStatus{UpdateStatus: us, encodings: r.encodings.of(us.ResourceVersion), answer: compressedFrom(ctx)}, nil
 }
 
 // Watch implements rest.Watcher: the registry's watch, whose events carry
 // the encodings of their revision (watchObject).
 func (r *REST) Watch(ctx context.Context, opts *internalversion.ListOptions) (watch.Interface, error) {
 	return r.WatchEach(ctx, opts, r.watchObject)
+}
+
+// Published prepares revision us in the background, once it is published:
+// encoded by each encoder of watchEncodings' objects that a client read its
+// predecessor in, and compressed when that encoding's gzip form was sent.
+// A client that polls gets each new revision, and a GET that comes first
+// pays the encoding (and the compression) of a large object in its
+// latency; prepared, the GET copies bytes. What nobody read is not
+// prepared, so a client that stops polling costs one revision more.
+func (r *REST) Published(us *update.UpdateStatus) {
+	if work := r.prepare(us); work != nil {
+		go work()
+	}
+}
+
+// prepare returns the work of Published, or nil when there is none.
+func (r *REST) prepare(us *update.UpdateStatus) func() {
+	if r == nil || r.encodings == nil || r.encoders == nil || us == nil {
+		return nil
+	}
+	prev := r.encodings.before(us.ResourceVersion)
+	if prev == nil {
+		return nil
+	}
+	var ids, gzipped []runtime.Identifier
+	prev.mu.Lock()
+	for id, enc := range prev.byID {
+		if _, ok := r.encoders.objects[id]; ok && enc.read.Load() {
+			ids = append(ids, id)
+			if enc.gzipRead.Load() {
+				gzipped = append(gzipped, id)
+			}
+		}
+	}
+	prev.mu.Unlock()
+	if len(ids) == 0 {
+		return nil
+	}
+	c := &cachedStatus{UpdateStatus: us, encodings: r.encodings.of(us.ResourceVersion), encoders: r.encoders}
+	return func() {
+		for _, id := range ids {
+			enc := c.encoded(id, nil)
+			if enc.err == nil && slices.Contains(gzipped, id) {
+				enc.gzipped()
+			}
+		}
+	}
 }
 
 // watchObject returns the object of an ADDED or MODIFIED event of the
@@ -152,6 +200,13 @@ type encoding struct {
 	once sync.Once
 	raw  []byte
 	err  error
+
+	gzipOnce sync.Once
+	gz       []byte // the gzip form of raw, for Compressed; nil until asked for or when it failed
+
+	// read and gzipRead tell whether a client was sent raw, or gz: the
+	// encodings of the next revision prepared ahead follow them (Published).
+	read, gzipRead atomic.Bool
 }
 
 // of returns the encodings of revision rv: the shared ones when rv is
@@ -184,6 +239,24 @@ func (c *encodingCache) of(rv string) *revisionEncodings {
 	return e
 }
 
+// before returns the encodings of the newest revision kept older than rv,
+// or nil.
+func (c *encodingCache) before(rv string) *revisionEncodings {
+	n, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var newest uint64
+	for k := range c.byRev {
+		if k < n && k > newest {
+			newest = k
+		}
+	}
+	return c.byRev[newest]
+}
+
 // get returns the encoding for id, or a new one that is not kept once
 // maxEncodings are.
 func (e *revisionEncodings) get(id runtime.Identifier) *encoding {
@@ -212,6 +285,7 @@ type cachedStatus struct {
 	*update.UpdateStatus
 	encodings *revisionEncodings
 	encoders  *watchEncodings // nil for a GET
+	answer    *Compressed     // where a GET records its encoding, or nil
 }
 
 var _ runtime.CacheableObject = &cachedStatus{}
@@ -220,29 +294,31 @@ var _ runtime.CacheableObject = &cachedStatus{}
 // event of the revision in an encoding encodes it, the others copy its
 // bytes (or splice them, into a writer that takes them so).
 func (c *cachedStatus) CacheEncode(id runtime.Identifier, encode func(runtime.Object, io.Writer) error, w io.Writer) error {
-	raw, err := c.encoded(id, encode)
-	if err != nil {
-		return err
+	enc := c.encoded(id, encode)
+	if enc.err != nil {
+		return enc.err
 	}
+	enc.read.Store(true)
+	c.answer.answered(enc)
 	if s, ok := w.(runtime.Splice); ok {
-		s.Splice(raw)
+		s.Splice(enc.raw)
 		return nil
 	}
-	_, err = w.Write(raw)
+	_, err := w.Write(enc.raw)
 	return err
 }
 
 // encoded returns the revision's encoding for id, encoding it the first
 // time: with the server's own encoder when id is one of watchEncodings',
 // else with encode.
-func (c *cachedStatus) encoded(id runtime.Identifier, encode func(runtime.Object, io.Writer) error) ([]byte, error) {
+func (c *cachedStatus) encoded(id runtime.Identifier, encode func(runtime.Object, io.Writer) error) *encoding {
 	enc := c.encodings.get(id)
 	enc.once.Do(func() {
 		var buf bytes.Buffer
 		enc.err = c.encode(id, encode, &buf)
 		enc.raw = buf.Bytes()
 	})
-	return enc.raw, enc.err
+	return enc
 }
 
 // encode encodes a copy of the object's top level: an encoder sets the
@@ -256,11 +332,11 @@ func (c *cachedStatus) encode(id runtime.Identifier, encode func(runtime.Object,
 			return e.Encode(&top, w)
 		}
 		if ev, ok := c.encoders.event(id); ok {
-			raw, err := c.encoded(ev.object, nil)
-			if err != nil {
-				return err
+			obj := c.encoded(ev.object, nil)
+			if obj.err != nil {
+				return obj.err
 			}
-			return ev.encoder.Encode(&metav1.WatchEvent{Type: ev.eventType, Object: runtime.RawExtension{Raw: raw}}, w)
+			return ev.encoder.Encode(&metav1.WatchEvent{Type: ev.eventType, Object: runtime.RawExtension{Raw: obj.raw}}, w)
 		}
 	}
 	return encode(&top, w)

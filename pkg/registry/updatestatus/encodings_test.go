@@ -16,6 +16,7 @@ package updatestatus
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/gzip"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -136,6 +138,138 @@ func TestCacheEncode(t *testing.T) {
 	}
 	if calls["one too many"] != 2 || calls["json"] != 2 {
 		t.Errorf("encodings past the bound: %d, json: %d; want 2 and 2", calls["one too many"], calls["json"])
+	}
+}
+
+// TestCompressedAnswer checks what a GET leaves in its Compressed: the
+// encoding it was answered with and that encoding's gzip form, made once
+// per revision and encoding and shared by the GETs of it; nothing when the
+// encoding failed or the request has no Compressed.
+func TestCompressedAnswer(t *testing.T) {
+	c := encodingCache{keep: DefaultEncodingRevisions}
+	encode := func(obj runtime.Object, w io.Writer) error {
+		if obj.(*update.UpdateStatus).ResourceVersion == "0" {
+			return errors.New("cannot encode")
+		}
+		_, err := io.WriteString(w, strings.Repeat("status of "+obj.(*update.UpdateStatus).ResourceVersion+" ", 1000))
+		return err
+	}
+	get := func(rv string, withCompressed bool) (string, *Compressed) {
+		ctx, answer := context.Background(), (*Compressed)(nil)
+		if withCompressed {
+			ctx, answer = WithCompressed(ctx)
+		}
+		obj := &cachedStatus{UpdateStatus: &update.UpdateStatus{ObjectMeta: metav1.ObjectMeta{ResourceVersion: rv}}, encodings: c.of(rv), answer: compressedFrom(ctx)}
+		var out bytes.Buffer
+		_ = obj.CacheEncode("json", encode, &out)
+		return out.String(), answer
+	}
+	gunzip := func(gz []byte) string {
+		r, err := gzip.NewReader(bytes.NewReader(gz))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+
+	body, answer := get("7", true)
+	n, gz, ok := answer.Answer()
+	if !ok || n != len(body) || gunzip(gz) != body || len(gz) >= len(body) {
+		t.Fatalf("first GET of 7: %v, %d bytes of %d, gzip of %d bytes", ok, n, len(body), len(gz))
+	}
+	_, again := get("7", true)
+	if _, gz2, ok := again.Answer(); !ok || &gz2[0] != &gz[0] {
+		t.Errorf("second GET of 7: %v, gzip form made again", ok)
+	}
+	body8, answer8 := get("8", true)
+	if _, gz8, ok := answer8.Answer(); !ok || gunzip(gz8) != body8 {
+		t.Errorf("GET of 8: %v, not its own gzip form", ok)
+	}
+	if _, answer := get("0", true); answer != nil {
+		if _, _, ok := answer.Answer(); ok {
+			t.Error("a failed encoding has a gzip form")
+		}
+	}
+	if body, _ := get("9", false); body == "" {
+		t.Error("a GET without Compressed is not answered")
+	}
+	if _, _, ok := (*Compressed)(nil).Answer(); ok {
+		t.Error("no Compressed has an answer")
+	}
+	if _, _, ok := (&Compressed{}).Answer(); ok {
+		t.Error("a Compressed no GET filled has an answer")
+	}
+}
+
+// TestPublishedPrepares checks which encodings of a new revision are made
+// ahead of its first GET: those, and only those, of the served version's
+// encoders that a GET read the revision before in (the identifiers being
+// the library's GET encoders'), with their gzip forms where a GET was sent
+// one; nothing after a revision nobody read.
+func TestPublishedPrepares(t *testing.T) {
+	scheme := install.NewScheme()
+	codecs := serializer.NewCodecFactory(scheme)
+	r := &REST{encodings: &encodingCache{keep: DefaultEncodingRevisions}, encoders: newWatchEncodings(codecs, v1alpha1.SchemeGroupVersion)}
+	encoderOf := func(mediaType string) runtime.Encoder {
+		info, ok := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), mediaType)
+		if !ok {
+			t.Fatalf("no serializer for %s", mediaType)
+		}
+		return codecs.EncoderForVersion(info.Serializer, v1alpha1.SchemeGroupVersion) // as the GET handler does
+	}
+	jsonEnc, protoEnc, yamlEnc := encoderOf(runtime.ContentTypeJSON), encoderOf(runtime.ContentTypeProtobuf), encoderOf(runtime.ContentTypeYAML)
+	status := func(rv string) *update.UpdateStatus {
+		return &update.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: "cluster", ResourceVersion: rv}}
+	}
+	get := func(rv string, enc runtime.Encoder, compressed bool) {
+		_, answer := WithCompressed(context.Background())
+		obj := &cachedStatus{UpdateStatus: status(rv), encodings: r.encodings.of(rv), answer: answer}
+		if err := obj.CacheEncode(enc.Identifier(), enc.Encode, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		if compressed {
+			if _, _, ok := answer.Answer(); !ok {
+				t.Fatalf("GET of %s: no gzip form", rv)
+			}
+		}
+	}
+	made := func(rv string, enc runtime.Encoder) (encoded, compressed bool) {
+		e := r.encodings.of(rv)
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		got, ok := e.byID[enc.Identifier()]
+		return ok && got.raw != nil, ok && got.gz != nil
+	}
+
+	get("1", protoEnc, true)
+	get("1", jsonEnc, false)
+	work := r.prepare(status("2"))
+	if work == nil {
+		t.Fatal("nothing prepared after a read revision")
+	}
+	work()
+	for _, tc := range []struct {
+		name                      string
+		enc                       runtime.Encoder
+		wantEncoded, wantCompress bool
+	}{
+		{"protobuf, read with gzip", protoEnc, true, true},
+		{"json, read plain", jsonEnc, true, false},
+		{"yaml, not read", yamlEnc, false, false},
+	} {
+		if encoded, compressed := made("2", tc.enc); encoded != tc.wantEncoded || compressed != tc.wantCompress {
+			t.Errorf("revision 2, %s: encoded %v, compressed %v; want %v, %v", tc.name, encoded, compressed, tc.wantEncoded, tc.wantCompress)
+		}
+	}
+	if work := r.prepare(status("3")); work != nil {
+		t.Error("revision 3 prepared after a revision nobody read")
+	}
+	if work := r.prepare(status("x")); work != nil {
+		t.Error("an unparsable revision prepared")
 	}
 }
 

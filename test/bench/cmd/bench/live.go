@@ -174,7 +174,7 @@ type nodeWatchGet struct {
 }
 
 // getRounds is how many rounds a nodeWatchGet measures.
-const getRounds = 10
+const getRounds = 20
 
 // measureGet measures a nodeWatchGet, live while sim updates the cluster
 // when it is not nil.

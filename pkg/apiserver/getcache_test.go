@@ -20,8 +20,8 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"io"
-	"net/http/httptest"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 

@@ -487,7 +487,8 @@ func (s *Simulator) Run(ctx context.Context) error {
 }
 
 // VirtualClock is a clock whose time only moves when it is set: virtual
-// time for RunVirtual. k8s.io/utils/clock/testing.FakeClock is one.
+// time for RunVirtual. NewVirtualClock returns one, and so does
+// k8s.io/utils/clock/testing.NewFakeClock for tests.
 type VirtualClock interface {
 	clock.WithTicker
 	// SetTime moves the clock to t, firing the timers due by then.

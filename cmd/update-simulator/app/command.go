@@ -30,7 +30,6 @@ import (
 	"k8s.io/component-base/term"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/internal/ocp"
 	"github.com/update-status/apiserver/pkg/simulator"
@@ -99,7 +98,7 @@ func (o *Options) Run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var fake *clocktesting.FakeClock
+	var fake simulator.VirtualClock
 	if o.OutputDir != "" {
 		start := time.Now().UTC().Truncate(time.Second)
 		if o.StartTime != "" {
@@ -107,7 +106,7 @@ func (o *Options) Run(ctx context.Context, out io.Writer) error {
 				return err
 			}
 		}
-		fake = clocktesting.NewFakeClock(start)
+		fake = simulator.NewVirtualClock(start)
 		so.Clock = fake
 		sink, err := simulator.NewFileSink(o.OutputDir)
 		if err != nil {

@@ -233,13 +233,10 @@ func followWithInformer(watchList bool) func(ctx context.Context, t *testing.T, 
 		reqs := &requestLog{}
 		cfg := cp.RESTConfig(&cp.Users.Admin)
 		cfg.WrapTransport = reqs.wrap
-		client, err := versioned.NewForConfig(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		client := clientFor(t, versioned.NewForConfig, cfg)
 		factory := externalversions.NewSharedInformerFactory(client, 0)
 		inf := factory.Update().V1alpha1().UpdateStatuses().Informer()
-		_, err = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { seenObject(obj, rec) },
 			UpdateFunc: func(_, obj any) { seenObject(obj, rec) },
 			DeleteFunc: func(obj any) { rec.fail(fmt.Errorf("informer saw a delete of %v", obj)) },

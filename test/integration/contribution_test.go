@@ -48,10 +48,7 @@ const contributionWait = 20 * time.Second
 // and deletes it afterwards.
 func contributionNamespace(t *testing.T, name string) {
 	t.Helper()
-	kube, err := kubernetes.NewForConfig(cp.RESTConfig(&cp.Users.Admin))
-	if err != nil {
-		t.Fatal(err)
-	}
+	kube := clientFor(t, kubernetes.NewForConfig, cp.RESTConfig(&cp.Users.Admin))
 	if _, err := kube.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}},
 		metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -193,10 +190,7 @@ func TestExternalInformer(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer in.Process.Stop(5 * time.Second)
-		fresh, err := versioned.NewForConfig(cp.DirectConfig(in.URL, &cp.Users.Admin))
-		if err != nil {
-			t.Fatal(err)
-		}
+		fresh := directClient(t, in.URL, &cp.Users.Admin)
 		sel := metav1.ListOptions{LabelSelector: v1alpha1.LabelInformer + "=" + informer}
 		var got *v1alpha1.HealthInsightList
 		if err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, contributionWait, true, func(ctx context.Context) (bool, error) {
@@ -370,10 +364,7 @@ func TestExternalInformer(t *testing.T) {
 func informerServiceAccount(t *testing.T, namespace string) (versioned.Interface, kubernetes.Interface) {
 	t.Helper()
 	ctx := t.Context()
-	kube, err := kubernetes.NewForConfig(cp.RESTConfig(&cp.Users.Admin))
-	if err != nil {
-		t.Fatal(err)
-	}
+	kube := clientFor(t, kubernetes.NewForConfig, cp.RESTConfig(&cp.Users.Admin))
 	if _, err := kube.CoreV1().ServiceAccounts(namespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "informer"}},
 		metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

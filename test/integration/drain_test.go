@@ -54,10 +54,7 @@ func TestDrainInformer(t *testing.T) {
 	ctx := t.Context()
 	const ns, nodeName = "drain-test", "worker-1"
 	contributionNamespace(t, ns)
-	kube, err := kubernetes.NewForConfig(cp.RESTConfig(&cp.Users.Admin))
-	if err != nil {
-		t.Fatal(err)
-	}
+	kube := clientFor(t, kubernetes.NewForConfig, cp.RESTConfig(&cp.Users.Admin))
 	admin := updateClient(t, &cp.Users.Admin)
 
 	// The machine-config daemon's drain of the node: cordoned, with a drain
@@ -222,14 +219,8 @@ func TestDrainInformerMachineConfigNode(t *testing.T) {
 	if err := ocp.InstallMachineConfigNodeCRD(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
-	mcfg, err := mcfgclient.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kube, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mcfg := clientFor(t, mcfgclient.NewForConfig, cfg)
+	kube := clientFor(t, kubernetes.NewForConfig, cfg)
 	nodes, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)

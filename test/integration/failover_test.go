@@ -74,10 +74,7 @@ func TestFailover(t *testing.T) {
 	pbCfg := cp.RESTConfig(&cp.Users.Admin)
 	pbCfg.ContentType = runtime.ContentTypeProtobuf
 	pbCfg.AcceptContentTypes = runtime.ContentTypeProtobuf
-	pb, err := versioned.NewForConfig(pbCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pb := clientFor(t, versioned.NewForConfig, pbCfg)
 
 	// The informer of NodeProgressInsights.
 	factory := informers.NewSharedInformerFactory(admin, 0)
@@ -180,10 +177,7 @@ func TestFailover(t *testing.T) {
 	t.Logf("killed the replica at %s", serving)
 
 	// A change after the failover: a worker cordoned (the engine reports it).
-	kube, err := kubernetes.NewForConfig(cp.RESTConfig(&cp.Users.Admin))
-	if err != nil {
-		t.Fatal(err)
-	}
+	kube := clientFor(t, kubernetes.NewForConfig, cp.RESTConfig(&cp.Users.Admin))
 	nodes, err := kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "node-role.kubernetes.io/worker"})
 	if err != nil || len(nodes.Items) == 0 {
 		t.Fatalf("no worker: %v", err)

@@ -54,11 +54,7 @@ const (
 // instance at url, bypassing the aggregator.
 func directClient(t *testing.T, url string, user *localstack.User) versioned.Interface {
 	t.Helper()
-	c, err := versioned.NewForConfig(cp.DirectConfig(url, user))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return clientFor(t, versioned.NewForConfig, cp.DirectConfig(url, user))
 }
 
 // startInstance starts one more server and stops it when the test ends.
@@ -297,10 +293,7 @@ func TestFreshClusterLeastPrivilege(t *testing.T) {
 	}
 	in := startInstanceOf(t, cp2, localstack.InstanceOptions{Name: "least-privilege", Kubeconfig: kubeconfig})
 	cfg := cp2.DirectConfig(in.URL, &cp2.Users.Admin)
-	client, err := versioned.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := clientFor(t, versioned.NewForConfig, cfg)
 	us, err := client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("no UpdateStatus without the CRDs: %v", err)

@@ -28,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -50,7 +51,14 @@ func updateClient(t *testing.T, user *localstack.User) versioned.Interface {
 // updateClientOf is updateClient for the control plane c.
 func updateClientOf(t *testing.T, c *localstack.ControlPlane, user *localstack.User) versioned.Interface {
 	t.Helper()
-	client, err := versioned.NewForConfig(c.RESTConfig(user))
+	return clientFor(t, versioned.NewForConfig, c.RESTConfig(user))
+}
+
+// clientFor returns the clientset newForConfig makes for cfg (versioned,
+// kubernetes, dynamic, ... NewForConfig), or fails the test.
+func clientFor[C any](t *testing.T, newForConfig func(*rest.Config) (C, error), cfg *rest.Config) C {
+	t.Helper()
+	client, err := newForConfig(cfg)
 	if err != nil {
 		t.Fatalf("clientset: %v", err)
 	}
@@ -230,15 +238,7 @@ func serviceAccountClients(ctx context.Context, t *testing.T, namespace, name st
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := versioned.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kube, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return client, kube
+	return clientFor(t, versioned.NewForConfig, cfg), clientFor(t, kubernetes.NewForConfig, cfg)
 }
 
 // startAndSync starts factory's informers, shuts them down when the test

@@ -121,10 +121,7 @@ func TestHostedServed(t *testing.T) {
 	// A client that speaks protobuf only reads the objects.
 	pbCfg := own.RESTConfig(&own.Users.Admin)
 	pbCfg.ContentType, pbCfg.AcceptContentTypes = runtime.ContentTypeProtobuf, runtime.ContentTypeProtobuf
-	pb, err := versioned.NewForConfig(pbCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pb := clientFor(t, versioned.NewForConfig, pbCfg)
 	if got, err := pb.UpdateV1alpha1().HostedClusterUpdateStatuses(ns).Get(ctx, "replace", metav1.GetOptions{}); err != nil || got.Namespace != ns || len(got.Status.Conditions) != 1 {
 		t.Errorf("protobuf GET: %v, %v", got, err)
 	}

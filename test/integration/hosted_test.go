@@ -141,10 +141,7 @@ func TestHostedSimulator(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cfg := hostedAdmin(ctx, t)
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dyn := clientFor(t, dynamic.NewForConfig, cfg)
 	hsv := hyperv1.GroupVersion.WithResource
 	csv := capiv1.GroupVersion.WithResource
 	hcs, nps, cpcs := record(ctx, t, dyn, hsv("hostedclusters")), record(ctx, t, dyn, hsv("nodepools")), record(ctx, t, dyn, hsv("controlplanecomponents"))

@@ -250,10 +250,7 @@ func TestInsightResourcesRBAC(t *testing.T) {
 		{"reader role", &cp.Users.Viewer, true},
 		{"no role", &cp.Users.Nobody, false},
 	} {
-		dyn, err := dynamic.NewForConfig(cp.RESTConfig(tt.user))
-		if err != nil {
-			t.Fatal(err)
-		}
+		dyn := clientFor(t, dynamic.NewForConfig, cp.RESTConfig(tt.user))
 		for _, r := range insightResources {
 			gvr := schema.GroupVersionResource{Group: v1alpha1.GroupName, Version: "v1alpha1", Resource: r}
 			_, err := dyn.Resource(gvr).List(t.Context(), metav1.ListOptions{})

@@ -56,10 +56,7 @@ func TestUpdateMetrics(t *testing.T) {
 	prom := startPrometheusOver(ctx, t, cpM, sim)
 	startServerOf(ctx, t, cpM, localstack.ServerOptions{})
 	client := updateClientOf(t, cpM, &cpM.Users.Admin)
-	direct, err := kubernetes.NewForConfig(cpM.DirectConfig(cpM.ServerURL, &cpM.Users.Admin))
-	if err != nil {
-		t.Fatal(err)
-	}
+	direct := clientFor(t, kubernetes.NewForConfig, cpM.DirectConfig(cpM.ServerURL, &cpM.Users.Admin))
 	scrape := func() ([]byte, error) {
 		return direct.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	}
@@ -363,14 +360,8 @@ func TestEveryGetIsCounted(t *testing.T) {
 	jsonClient := updateClient(t, &cp.Users.Admin)
 	pbCfg := cp.RESTConfig(&cp.Users.Admin)
 	pbCfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf"
-	pbClient, err := versioned.NewForConfig(pbCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	direct, err := kubernetes.NewForConfig(cp.DirectConfig(cp.ServerURL, &cp.Users.Admin))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pbClient := clientFor(t, versioned.NewForConfig, pbCfg)
+	direct := clientFor(t, kubernetes.NewForConfig, cp.DirectConfig(cp.ServerURL, &cp.Users.Admin))
 	series := map[string]string{"group": "update.openshift.io", "resource": "updatestatuses", "subresource": "", "verb": "GET"}
 	count := func() (requests, durations float64) {
 		t.Helper()

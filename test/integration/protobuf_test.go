@@ -406,11 +406,7 @@ func TestProtobufInformers(t *testing.T) {
 				cfg := cp.RESTConfig(&cp.Users.Admin)
 				cfg.ContentType = runtime.ContentTypeProtobuf
 				cfg.WrapTransport = wrap
-				client, err := versioned.NewForConfig(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return client
+				return clientFor(t, versioned.NewForConfig, cfg)
 			}
 
 			// The clientset's own GET and LIST.

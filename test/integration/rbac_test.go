@@ -139,10 +139,7 @@ func TestWritesAreNotAllowed(t *testing.T) {
 		{"reader role", &cp.Users.Viewer, http.StatusForbidden},
 	}
 	for _, u := range users {
-		dyn, err := dynamic.NewForConfig(cp.RESTConfig(u.user))
-		if err != nil {
-			t.Fatal(err)
-		}
+		dyn := clientFor(t, dynamic.NewForConfig, cp.RESTConfig(u.user))
 		for _, w := range writes {
 			t.Run(u.name+"/"+w.verb, func(t *testing.T) {
 				err := w.do(t.Context(), dyn.Resource(updateStatuses))

@@ -78,10 +78,7 @@ func TestReadiness(t *testing.T) {
 	// The generated clientset, in protobuf only, and the reader role.
 	pcfg := own.RESTConfig(&own.Users.Admin)
 	pcfg.ContentType, pcfg.AcceptContentTypes = runtime.ContentTypeProtobuf, runtime.ContentTypeProtobuf
-	pclient, err := versioned.NewForConfig(pcfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pclient := clientFor(t, versioned.NewForConfig, pcfg)
 	list, err := pclient.UpdateV1alpha1().UpdateCandidates().List(ctx, metav1.ListOptions{})
 	if err != nil || len(list.Items) != 4 {
 		t.Fatalf("list updatecandidates in protobuf: %v, %d items", err, len(list.Items))
@@ -100,17 +97,11 @@ func TestReadiness(t *testing.T) {
 	if notApplying != 1 {
 		t.Errorf("want one recommended candidate whose risk %s does not apply, got %d", ocp.RiskDoesNotApply, notApplying)
 	}
-	viewer, err := versioned.NewForConfig(own.RESTConfig(&own.Users.Viewer))
-	if err != nil {
-		t.Fatal(err)
-	}
+	viewer := updateClientOf(t, own, &own.Users.Viewer)
 	if _, err := viewer.UpdateV1alpha1().UpdateReadinesses().Get(ctx, v1alpha1.ReadinessObjectName, metav1.GetOptions{}); err != nil {
 		t.Errorf("viewer get updatereadinesses/cluster: %v", err)
 	}
-	nobody, err := versioned.NewForConfig(own.RESTConfig(&own.Users.Nobody))
-	if err != nil {
-		t.Fatal(err)
-	}
+	nobody := updateClientOf(t, own, &own.Users.Nobody)
 	if _, err := nobody.UpdateV1alpha1().UpdateCandidates().List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
 		t.Errorf("nobody list updatecandidates = %v, want Forbidden", err)
 	}

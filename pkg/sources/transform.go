@@ -24,6 +24,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/update-status/apiserver/pkg/insights"
 )
@@ -43,9 +44,24 @@ const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 
 // trimMeta keeps of m what the engine reads: its managedFields shrink to
 // what compactedManagedFields keeps, and kubectl's last applied copy goes.
-func trimMeta(m *metav1.ObjectMeta) {
-	m.ManagedFields = compactedManagedFields(m.ManagedFields)
-	delete(m.Annotations, lastAppliedAnnotation)
+func trimMeta(m metav1.Object) {
+	m.SetManagedFields(compactedManagedFields(m.GetManagedFields()))
+	delete(m.GetAnnotations(), lastAppliedAnnotation)
+}
+
+// trimInPlace returns the transform of the objects of type T that keep all
+// but some fields: trimMeta and then trim change such an object in place.
+// Anything else passes through.
+func trimInPlace[T metav1.Object](trim func(T)) cache.TransformFunc {
+	return func(obj interface{}) (interface{}, error) {
+		o, ok := obj.(T)
+		if !ok {
+			return obj, nil
+		}
+		trimMeta(o)
+		trim(o)
+		return o, nil
+	}
 }
 
 // compactedManagedFields returns what the engine reads from managed fields:
@@ -69,48 +85,30 @@ func compactedManagedFields(fields []metav1.ManagedFieldsEntry) []metav1.Managed
 // transformClusterVersion keeps metadata, spec.channel, spec.upstream,
 // status.desired, status.history, status.conditions and the available and
 // conditional updates (the readiness kinds read them).
-func transformClusterVersion(obj interface{}) (interface{}, error) {
-	cv, ok := obj.(*configv1.ClusterVersion)
-	if !ok {
-		return obj, nil
-	}
-	trimMeta(&cv.ObjectMeta)
+var transformClusterVersion = trimInPlace(func(cv *configv1.ClusterVersion) {
 	cv.Spec = configv1.ClusterVersionSpec{Channel: cv.Spec.Channel, Upstream: cv.Spec.Upstream}
 	cv.Status.Capabilities = configv1.ClusterVersionCapabilitiesStatus{}
-	return cv, nil
-}
+})
 
 // transformClusterOperator keeps metadata (the annotation keys decide which
 // operators are platform operators), status.versions and status.conditions.
-func transformClusterOperator(obj interface{}) (interface{}, error) {
-	co, ok := obj.(*configv1.ClusterOperator)
-	if !ok {
-		return obj, nil
-	}
-	trimMeta(&co.ObjectMeta)
+var transformClusterOperator = trimInPlace(func(co *configv1.ClusterOperator) {
 	co.Spec = configv1.ClusterOperatorSpec{}
 	co.Status.RelatedObjects = nil
 	co.Status.Extension.Raw = nil
 	co.Status.Extension.Object = nil
-	return co, nil
-}
+})
 
 // transformMachineConfigPool keeps metadata, the node selector, paused, the
 // target rendered config name and the status conditions.
-func transformMachineConfigPool(obj interface{}) (interface{}, error) {
-	mcp, ok := obj.(*mcfgv1.MachineConfigPool)
-	if !ok {
-		return obj, nil
-	}
-	trimMeta(&mcp.ObjectMeta)
+var transformMachineConfigPool = trimInPlace(func(mcp *mcfgv1.MachineConfigPool) {
 	mcp.Spec.Configuration.Source = nil
 	mcp.Spec.MachineConfigSelector = nil
 	mcp.Spec.PinnedImageSets = nil
 	mcp.Status.Configuration.Source = nil
 	mcp.Status.PoolSynchronizersStatus = nil
 	mcp.Status.CertExpirys = nil
-	return mcp, nil
-}
+})
 
 // transformMachineConfig keeps only name, uid, resourceVersion and the
 // release-image-version annotation: the engine maps rendered config names to

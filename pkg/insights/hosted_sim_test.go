@@ -94,48 +94,40 @@ func (s *storeSink) sources(t *testing.T, ns, name string) *insights.HostedSourc
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	must := func(err error) {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	for _, k := range keys {
 		u := s.objects[k].DeepCopy()
 		switch {
 		case u.GetKind() == "HostedCluster" && u.GetNamespace() == ns && u.GetName() == name:
-			hc, err := hypershift.HostedClusterFrom(u)
-			must(err)
-			src.HostedCluster = hc
+			src.HostedCluster = mustConvert(t, hypershift.HostedClusterFrom, u)
 		case u.GetKind() == "NodePool" && u.GetNamespace() == ns:
-			np, err := hypershift.NodePoolFrom(u)
-			must(err)
-			if np.Spec.ClusterName == name {
+			if np := mustConvert(t, hypershift.NodePoolFrom, u); np.Spec.ClusterName == name {
 				src.NodePools = append(src.NodePools, np)
 			}
 		case u.GetNamespace() != cpNS:
 		case u.GetKind() == "HostedControlPlane":
-			hcp, err := hypershift.HostedControlPlaneFrom(u)
-			must(err)
-			src.HostedControlPlane = hcp
+			src.HostedControlPlane = mustConvert(t, hypershift.HostedControlPlaneFrom, u)
 		case u.GetKind() == "ControlPlaneComponent":
-			c, err := hypershift.ControlPlaneComponentFrom(u)
-			must(err)
-			src.Components = append(src.Components, c)
+			src.Components = append(src.Components, mustConvert(t, hypershift.ControlPlaneComponentFrom, u))
 		case u.GetKind() == "Machine":
-			m, err := hypershift.MachineFrom(u)
-			must(err)
-			src.Machines = append(src.Machines, m)
+			src.Machines = append(src.Machines, mustConvert(t, hypershift.MachineFrom, u))
 		case u.GetKind() == "MachineSet":
-			m, err := hypershift.MachineSetFrom(u)
-			must(err)
-			src.MachineSets = append(src.MachineSets, m)
+			src.MachineSets = append(src.MachineSets, mustConvert(t, hypershift.MachineSetFrom, u))
 		case u.GetKind() == "MachineDeployment":
-			m, err := hypershift.MachineDeploymentFrom(u)
-			must(err)
-			src.MachineDeployments = append(src.MachineDeployments, m)
+			src.MachineDeployments = append(src.MachineDeployments, mustConvert(t, hypershift.MachineDeploymentFrom, u))
 		}
 	}
 	return src
+}
+
+// mustConvert returns u converted by from, failing the test when it cannot
+// be.
+func mustConvert[T any](t *testing.T, from func(*unstructured.Unstructured) (T, error), u *unstructured.Unstructured) T {
+	t.Helper()
+	v, err := from(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 // simRun is what the engine concluded about each simulated hosted cluster

@@ -52,6 +52,17 @@ func bigCluster(n int) *Sources {
 	return src
 }
 
+// finishNodeUpdate replaces node i of src by a copy at resourceVersion 2 that
+// has finished its update, as an informer hands out a new object for each
+// change, and returns the copy.
+func finishNodeUpdate(src *Sources, i int) *Node {
+	n := src.Nodes[i].DeepCopy()
+	n.ResourceVersion = "2"
+	updated(n)
+	src.Nodes[i] = n
+	return n
+}
+
 func shuffled(src *Sources, seed int64) *Sources {
 	rng := rand.New(rand.NewSource(seed))
 	out := *src
@@ -164,12 +175,7 @@ func TestIncrementalMatchesFresh(t *testing.T) {
 		edit func(s *Sources)
 	}{
 		{"nothing", func(*Sources) {}},
-		{"one node changes", func(s *Sources) {
-			n := s.Nodes[10].DeepCopy()
-			n.ResourceVersion = "2"
-			updated(n)
-			s.Nodes[10] = n
-		}},
+		{"one node changes", func(s *Sources) { finishNodeUpdate(s, 10) }},
 		{"one node changes but no count does", func(s *Sources) {
 			n := s.Nodes[9].DeepCopy()
 			n.ResourceVersion = "2"
@@ -252,10 +258,7 @@ func TestIncrementalWorkIsLocal(t *testing.T) {
 	for k, ent := range e.nodes {
 		before[k] = ent.facts
 	}
-	n := src.Nodes[20].DeepCopy()
-	n.ResourceVersion = "2"
-	updated(n)
-	src.Nodes[20] = n
+	n := finishNodeUpdate(src, 20)
 	e.Compute(src, now)
 	changed := 0
 	for k, ent := range e.nodes {
@@ -315,10 +318,7 @@ func TestUnchangedInsightsKeepTheirEntries(t *testing.T) {
 	if health == 0 {
 		t.Fatal("the cluster has no health insight to check")
 	}
-	n := src.Nodes[20].DeepCopy()
-	n.ResourceVersion = "2"
-	updated(n)
-	src.Nodes[20] = n
+	n := finishNodeUpdate(src, 20)
 	again := e.Compute(src, now)
 	var renewed []string
 	for _, in := range again.Insights {

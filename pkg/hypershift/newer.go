@@ -112,12 +112,7 @@ var (
 // ControlPlaneVersion reads status.controlPlaneVersion of a HostedCluster or
 // HostedControlPlane; nil without error when the object predates it.
 func ControlPlaneVersion(obj *unstructured.Unstructured) (*ControlPlaneVersionStatus, error) {
-	out := &ControlPlaneVersionStatus{}
-	ok, err := readField(obj, controlPlaneVersionPath, out)
-	if !ok {
-		return nil, err
-	}
-	return out, nil
+	return readOptional[ControlPlaneVersionStatus](obj, controlPlaneVersionPath)
 }
 
 // SetControlPlaneVersion writes status.controlPlaneVersion (nil removes it).
@@ -127,12 +122,7 @@ func SetControlPlaneVersion(obj *unstructured.Unstructured, v *ControlPlaneVersi
 
 // NodesInfo reads NodePool status.nodesInfo; nil without error when absent.
 func NodesInfo(obj *unstructured.Unstructured) (*NodePoolNodesInfo, error) {
-	out := &NodePoolNodesInfo{}
-	ok, err := readField(obj, nodesInfoPath, out)
-	if !ok {
-		return nil, err
-	}
-	return out, nil
+	return readOptional[NodePoolNodesInfo](obj, nodesInfoPath)
 }
 
 // SetNodesInfo writes NodePool status.nodesInfo; nil or no versions removes
@@ -155,6 +145,17 @@ func ComponentObservedGeneration(obj *unstructured.Unstructured) (gen int64, ok 
 // status.observedGeneration.
 func SetComponentObservedGeneration(obj *unstructured.Unstructured, gen int64) error {
 	return unstructured.SetNestedField(obj.Object, gen, componentGenerationPath...)
+}
+
+// readOptional decodes the map at path into a new T; nil without error
+// when the field is absent.
+func readOptional[T any](obj *unstructured.Unstructured, path []string) (*T, error) {
+	out := new(T)
+	ok, err := readField(obj, path, out)
+	if !ok {
+		return nil, err
+	}
+	return out, nil
 }
 
 // readField decodes the map at path into out; ok is false when the field is

@@ -56,43 +56,19 @@ type ControlPlaneComponent struct {
 // HostedClusterFrom converts an unstructured HostedCluster.
 func HostedClusterFrom(u *unstructured.Unstructured) (*HostedCluster, error) {
 	out := &HostedCluster{}
-	if err := fromUnstructured(u, &out.HostedCluster); err != nil {
-		return nil, err
-	}
-	v, err := ControlPlaneVersion(u)
-	if err != nil {
-		return nil, err
-	}
-	out.ControlPlaneVersion = v
-	return out, nil
+	return convertWithNewer(u, out, &out.HostedCluster, ControlPlaneVersion, func(v *ControlPlaneVersionStatus) { out.ControlPlaneVersion = v })
 }
 
 // HostedControlPlaneFrom converts an unstructured HostedControlPlane.
 func HostedControlPlaneFrom(u *unstructured.Unstructured) (*HostedControlPlane, error) {
 	out := &HostedControlPlane{}
-	if err := fromUnstructured(u, &out.HostedControlPlane); err != nil {
-		return nil, err
-	}
-	v, err := ControlPlaneVersion(u)
-	if err != nil {
-		return nil, err
-	}
-	out.ControlPlaneVersion = v
-	return out, nil
+	return convertWithNewer(u, out, &out.HostedControlPlane, ControlPlaneVersion, func(v *ControlPlaneVersionStatus) { out.ControlPlaneVersion = v })
 }
 
 // NodePoolFrom converts an unstructured NodePool.
 func NodePoolFrom(u *unstructured.Unstructured) (*NodePool, error) {
 	out := &NodePool{}
-	if err := fromUnstructured(u, &out.NodePool); err != nil {
-		return nil, err
-	}
-	v, err := NodesInfo(u)
-	if err != nil {
-		return nil, err
-	}
-	out.NodesInfo = v
-	return out, nil
+	return convertWithNewer(u, out, &out.NodePool, NodesInfo, func(v *NodePoolNodesInfo) { out.NodesInfo = v })
 }
 
 // ControlPlaneComponentFrom converts an unstructured ControlPlaneComponent.
@@ -126,6 +102,21 @@ func MachineSetFrom(u *unstructured.Unstructured) (*capiv1.MachineSet, error) {
 func MachineDeploymentFrom(u *unstructured.Unstructured) (*capiv1.MachineDeployment, error) {
 	out := &capiv1.MachineDeployment{}
 	return out, fromUnstructured(u, out)
+}
+
+// convertWithNewer converts u into base, the hypershift object embedded in
+// out, then reads u's newer status fields with newer and hands them to set.
+// It returns out, or nil and the first error.
+func convertWithNewer[O, N any](u *unstructured.Unstructured, out *O, base any, newer func(*unstructured.Unstructured) (N, error), set func(N)) (*O, error) {
+	if err := fromUnstructured(u, base); err != nil {
+		return nil, err
+	}
+	v, err := newer(u)
+	if err != nil {
+		return nil, err
+	}
+	set(v)
+	return out, nil
 }
 
 func fromUnstructured(u *unstructured.Unstructured, out any) error {

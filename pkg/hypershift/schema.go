@@ -35,6 +35,21 @@ func ControlPlaneVersionSchema(release apiextensionsv1.JSONSchemaProps) apiexten
 		Message: "version must start with semantic version prefix x.y.z",
 	}}
 	release.Description = "desired is the release version that the control plane is reconciling towards."
+	history := atomicList("history lists the versions applied to the management-side components, newest first. "+
+		"An entry is Completed when every ControlPlaneComponent reports its version with RolloutComplete=True.",
+		[]string{"image", "startedTime", "state", "version"},
+		map[string]apiextensionsv1.JSONSchemaProps{
+			"state": {
+				Type:        "string",
+				Description: "state is Completed when the update was fully rolled out, Partial otherwise.",
+				Enum:        []apiextensionsv1.JSON{{Raw: []byte(`"Completed"`)}, {Raw: []byte(`"Partial"`)}},
+			},
+			"startedTime":    {Type: "string", Format: "date-time", Description: "startedTime is when the update started."},
+			"completionTime": {Type: "string", Format: "date-time", Description: "completionTime is when the update completed; unset while it runs."},
+			"version":        version,
+			"image":          str("image is the release image pullspec of this update.", 1, 447),
+		})
+	history.MaxItems = ptr.To[int64](100)
 	return apiextensionsv1.JSONSchemaProps{
 		Type: "object",
 		Description: "controlPlaneVersion tracks the rollout of the management-side control plane components, " +
@@ -42,29 +57,7 @@ func ControlPlaneVersionSchema(release apiextensionsv1.JSONSchemaProps) apiexten
 		Required: []string{"desired"},
 		Properties: map[string]apiextensionsv1.JSONSchemaProps{
 			"desired": release,
-			"history": {
-				Type: "array",
-				Description: "history lists the versions applied to the management-side components, newest first. " +
-					"An entry is Completed when every ControlPlaneComponent reports its version with RolloutComplete=True.",
-				MinItems:  ptr.To[int64](1),
-				MaxItems:  ptr.To[int64](100),
-				XListType: ptr.To("atomic"),
-				Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{
-					Type:     "object",
-					Required: []string{"image", "startedTime", "state", "version"},
-					Properties: map[string]apiextensionsv1.JSONSchemaProps{
-						"state": {
-							Type:        "string",
-							Description: "state is Completed when the update was fully rolled out, Partial otherwise.",
-							Enum:        []apiextensionsv1.JSON{{Raw: []byte(`"Completed"`)}, {Raw: []byte(`"Partial"`)}},
-						},
-						"startedTime":    {Type: "string", Format: "date-time", Description: "startedTime is when the update started."},
-						"completionTime": {Type: "string", Format: "date-time", Description: "completionTime is when the update completed; unset while it runs."},
-						"version":        version,
-						"image":          str("image is the release image pullspec of this update.", 1, 447),
-					},
-				}},
-			},
+			"history": history,
 			"observedGeneration": {
 				Type:        "integer",
 				Format:      "int64",
@@ -85,22 +78,14 @@ func NodesInfoSchema() apiextensionsv1.JSONSchemaProps {
 		Type:        "object",
 		Description: "nodesInfo groups the NodePool's nodes by the versions they run.",
 		Properties: map[string]apiextensionsv1.JSONSchemaProps{
-			"nodeVersions": {
-				Type:        "array",
-				Description: "nodeVersions counts the nodes of each OCP and kubelet version; Machines without node info are skipped.",
-				MinItems:    ptr.To[int64](1),
-				XListType:   ptr.To("atomic"),
-				Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{
-					Type:     "object",
-					Required: []string{"kubeletVersion", "ocpVersion", "readyNodeCount", "unreadyNodeCount"},
-					Properties: map[string]apiextensionsv1.JSONSchemaProps{
-						"ocpVersion":       {Type: "string", Description: "ocpVersion is the OCP release the nodes run."},
-						"kubeletVersion":   {Type: "string", Description: "kubeletVersion is the nodes' kubelet version."},
-						"readyNodeCount":   count("readyNodeCount counts the nodes whose Machine is NodeHealthy."),
-						"unreadyNodeCount": count("unreadyNodeCount counts the other nodes."),
-					},
-				}},
-			},
+			"nodeVersions": atomicList("nodeVersions counts the nodes of each OCP and kubelet version; Machines without node info are skipped.",
+				[]string{"kubeletVersion", "ocpVersion", "readyNodeCount", "unreadyNodeCount"},
+				map[string]apiextensionsv1.JSONSchemaProps{
+					"ocpVersion":       {Type: "string", Description: "ocpVersion is the OCP release the nodes run."},
+					"kubeletVersion":   {Type: "string", Description: "kubeletVersion is the nodes' kubelet version."},
+					"readyNodeCount":   count("readyNodeCount counts the nodes whose Machine is NodeHealthy."),
+					"unreadyNodeCount": count("unreadyNodeCount counts the other nodes."),
+				}),
 		},
 	}
 }
@@ -113,5 +98,21 @@ func ComponentObservedGenerationSchema() apiextensionsv1.JSONSchemaProps {
 		Format:      "int64",
 		Minimum:     ptr.To[float64](0),
 		Description: "observedGeneration is the generation of the component's spec last reconciled.",
+	}
+}
+
+// atomicList is the schema of an atomic list, described by desc, of at
+// least one object with properties, of which required are required.
+func atomicList(desc string, required []string, properties map[string]apiextensionsv1.JSONSchemaProps) apiextensionsv1.JSONSchemaProps {
+	return apiextensionsv1.JSONSchemaProps{
+		Type:        "array",
+		Description: desc,
+		MinItems:    ptr.To[int64](1),
+		XListType:   ptr.To("atomic"),
+		Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{
+			Type:       "object",
+			Required:   required,
+			Properties: properties,
+		}},
 	}
 }

@@ -23,6 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/update-status/apiserver/internal/synth"
+	"github.com/update-status/apiserver/internal/testio"
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
@@ -32,19 +33,8 @@ import (
 // the server's insight about a node (which must not add a node row).
 func drainInformer(t *testing.T, src *insights.Sources, now time.Time) *informersv1alpha1.UpdateInformer {
 	t.Helper()
-	var node *v1alpha1.WorkerPoolInsight
-	for _, p := range insights.Compute(src, now).Status.WorkerPools {
-		for _, inf := range p.Informers {
-			for i := range inf.Insights {
-				if p.Name == "worker" && node == nil && inf.Insights[i].Insight.NodeStatusInsight != nil {
-					node = inf.Insights[i].DeepCopy()
-				}
-			}
-		}
-	}
-	if node == nil {
-		t.Fatal("the scenario has no node in pool worker")
-	}
+	st := insights.Compute(src, now).Status
+	node := testio.WorkerNodeInsight(t, &st, "worker")
 	o := synth.Contribution("openshift-drain", "drain", now)
 	o.Spec.WorkerPools[0].Insights = append(o.Spec.WorkerPools[0].Insights, *node)
 	return o

@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/update-status/apiserver/internal/synth"
+	"github.com/update-status/apiserver/internal/testio"
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
@@ -54,19 +55,7 @@ func contribute(t *testing.T, cpUID *string) func(src *insights.Sources, now tim
 		if !strings.HasPrefix(*cpUID, string(v1alpha1.HealthInformerRefused)) {
 			t.Fatalf("the server does not report the refused UpdateInformer (uid %q)", *cpUID)
 		}
-		var node *v1alpha1.WorkerPoolInsight
-		for _, p := range st.WorkerPools {
-			for _, inf := range p.Informers {
-				for i := range inf.Insights {
-					if p.Name == "worker" && node == nil && inf.Insights[i].Insight.NodeStatusInsight != nil {
-						node = inf.Insights[i].DeepCopy()
-					}
-				}
-			}
-		}
-		if node == nil {
-			t.Fatal("no node in pool worker")
-		}
+		node := testio.WorkerNodeInsight(t, &st, "worker")
 		for i := range node.Insight.NodeStatusInsight.Conditions {
 			c := &node.Insight.NodeStatusInsight.Conditions[i]
 			if c.Type == string(v1alpha1.NodeStatusInsightDegraded) {

@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -153,13 +154,9 @@ func TestPrometheusRule(t *testing.T) {
 		t.Errorf("output does not start with the header:\n%s", out)
 	}
 	var obj struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-		Metadata   struct {
-			Name      string `json:"name"`
-			Namespace string `json:"namespace"`
-		} `json:"metadata"`
-		Spec RuleGroups `json:"spec"`
+		metav1.TypeMeta `json:",inline"`
+		Metadata        metav1.ObjectMeta `json:"metadata"`
+		Spec            RuleGroups        `json:"spec"`
 	}
 	if err := yaml.Unmarshal(out, &obj); err != nil {
 		t.Fatalf("PrometheusRule does not parse: %v", err)

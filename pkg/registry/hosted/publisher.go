@@ -146,18 +146,16 @@ type cluster struct {
 	last *insights.Result
 	// nextChange is when the last result changes by time alone.
 	nextChange time.Time
-	objects    map[objectKey]published
+	// objects are the objects last published, as the stores hold them.
+	// The publisher gives the stores the objects it builds, with their
+	// resourceVersion: they share what the engine returned, which it never
+	// modifies (insights.Result), and nothing modifies them after.
+	objects map[objectKey]runtime.Object
 }
 
 type objectKey struct {
 	kind resources.InsightKind // statusKind for the HostedClusterUpdateStatus
 	name string
-}
-
-// published is one object as last published: the computed object, to tell
-// a change, and the stored one with its resourceVersion.
-type published struct {
-	computed, stored runtime.Object
 }
 
 // NewPublisher returns a publisher over source with empty, not yet ready
@@ -320,7 +318,7 @@ func (p *Publisher) Publish(dirty map[string]bool, all bool) {
 			continue
 		}
 		if c == nil {
-			c = &cluster{computer: p.newComputer(), objects: map[objectKey]published{}}
+			c = &cluster{computer: p.newComputer(), objects: map[objectKey]runtime.Object{}}
 			p.clusters[key] = c
 		}
 		objs, err := p.build(c, &snap, now)
@@ -329,7 +327,7 @@ func (p *Publisher) Publish(dirty map[string]bool, all bool) {
 			continue
 		}
 		for k, obj := range objs {
-			if old, ok := c.objects[k]; ok && reflect.DeepEqual(old.computed, obj) {
+			if old, ok := c.objects[k]; ok && sameContent(old, obj) {
 				continue
 			}
 			changed = append(changed, pending{c: c, key: k, obj: obj})
@@ -352,10 +350,9 @@ func (p *Publisher) Publish(dirty map[string]bool, all bool) {
 	rvs := strconv.FormatUint(rv, 10)
 	var byKind [statusKind + 1][]runtime.Object
 	for _, ch := range changed {
-		stored := ch.obj.DeepCopyObject()
-		stored.(metav1.Object).SetResourceVersion(rvs)
-		ch.c.objects[ch.key] = published{computed: ch.obj, stored: stored}
-		byKind[ch.key.kind] = append(byKind[ch.key.kind], stored)
+		ch.obj.(metav1.Object).SetResourceVersion(rvs)
+		ch.c.objects[ch.key] = ch.obj
+		byKind[ch.key.kind] = append(byKind[ch.key.kind], ch.obj)
 	}
 	stores := append(p.Insights[:], p.Status)
 	for k, store := range stores {
@@ -365,6 +362,15 @@ func (p *Publisher) Publish(dirty map[string]bool, all bool) {
 		}
 	}
 	p.rv, p.synced = rv, synced
+}
+
+// sameContent reports whether built, an object just built (without a
+// resourceVersion, not yet shared), says what stored, as published, says.
+func sameContent(stored, built runtime.Object) bool {
+	m := built.(metav1.Object)
+	m.SetResourceVersion(stored.(metav1.Object).GetResourceVersion())
+	defer m.SetResourceVersion("")
+	return reflect.DeepEqual(stored, built)
 }
 
 func namespaceOf(key string) string {

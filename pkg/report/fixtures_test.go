@@ -22,12 +22,8 @@ import (
 	"strings"
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/update-status/apiserver/internal/fixtures"
-	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/sourcefiles"
 )
@@ -43,13 +39,9 @@ func computeScenario(t *testing.T, dir, name string) (*v1alpha1.UpdateStatus, in
 	}
 	now := sourcefiles.MockNow(src)
 	res := insights.Compute(src, now)
-	obj := &v1alpha1.UpdateStatus{
-		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "UpdateStatus"},
-		ObjectMeta: metav1.ObjectMeta{Name: resources.UpdateStatusName},
-		Status:     res.Status,
-	}
-	if errs := validation.ValidateUpdateStatus(obj); len(errs) > 0 {
-		t.Fatalf("computed object is invalid:\n%v", errs.ToAggregate())
+	obj, err := res.Object()
+	if err != nil {
+		t.Fatal(err)
 	}
 	data, err := json.Marshal(obj)
 	if err != nil {

@@ -19,11 +19,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/update-status/apiserver/internal/fixtures"
-	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/insights"
 )
 
@@ -59,9 +55,8 @@ func FuzzLoadBytes(f *testing.F) {
 			t.Fatal("LoadBytes returned neither sources nor an error")
 		}
 		res := insights.Compute(src, MockNow(src))
-		obj := &v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}, Status: res.Status}
-		if errs := validation.ValidateUpdateStatus(obj); len(errs) > 0 {
-			t.Fatalf("computed object is invalid: %v", errs.ToAggregate())
+		if _, err := res.Object(); err != nil {
+			t.Fatal(err)
 		}
 	})
 }

@@ -27,16 +27,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/yaml"
 
-	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
-	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	"github.com/update-status/apiserver/pkg/insights"
 	"github.com/update-status/apiserver/pkg/report"
@@ -116,13 +113,9 @@ func (o *offlineOptions) compute(c clock.PassiveClock) (*computation, error) {
 		return nil, err
 	}
 	res := insights.Compute(src, now)
-	obj := &v1alpha1.UpdateStatus{
-		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "UpdateStatus"},
-		ObjectMeta: metav1.ObjectMeta{Name: resources.UpdateStatusName},
-		Status:     res.Status,
-	}
-	if errs := validation.ValidateUpdateStatus(obj); len(errs) > 0 {
-		return nil, fmt.Errorf("the computed UpdateStatus is invalid (a bug): %w", errs.ToAggregate())
+	obj, err := res.Object()
+	if err != nil {
+		return nil, err
 	}
 	return &computation{src: src, now: now, res: res, obj: obj}, nil
 }

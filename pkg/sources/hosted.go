@@ -146,7 +146,12 @@ func NewHosted(client dynamic.Interface, opts HostedOptions) (*Hosted, error) {
 			return hypershift.ControlPlaneComponentFrom(u)
 		}, inControlPlane)
 	h.machines = newSource(cv("machines"), "Machine", byNamespace,
-		func(u *unstructured.Unstructured) (interface{}, error) { return hypershift.MachineFrom(u) }, inControlPlane)
+		func(u *unstructured.Unstructured) (interface{}, error) {
+			for _, f := range machineUnread {
+				unstructured.RemoveNestedField(u.Object, f...)
+			}
+			return hypershift.MachineFrom(u)
+		}, inControlPlane)
 	h.machineSets = newSource(cv("machinesets"), "MachineSet", byNamespace,
 		func(u *unstructured.Unstructured) (interface{}, error) { return hypershift.MachineSetFrom(u) }, inControlPlane)
 	h.machineDeployments = newSource(cv("machinedeployments"), "MachineDeployment", byNamespace,
@@ -203,6 +208,15 @@ func hostedTransform(kind string, convert func(*unstructured.Unstructured) (inte
 		}
 		return m, nil
 	}
+}
+
+// machineUnread are the fields of a Machine the engine does not read, left
+// out of the cache: a management cluster holds tens of thousands of
+// Machines, and these (the node's system info, its addresses, the bootstrap
+// and infrastructure references) are about a third of each.
+var machineUnread = [][]string{
+	{"status", "nodeInfo"}, {"status", "addresses"},
+	{"spec", "bootstrap"}, {"spec", "infrastructureRef"}, {"spec", "providerID"},
 }
 
 // convertSafely is convert with a panic turned into an error.

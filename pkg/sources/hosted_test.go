@@ -24,6 +24,7 @@ import (
 	"time"
 
 	hyperv1 "github.com/openshift/hypershift/api/hypershift/v1beta1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -32,6 +33,7 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 	capiv1 "sigs.k8s.io/cluster-api/api/v1beta1"
 
 	"github.com/update-status/apiserver/internal/testio"
@@ -83,7 +85,11 @@ func hostedObjects(t *testing.T) []runtime.Object {
 		np("orphan", "gone", "14"),
 		&hyperv1.HostedControlPlane{ObjectMeta: om("clusters-a", "a", "15")},
 		&hyperv1.ControlPlaneComponent{ObjectMeta: om("clusters-a", "kube-apiserver", "16")},
-		&capiv1.Machine{ObjectMeta: om("clusters-a", "a-workers-x", "17")},
+		&capiv1.Machine{ObjectMeta: om("clusters-a", "a-workers-x", "17"),
+			Spec: capiv1.MachineSpec{Version: ptr.To("v1.31.1"), ProviderID: ptr.To("agent://x"),
+				Bootstrap: capiv1.Bootstrap{DataSecretName: ptr.To("user-data")}, InfrastructureRef: corev1.ObjectReference{Kind: "AgentMachine", Name: "x"}},
+			Status: capiv1.MachineStatus{Phase: "Running", NodeRef: &corev1.ObjectReference{Kind: "Node", Name: "x"},
+				NodeInfo: &corev1.NodeSystemInfo{KernelVersion: "5.14.0"}, Addresses: capiv1.MachineAddresses{{Type: capiv1.MachineInternalIP, Address: "10.0.0.1"}}}},
 		&capiv1.Machine{ObjectMeta: om("clusters-a", "a-workers-w", "18")},
 		&capiv1.MachineSet{ObjectMeta: om("clusters-a", "a-workers", "19")},
 		&capiv1.MachineDeployment{ObjectMeta: om("clusters-b", "b-workers", "20")},
@@ -238,10 +244,21 @@ func TestHostedGrouping(t *testing.T) {
 			}
 		})
 	}
-	// The transform dropped what the engine never reads.
-	hc := f.hosted.Snapshot("clusters/a").Sources.HostedCluster
-	if hc.ManagedFields != nil {
-		t.Errorf("managedFields kept: %v", hc.ManagedFields)
+	// The transform dropped what the engine never reads, and kept what it
+	// reads.
+	a := f.hosted.Snapshot("clusters/a").Sources
+	if a.HostedCluster.ManagedFields != nil {
+		t.Errorf("managedFields kept: %v", a.HostedCluster.ManagedFields)
+	}
+	i := slices.IndexFunc(a.Machines, func(m *capiv1.Machine) bool { return m.Name == "a-workers-x" })
+	if i < 0 {
+		t.Fatal("no Machine a-workers-x")
+	}
+	if m := a.Machines[i]; m.Status.NodeInfo != nil || m.Status.Addresses != nil || m.Spec.ProviderID != nil ||
+		m.Spec.Bootstrap.DataSecretName != nil || m.Spec.InfrastructureRef.Name != "" {
+		t.Errorf("Machine fields the engine does not read kept: %+v", m)
+	} else if ptr.Deref(m.Spec.Version, "") != "v1.31.1" || m.Status.Phase != "Running" || m.Status.NodeRef == nil {
+		t.Errorf("Machine fields the engine reads dropped: %+v", m)
 	}
 }
 

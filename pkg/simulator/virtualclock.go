@@ -106,9 +106,15 @@ type virtualTicker struct{ t *virtualTimer }
 func (k virtualTicker) C() <-chan time.Time { return k.t.ch }
 func (k virtualTicker) Stop()               { k.t.Stop() }
 
-// add registers a waiter due d from now; one due now fires at once.
+// add returns a new waiter due d from now.
 func (c *virtualClock) add(d, period time.Duration) *virtualTimer {
 	w := &virtualTimer{clock: c, period: period, ch: make(chan time.Time, 1)}
+	c.schedule(w, d)
+	return w
+}
+
+// schedule makes w due d from now; due now, it fires at once.
+func (c *virtualClock) schedule(w *virtualTimer, d time.Duration) {
 	c.mu.Lock()
 	w.at = c.now.Add(d)
 	c.waiters = append(c.waiters, w)
@@ -117,7 +123,6 @@ func (c *virtualClock) add(d, period time.Duration) *virtualTimer {
 	if d <= 0 {
 		c.SetTime(now)
 	}
-	return w
 }
 
 func (w *virtualTimer) C() <-chan time.Time { return w.ch }
@@ -140,14 +145,6 @@ func (w *virtualTimer) Stop() bool {
 // Reset implements clock.Timer.
 func (w *virtualTimer) Reset(d time.Duration) bool {
 	was := w.Stop()
-	c := w.clock
-	c.mu.Lock()
-	w.at = c.now.Add(d)
-	c.waiters = append(c.waiters, w)
-	now := c.now
-	c.mu.Unlock()
-	if d <= 0 {
-		c.SetTime(now)
-	}
+	w.clock.schedule(w, d)
 	return was
 }

@@ -40,7 +40,9 @@ const (
 	// PhaseWorkerPools: the control plane is complete (history Completed,
 	// Progressing=False); worker pools are still rolling.
 	PhaseWorkerPools Phase = "WorkerPools"
-	// PhaseCompleted: every pool that is not paused runs the target.
+	// PhaseCompleted: every pool runs the target. A paused pool keeps the
+	// update in PhaseWorkerPools (stalled, for Run and RunVirtual) until it
+	// is unpaused.
 	PhaseCompleted Phase = "Completed"
 )
 

@@ -37,6 +37,7 @@ import (
 
 	"github.com/google/uuid"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	klabels "k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
@@ -428,11 +429,12 @@ func (p *Publisher) build(c *cluster, snap *sources.HostedSnapshot, now time.Tim
 		if err != nil {
 			return nil, err
 		}
+		labels := map[string]map[string]string{}
 		for k, list := range objs {
 			for _, obj := range list {
 				m := *obj.(metav1.ObjectMetaAccessor).GetObjectMeta().(*metav1.ObjectMeta)
 				m.Namespace, m.Name = ns, name+"."+m.Name
-				m.Labels = hostedLabels(m.Labels, name)
+				m.Labels = hostedLabels(m.Labels, name, labels)
 				hosted, err := insightobjects.HostedObject(obj, m)
 				if err != nil {
 					return nil, err
@@ -447,9 +449,16 @@ func (p *Publisher) build(c *cluster, snap *sources.HostedSnapshot, now time.Tim
 	return out, nil
 }
 
-// hostedLabels returns a copy of labels with the hosted-cluster label,
-// which a name too long for a label value leaves out.
-func hostedLabels(labels map[string]string, hostedCluster string) map[string]string {
+// hostedLabels returns labels with the hosted-cluster label (when the
+// name can be a label value). The objects of one build with the same
+// labels share one map (shared, by content), as view.Objects shares the
+// labels it returns: nothing modifies them, and a map is most of a small
+// object's memory.
+func hostedLabels(labels map[string]string, hostedCluster string, shared map[string]map[string]string) map[string]string {
+	key := klabels.Set(labels).String()
+	if out, ok := shared[key]; ok {
+		return out
+	}
 	out := maps.Clone(labels)
 	if out == nil {
 		out = map[string]string{}
@@ -457,6 +466,7 @@ func hostedLabels(labels map[string]string, hostedCluster string) map[string]str
 	if len(utilvalidation.IsValidLabelValue(hostedCluster)) == 0 {
 		out[v1alpha1.LabelHostedCluster] = hostedCluster
 	}
+	shared[key] = out
 	return out
 }
 

@@ -17,6 +17,7 @@ package hosted
 import (
 	"context"
 	"maps"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -209,6 +210,15 @@ func TestPublishRecomputesOnlyTheChangedHostedCluster(t *testing.T) {
 	n := first["clusters/b.m2"].(*update.HostedNodeProgressInsight)
 	if n.Labels[v1alpha1.LabelHostedCluster] != "b" || n.Labels[v1alpha1.LabelPool] != "b-workers" || n.Status.Name != "m2" || n.UID == "" {
 		t.Errorf("node object b.m2: labels %v, status name %q, uid %q", n.Labels, n.Status.Name, n.UID)
+	}
+	// Objects of a hosted cluster with the same labels share one map.
+	b := f.pub.clusters["clusters/b"].objects
+	m1, m2 := b[objectKey{resources.NodeInsights, "b.m1"}], b[objectKey{resources.NodeInsights, "b.m2"}]
+	if m1 == nil || m2 == nil {
+		t.Fatalf("b's node objects: %v", b)
+	}
+	if l1, l2 := m1.(metav1.Object).GetLabels(), m2.(metav1.Object).GetLabels(); reflect.ValueOf(l1).UnsafePointer() != reflect.ValueOf(l2).UnsafePointer() {
+		t.Errorf("b.m1 and b.m2 have the labels %v and %v in two maps", l1, l2)
 	}
 	if rv := rvOf(n); rv != 20_000_000 {
 		t.Errorf("first revision %d, want the highest input resourceVersion times 1e6", rv)

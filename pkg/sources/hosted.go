@@ -150,6 +150,8 @@ func NewHosted(client dynamic.Interface, opts HostedOptions) (*Hosted, error) {
 			for _, f := range machineUnread {
 				unstructured.RemoveNestedField(u.Object, f...)
 			}
+			u.SetLabels(only(u.GetLabels(), machineLabelsRead))
+			u.SetAnnotations(only(u.GetAnnotations(), machineAnnotationsRead))
 			return hypershift.MachineFrom(u)
 		}, inControlPlane)
 	h.machineSets = newSource(cv("machinesets"), "MachineSet", byNamespace,
@@ -217,6 +219,28 @@ func hostedTransform(kind string, convert func(*unstructured.Unstructured) (inte
 var machineUnread = [][]string{
 	{"status", "nodeInfo"}, {"status", "addresses"},
 	{"spec", "bootstrap"}, {"spec", "infrastructureRef"}, {"spec", "providerID"},
+}
+
+// machineLabelsRead and machineAnnotationsRead are the labels and
+// annotations of a Machine the engine reads (its NodePool, MachineSet,
+// MachineDeployment and release); the others are left out of the cache.
+var (
+	machineLabelsRead      = []string{capiv1.MachineSetNameLabel, capiv1.MachineDeploymentNameLabel}
+	machineAnnotationsRead = []string{hypershift.NodePoolAnnotation, hypershift.ReleaseVersionAnnotation}
+)
+
+// only returns the entries of m under keys, or nil when there is none.
+func only(m map[string]string, keys []string) map[string]string {
+	var out map[string]string
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			if out == nil {
+				out = make(map[string]string, len(keys))
+			}
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // convertSafely is convert with a panic turned into an error.

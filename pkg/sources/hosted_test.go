@@ -17,6 +17,7 @@ package sources
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -85,7 +86,9 @@ func hostedObjects(t *testing.T) []runtime.Object {
 		np("orphan", "gone", "14"),
 		&hyperv1.HostedControlPlane{ObjectMeta: om("clusters-a", "a", "15")},
 		&hyperv1.ControlPlaneComponent{ObjectMeta: om("clusters-a", "kube-apiserver", "16")},
-		&capiv1.Machine{ObjectMeta: om("clusters-a", "a-workers-x", "17"),
+		&capiv1.Machine{ObjectMeta: withMeta(om("clusters-a", "a-workers-x", "17"),
+			map[string]string{capiv1.MachineSetNameLabel: "a-workers", "node-role.kubernetes.io/worker": ""},
+			map[string]string{hypershift.NodePoolAnnotation: "clusters/a-workers", "machine.cluster.x-k8s.io/exclude-node-draining": ""}),
 			Spec: capiv1.MachineSpec{Version: ptr.To("v1.31.1"), ProviderID: ptr.To("agent://x"),
 				Bootstrap: capiv1.Bootstrap{DataSecretName: ptr.To("user-data")}, InfrastructureRef: corev1.ObjectReference{Kind: "AgentMachine", Name: "x"}},
 			Status: capiv1.MachineStatus{Phase: "Running", NodeRef: &corev1.ObjectReference{Kind: "Node", Name: "x"},
@@ -257,9 +260,17 @@ func TestHostedGrouping(t *testing.T) {
 	if m := a.Machines[i]; m.Status.NodeInfo != nil || m.Status.Addresses != nil || m.Spec.ProviderID != nil ||
 		m.Spec.Bootstrap.DataSecretName != nil || m.Spec.InfrastructureRef.Name != "" {
 		t.Errorf("Machine fields the engine does not read kept: %+v", m)
-	} else if ptr.Deref(m.Spec.Version, "") != "v1.31.1" || m.Status.Phase != "Running" || m.Status.NodeRef == nil {
+	} else if ptr.Deref(m.Spec.Version, "") != "v1.31.1" || m.Status.Phase != "Running" || m.Status.NodeRef == nil ||
+		!maps.Equal(m.Labels, map[string]string{capiv1.MachineSetNameLabel: "a-workers"}) ||
+		!maps.Equal(m.Annotations, map[string]string{hypershift.NodePoolAnnotation: "clusters/a-workers"}) {
 		t.Errorf("Machine fields the engine reads dropped: %+v", m)
 	}
+}
+
+// withMeta returns m with labels and annotations.
+func withMeta(m metav1.ObjectMeta, labels, annotations map[string]string) metav1.ObjectMeta {
+	m.Labels, m.Annotations = labels, annotations
+	return m
 }
 
 // TestHostedNotifications: a change names the hosted cluster it belongs

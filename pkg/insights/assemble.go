@@ -175,18 +175,23 @@ func omittedHealth(where string, omitted, limit int, scope v1alpha1.ScopeType) *
 
 // build places everything into the status.
 func (a *assembly) build(cv *ControlPlane) Result {
-	var st v1alpha1.UpdateStatusStatus
-	cp := &v1alpha1.ControlPlane{Conditions: []metav1.Condition{a.cv.updating}}
-	cp.Conditions[0].Type = string(v1alpha1.ControlPlaneUpdating)
-	if cv != nil && conventions.IsDNSSubdomain(cv.Name) {
-		r := cv.ref()
-		cp.Resource = &r
+	master, workers, omitted := a.listedPools()
+	placed := make(map[string]bool, len(workers))
+	for _, p := range workers {
+		placed[p.info.name] = true
 	}
+	st := v1alpha1.UpdateStatusStatus{ControlPlane: a.controlPlane(cv, master, a.controlPlaneNodeItems(master, placed, omitted))}
+	for _, p := range workers {
+		st.WorkerPools = append(st.WorkerPools, a.workerPool(p))
+	}
+	return Result{Status: st, NextChange: a.next, Truncations: a.truncations}
+}
 
-	// Which pools become workerPools entries, and which stay with the
-	// control plane.
-	var master *poolResult
-	var workers []*poolResult
+// listedPools sorts the pools into the master pool and the worker pools
+// that become workerPools entries: at most maxWorkerPools (the pool worker
+// first, then the largest), by name. The Health insight that says which
+// were left out, if any, is returned for the control plane's node list.
+func (a *assembly) listedPools() (master *poolResult, workers []*poolResult, omitted []item) {
 	for _, p := range a.pools {
 		switch {
 		case p.info.master:
@@ -195,66 +200,83 @@ func (a *assembly) build(cv *ControlPlane) Result {
 			workers = append(workers, p)
 		}
 	}
-	var cpNodeItems []item
-	if len(workers) > maxWorkerPools {
-		sort.SliceStable(workers, func(i, j int) bool {
-			wi, wj := workers[i].info.name == poolWorker, workers[j].info.name == poolWorker
-			if wi != wj {
-				return wi
-			}
-			if workers[i].total != workers[j].total {
-				return workers[i].total > workers[j].total
-			}
-			return workers[i].info.name < workers[j].info.name
-		})
-		left := workers[maxWorkerPools:]
-		workers = workers[:maxWorkerPools]
-		sort.Slice(workers, func(i, j int) bool { return workers[i].info.name < workers[j].info.name })
-		names := make([]string, len(left))
-		for i, p := range left {
-			names[i] = p.info.name
-		}
-		if h := newHealth(v1alpha1.HealthPoolsOmitted, "", nil, v1alpha1.WorkerPoolScope, time.Time{},
-			v1alpha1.InfoImpactLevel, v1alpha1.NoneImpactType,
-			fmt.Sprintf("%d worker pools were left out to stay within the API's limit of %d", len(left), maxWorkerPools),
-			"Left out (the pools with the fewest nodes): "+strings.Join(names, ", "), refAPIIntro); h != nil {
-			cpNodeItems = append(cpNodeItems, healthToItem(h))
-		}
-		a.truncations = append(a.truncations, Truncation{Where: "workerPools", Omitted: len(left)})
+	if len(workers) <= maxWorkerPools {
+		return master, workers, nil
 	}
-	placed := make(map[string]bool, len(workers))
-	for _, p := range workers {
-		placed[p.info.name] = true
+	sort.SliceStable(workers, func(i, j int) bool {
+		wi, wj := workers[i].info.name == poolWorker, workers[j].info.name == poolWorker
+		if wi != wj {
+			return wi
+		}
+		if workers[i].total != workers[j].total {
+			return workers[i].total > workers[j].total
+		}
+		return workers[i].info.name < workers[j].info.name
+	})
+	left := workers[maxWorkerPools:]
+	workers = workers[:maxWorkerPools]
+	sort.Slice(workers, func(i, j int) bool { return workers[i].info.name < workers[j].info.name })
+	names := make([]string, len(left))
+	for i, p := range left {
+		names[i] = p.info.name
 	}
-	// Pool-level health of pools that are not listed goes to the control
-	// plane (docs/insights.md#where-insights-go: no pool can be identified).
+	if h := newHealth(v1alpha1.HealthPoolsOmitted, "", nil, v1alpha1.WorkerPoolScope, time.Time{},
+		v1alpha1.InfoImpactLevel, v1alpha1.NoneImpactType,
+		fmt.Sprintf("%d worker pools were left out to stay within the API's limit of %d", len(left), maxWorkerPools),
+		"Left out (the pools with the fewest nodes): "+strings.Join(names, ", "), refAPIIntro); h != nil {
+		omitted = append(omitted, healthToItem(h))
+	}
+	a.truncations = append(a.truncations, Truncation{Where: "workerPools", Omitted: len(left)})
+	return master, workers, omitted
+}
+
+// controlPlaneNodeItems lists the control plane's nodes informer: first
+// items (the pools left out), the pool-level health of pools not placed
+// in workerPools (docs/insights.md#where-insights-go: no pool can be
+// identified), then the master pool, its nodes and its health.
+func (a *assembly) controlPlaneNodeItems(master *poolResult, placed map[string]bool, items []item) []item {
 	for _, h := range a.poolHealth {
 		if !placed[h.pool] {
-			cpNodeItems = append(cpNodeItems, healthToItem(h))
+			items = append(items, healthToItem(h))
 		}
 	}
 	for _, p := range a.pools {
 		if !p.info.master && !placed[p.info.name] {
 			for _, h := range p.health {
-				cpNodeItems = append(cpNodeItems, healthToItem(h))
+				items = append(items, healthToItem(h))
 			}
 		}
 	}
+	if master == nil {
+		return items
+	}
+	if master.insight != nil {
+		items = append(items, item{uid: master.info.uid(), acquired: wire(master.acquired),
+			typ: v1alpha1.MachineConfigPoolStatusInsightType, mcp: master.insight})
+	}
+	for _, ent := range master.nodes {
+		items = append(items, nodeToItem(ent))
+	}
+	for _, h := range master.health {
+		items = append(items, healthToItem(h))
+	}
+	return items
+}
+
+// controlPlane builds status.controlPlane: its Updating condition, its
+// resources, and its informers (alerts, the control plane's ClusterVersion
+// and ClusterOperators, nodeItems, the server's health, then the external
+// informers), each fitted to the API's limit.
+func (a *assembly) controlPlane(cv *ControlPlane, master *poolResult, nodeItems []item) *v1alpha1.ControlPlane {
+	cp := &v1alpha1.ControlPlane{Conditions: []metav1.Condition{a.cv.updating}}
+	cp.Conditions[0].Type = string(v1alpha1.ControlPlaneUpdating)
+	if cv != nil && conventions.IsDNSSubdomain(cv.Name) {
+		r := cv.ref()
+		cp.Resource = &r
+	}
 	if master != nil {
 		cp.PoolResource = &v1alpha1.PoolResourceRef{ResourceRef: master.info.ref}
-		if master.insight != nil {
-			cpNodeItems = append(cpNodeItems, item{uid: master.info.uid(), acquired: wire(master.acquired),
-				typ: v1alpha1.MachineConfigPoolStatusInsightType, mcp: master.insight})
-		}
-		for _, ent := range master.nodes {
-			cpNodeItems = append(cpNodeItems, nodeToItem(ent))
-		}
-		for _, h := range master.health {
-			cpNodeItems = append(cpNodeItems, healthToItem(h))
-		}
 	}
-
-	// Informer cpi: the ClusterVersion, the ClusterOperators and their health.
 	var cpiItems []item
 	if in := a.cv.insight; in != nil {
 		cpiItems = append(cpiItems, item{uid: refUID(uidPrefixCV, in.Resource), acquired: wire(a.cv.acquired),
@@ -287,7 +309,7 @@ func (a *assembly) build(cv *ControlPlane) Result {
 	}{
 		{v1alpha1.InformerAlerts, alertItems},
 		{v1alpha1.InformerControlPlane, cpiItems},
-		{v1alpha1.InformerNodes, cpNodeItems},
+		{v1alpha1.InformerNodes, nodeItems},
 		{v1alpha1.InformerServer, serverItems},
 	}
 	for _, inf := range informers {
@@ -309,36 +331,37 @@ func (a *assembly) build(cv *ControlPlane) Result {
 	if len(a.external) > 0 {
 		slices.SortFunc(cp.Informers, func(x, y v1alpha1.ControlPlaneInformer) int { return cmp.Compare(x.Name, y.Name) })
 	}
-	st.ControlPlane = cp
+	return cp
+}
 
-	for _, p := range workers {
-		pool := v1alpha1.Pool{
-			Name:       p.info.name,
-			Resource:   v1alpha1.PoolResourceRef{ResourceRef: p.info.ref},
-			Conditions: []metav1.Condition{p.updating},
-		}
-		var health []*healthItem
-		health = append(health, p.health...)
-		for _, h := range a.poolHealth {
-			if h.pool == p.info.name {
-				health = append(health, h)
-			}
-		}
-		insights := a.poolInsights(p, health)
-		if len(insights) > 0 {
-			pool.Informers = []v1alpha1.WorkerPoolInformer{{Name: v1alpha1.InformerNodes, Insights: insights}}
-		}
-		for _, c := range a.external {
-			if list := c.pools[p.info.name]; len(list) > 0 {
-				pool.Informers = append(pool.Informers, v1alpha1.WorkerPoolInformer{Name: c.informer, Insights: list})
-			}
-		}
-		if len(a.external) > 0 {
-			slices.SortFunc(pool.Informers, func(x, y v1alpha1.WorkerPoolInformer) int { return cmp.Compare(x.Name, y.Name) })
-		}
-		st.WorkerPools = append(st.WorkerPools, pool)
+// workerPool builds the workerPools entry of p: its Updating condition,
+// its nodes informer (its insights, its health and the pool-level health
+// that names it) and the external informers' insights about it.
+func (a *assembly) workerPool(p *poolResult) v1alpha1.Pool {
+	pool := v1alpha1.Pool{
+		Name:       p.info.name,
+		Resource:   v1alpha1.PoolResourceRef{ResourceRef: p.info.ref},
+		Conditions: []metav1.Condition{p.updating},
 	}
-	return Result{Status: st, NextChange: a.next, Truncations: a.truncations}
+	var health []*healthItem
+	health = append(health, p.health...)
+	for _, h := range a.poolHealth {
+		if h.pool == p.info.name {
+			health = append(health, h)
+		}
+	}
+	if insights := a.poolInsights(p, health); len(insights) > 0 {
+		pool.Informers = []v1alpha1.WorkerPoolInformer{{Name: v1alpha1.InformerNodes, Insights: insights}}
+	}
+	for _, c := range a.external {
+		if list := c.pools[p.info.name]; len(list) > 0 {
+			pool.Informers = append(pool.Informers, v1alpha1.WorkerPoolInformer{Name: c.informer, Insights: list})
+		}
+	}
+	if len(a.external) > 0 {
+		slices.SortFunc(pool.Informers, func(x, y v1alpha1.WorkerPoolInformer) int { return cmp.Compare(x.Name, y.Name) })
+	}
+	return pool
 }
 
 // poolInsights lists a worker pool's insights. Node lists are long, so the

@@ -27,6 +27,7 @@ import (
 	"k8s.io/apiserver/pkg/features"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/registry/updatestatus"
 )
 
@@ -73,7 +74,7 @@ func withListGzip(handler http.Handler) http.Handler {
 		}
 		ctx := req.Context()
 		lw := &listGzipWriter{ResponseWriter: w}
-		if info.Verb == "get" {
+		if info.Verb == "get" && info.Resource == resources.UpdateStatus.Resource {
 			ctx, lw.answer = updatestatus.WithCompressed(ctx)
 		}
 		inner := req.Clone(ctx)

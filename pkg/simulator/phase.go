@@ -108,4 +108,8 @@ type StepResult struct {
 	Next time.Time
 	// Done reports that the update is complete.
 	Done bool
+	// PausedOnly reports that the control plane runs the target and every
+	// pool still behind is paused: StartNextUpdate may chain another update,
+	// as OpenShift does while paused pools lag.
+	PausedOnly bool
 }

@@ -370,14 +370,16 @@ func (s *Simulator) StartUpdate(ctx context.Context) error {
 }
 
 // StartNextUpdate requests another update, to version, once the previous
-// one is Completed: the cluster now runs the previous target, which becomes
-// FromVersion (Options reports the new versions). The history keeps growing
+// one is Completed, or complete but for paused pools (StepResult.PausedOnly):
+// the cluster now runs the previous target, which becomes FromVersion
+// (Options reports the new versions); a paused pool keeps its nodes'
+// configuration until it is unpaused and rolls to the newest target. The history keeps growing
 // as on a real cluster, and new operator durations are drawn. It is how a
 // long-running demo updates again and again.
 func (s *Simulator) StartNextUpdate(ctx context.Context, version string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.phase != PhaseCompleted {
+	if s.phase != PhaseCompleted && !s.pausedOnly() {
 		return fmt.Errorf("simulator: cannot start another update in phase %s", s.phase)
 	}
 	next, err := versionpkg.ParseSemantic(version)
@@ -394,7 +396,10 @@ func (s *Simulator) StartNextUpdate(ctx context.Context, version string) error {
 		op.revision++
 	}
 	for _, p := range s.pools {
-		p.current, p.target = p.target, ""
+		if s.poolDone(p) {
+			p.current = p.target
+		}
+		p.target = ""
 	}
 	s.phase = PhaseIdle
 	return s.startLocked(ctx)
@@ -426,7 +431,20 @@ func (s *Simulator) Step(ctx context.Context) (StepResult, error) {
 	if err := s.flushLocked(ctx, now, true); err != nil {
 		return StepResult{Phase: s.phase}, err
 	}
-	return StepResult{Phase: s.phase, Changes: n, Next: s.nextDue(now), Done: s.phase == PhaseCompleted}, nil
+	return StepResult{Phase: s.phase, Changes: n, Next: s.nextDue(now), Done: s.phase == PhaseCompleted, PausedOnly: s.pausedOnly()}, nil
+}
+
+// pausedOnly reports that the update is complete but for paused pools.
+func (s *Simulator) pausedOnly() bool {
+	if s.phase != PhaseWorkerPools {
+		return false
+	}
+	for _, p := range s.pools {
+		if !s.poolDone(p) && !p.obj.Spec.Paused {
+			return false
+		}
+	}
+	return true
 }
 
 // Run creates the cluster if needed, starts the update if it is idle and
@@ -434,6 +452,18 @@ func (s *Simulator) Step(ctx context.Context) (StepResult, error) {
 // least MinStepInterval between steps. A stalled update keeps Run waiting for
 // a fault to be cleared.
 func (s *Simulator) Run(ctx context.Context) error {
+	return s.run(ctx, func(res StepResult) bool { return res.Done })
+}
+
+// RunPastPauses is Run, but it also returns when the update is complete but
+// for paused pools (StepResult.PausedOnly), so that the caller can chain the
+// next update with StartNextUpdate.
+func (s *Simulator) RunPastPauses(ctx context.Context) error {
+	return s.run(ctx, func(res StepResult) bool { return res.Done || res.PausedOnly })
+}
+
+// run is Run until done reports a step's result as the end.
+func (s *Simulator) run(ctx context.Context, done func(StepResult) bool) error {
 	if s.Phase() == PhaseNone {
 		if err := s.Create(ctx); err != nil {
 			return err
@@ -458,7 +488,7 @@ func (s *Simulator) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if res.Done {
+		if done(res) {
 			return nil
 		}
 		var t clock.Timer

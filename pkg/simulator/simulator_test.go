@@ -771,3 +771,51 @@ func TestStartNextUpdate(t *testing.T) {
 		t.Errorf("after the second update: %s, %s", r.cv.Assessment, describe(r.problems()))
 	}
 }
+
+func TestStartNextUpdatePastPausedPool(t *testing.T) {
+	s, fc, _ := newTestSimulator(t, Options{Nodes: 5, Seed: 2})
+	ctx := context.Background()
+	if err := s.Create(ctx); err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.PausePool(ctx, "worker", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RunVirtual(ctx, fc, 0); !errors.Is(err, ErrStalled) {
+		t.Fatalf("RunVirtual = %v, want ErrStalled", err)
+	}
+	if res, err := s.Step(ctx); err != nil || !res.PausedOnly || res.Done {
+		t.Fatalf("Step = %+v, %v; want PausedOnly", res, err)
+	}
+	if err := s.StartNextUpdate(ctx, "4.20.3"); err != nil {
+		t.Fatalf("StartNextUpdate with only a paused pool behind: %v", err)
+	}
+	if res, err := s.Step(ctx); err != nil || res.PausedOnly {
+		t.Fatalf("Step after StartNextUpdate = %+v, %v; want the update under way", res, err)
+	}
+	workers := map[string]bool{}
+	for _, n := range s.NodeNames("worker") {
+		workers[n] = true
+	}
+	st := s.Snapshot()
+	versions := st.MachineConfigVersions()
+	for _, n := range st.Nodes {
+		if v := versions[n.Annotations[insights.CurrentConfigAnnotation]]; workers[n.Name] && v != "4.19.10" {
+			t.Errorf("paused worker %s runs %s, want 4.19.10", n.Name, v)
+		}
+	}
+	if err := s.Clear(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RunVirtual(ctx, fc, 0); err != nil {
+		t.Fatal(err)
+	}
+	st = s.Snapshot()
+	versions = st.MachineConfigVersions()
+	for _, n := range st.Nodes {
+		if v := versions[n.Annotations[insights.CurrentConfigAnnotation]]; v != "4.20.3" {
+			t.Errorf("node %s runs %s after the pause, want 4.20.3", n.Name, v)
+		}
+	}
+}

@@ -111,10 +111,10 @@ func startLive(ctx context.Context, cp *localstack.ControlPlane, sim *simulator.
 }
 
 // update runs the simulator's update until ctx ends, and another after each
-// that completes.
+// that completes but for the churned pool, which stays paused.
 func (l *liveActivity) update(ctx context.Context) error {
 	for {
-		if err := l.sim.Run(ctx); err != nil {
+		if err := l.sim.RunPastPauses(ctx); err != nil {
 			return err
 		}
 		cur, err := utilversion.ParseSemantic(l.sim.Options().ToVersion)

@@ -38,6 +38,8 @@ import (
 type hostedPool struct {
 	np  *hypershift.NodePool
 	ref *v1alpha1.ResourceRef
+	// labels are the labels of the pool's nodes, shared by them.
+	labels NodeLabels
 	// inPlace says the pool updates in place; otherwise it replaces.
 	inPlace bool
 	// target is the release version the pool rolls out, "" when unknown.
@@ -72,7 +74,8 @@ func hostedPools(src *HostedSources, c *Cluster) {
 		if pools[key] != nil {
 			continue
 		}
-		hp := &hostedPool{np: np, ref: hostedRef(hostedGroup, "nodepools", &np.ObjectMeta)}
+		hp := &hostedPool{np: np, ref: hostedRef(hostedGroup, "nodepools", &np.ObjectMeta),
+			labels: NodeLabelsOf(map[string]string{hostedPoolLabel: np.Name}, nil)}
 		pools[key] = hp
 		if byName[np.Name] == nil {
 			byName[np.Name] = hp
@@ -313,7 +316,7 @@ func (hp *hostedPool) node(m *capiv1.Machine) (*Node, *Signal) {
 		name = r.Name
 	}
 	n := &Node{Name: name, UID: m.UID, ResourceVersion: hp.nodeVersion(m), Changed: metaChangeTime(&m.ObjectMeta),
-		Labels: NodeLabelsOf(map[string]string{hostedPoolLabel: hp.np.Name}, nil)}
+		Labels: hp.labels}
 	if t := m.Status.LastUpdated; t != nil {
 		n.Changed = latest(n.Changed, t.Time)
 	}

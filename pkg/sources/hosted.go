@@ -143,7 +143,12 @@ func NewHosted(client dynamic.Interface, opts HostedOptions) (*Hosted, error) {
 		func(u *unstructured.Unstructured) (interface{}, error) { return hypershift.HostedControlPlaneFrom(u) }, inControlPlane)
 	h.components = newSource(hv("controlplanecomponents"), "ControlPlaneComponent", byNamespace,
 		func(u *unstructured.Unstructured) (interface{}, error) {
-			return hypershift.ControlPlaneComponentFrom(u)
+			unstructured.RemoveNestedField(u.Object, "status", "resources")
+			c, err := hypershift.ControlPlaneComponentFrom(u)
+			if err == nil {
+				internComponent(c)
+			}
+			return c, err
 		}, inControlPlane)
 	h.machines = newSource(cv("machines"), "Machine", byNamespace,
 		func(u *unstructured.Unstructured) (interface{}, error) {
@@ -152,7 +157,11 @@ func NewHosted(client dynamic.Interface, opts HostedOptions) (*Hosted, error) {
 			}
 			u.SetLabels(only(u.GetLabels(), machineLabelsRead))
 			u.SetAnnotations(only(u.GetAnnotations(), machineAnnotationsRead))
-			return hypershift.MachineFrom(u)
+			m, err := hypershift.MachineFrom(u)
+			if err == nil {
+				internMachine(m)
+			}
+			return m, err
 		}, inControlPlane)
 	h.machineSets = newSource(cv("machinesets"), "MachineSet", byNamespace,
 		func(u *unstructured.Unstructured) (interface{}, error) { return hypershift.MachineSetFrom(u) }, inControlPlane)

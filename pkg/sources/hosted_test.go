@@ -18,11 +18,13 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	hyperv1 "github.com/openshift/hypershift/api/hypershift/v1beta1"
 	corev1 "k8s.io/api/core/v1"
@@ -70,9 +72,6 @@ func toUnstructured(t *testing.T, obj runtime.Object) *unstructured.Unstructured
 // clusters clusters/a and clusters/b, and the bad input around them.
 func hostedObjects(t *testing.T) []runtime.Object {
 	t.Helper()
-	om := func(ns, name, rv string) metav1.ObjectMeta {
-		return metav1.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: rv}
-	}
 	hc := func(name, rv string) *hyperv1.HostedCluster {
 		return &hyperv1.HostedCluster{ObjectMeta: om("clusters", name, rv)}
 	}
@@ -85,7 +84,8 @@ func hostedObjects(t *testing.T) []runtime.Object {
 		// A NodePool naming a missing HostedCluster.
 		np("orphan", "gone", "14"),
 		&hyperv1.HostedControlPlane{ObjectMeta: om("clusters-a", "a", "15")},
-		&hyperv1.ControlPlaneComponent{ObjectMeta: om("clusters-a", "kube-apiserver", "16")},
+		&hyperv1.ControlPlaneComponent{ObjectMeta: om("clusters-a", "kube-apiserver", "16"),
+			Status: hyperv1.ControlPlaneComponentStatus{Version: "4.18.1", Resources: []hyperv1.ComponentResource{{Kind: "Deployment", Group: "apps", Name: "kube-apiserver"}}}},
 		&capiv1.Machine{ObjectMeta: withMeta(om("clusters-a", "a-workers-x", "17"),
 			map[string]string{capiv1.MachineSetNameLabel: "a-workers", "node-role.kubernetes.io/worker": ""},
 			map[string]string{hypershift.NodePoolAnnotation: "clusters/a-workers", "machine.cluster.x-k8s.io/exclude-node-draining": ""}),
@@ -265,6 +265,66 @@ func TestHostedGrouping(t *testing.T) {
 		!maps.Equal(m.Annotations, map[string]string{hypershift.NodePoolAnnotation: "clusters/a-workers"}) {
 		t.Errorf("Machine fields the engine reads dropped: %+v", m)
 	}
+	if c := a.Components[0]; c.Status.Resources != nil || c.Status.Version != "4.18.1" {
+		t.Errorf("component's status: resources %v (not read, want none), version %q", c.Status.Resources, c.Status.Version)
+	}
+}
+
+// TestHostedTransformInterns: the strings that repeat across Machines and
+// components are one copy once cached. Interning shares a value within a
+// garbage-collection cycle, so the collector is held off meanwhile.
+func TestHostedTransformInterns(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	h, err := NewHosted(dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), hostedGVRs),
+		HostedOptions{Clock: clocktesting.NewFakeClock(time.Now()), Discovery: &fakeDiscovery{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cond := capiv1.Condition{Type: capiv1.ReadyCondition, Status: corev1.ConditionTrue, Reason: "AsExpected"}
+	machine := func(name string) *capiv1.Machine {
+		u := toUnstructured(t, &capiv1.Machine{ObjectMeta: withMeta(om("clusters-a", name, "1"), nil, map[string]string{hypershift.NodePoolAnnotation: "clusters/a-workers"}),
+			Spec: capiv1.MachineSpec{ClusterName: "a", Version: ptr.To("v1.31.1")}, Status: capiv1.MachineStatus{Phase: "Running", Conditions: capiv1.Conditions{cond}}})
+		out, err := h.machines.transform(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.(*capiv1.Machine)
+	}
+	component := func(ns string) *hypershift.ControlPlaneComponent {
+		u := toUnstructured(t, &hyperv1.ControlPlaneComponent{ObjectMeta: om(ns, "kube-apiserver", "1"),
+			Status: hyperv1.ControlPlaneComponentStatus{Version: "4.18.1", Conditions: []metav1.Condition{{Type: "Available", Status: metav1.ConditionTrue, Reason: "AsExpected"}}}})
+		out, err := h.components.transform(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.(*hypershift.ControlPlaneComponent)
+	}
+	x, y := machine("x"), machine("y")
+	c, d := component("clusters-a"), component("clusters-b")
+	for what, pair := range map[string][2]string{
+		"namespace":           {x.Namespace, y.Namespace},
+		"NodePool annotation": {x.Annotations[hypershift.NodePoolAnnotation], y.Annotations[hypershift.NodePoolAnnotation]},
+		"cluster name":        {x.Spec.ClusterName, y.Spec.ClusterName},
+		"version":             {*x.Spec.Version, *y.Spec.Version},
+		"phase":               {x.Status.Phase, y.Status.Phase},
+		"condition reason":    {x.Status.Conditions[0].Reason, y.Status.Conditions[0].Reason},
+		"component namespace": {x.Namespace, c.Namespace},
+		"component name":      {c.Name, d.Name},
+		"component version":   {c.Status.Version, d.Status.Version},
+		"component condition": {string(c.Status.Conditions[0].Status), string(d.Status.Conditions[0].Status)},
+	} {
+		if unsafe.StringData(pair[0]) != unsafe.StringData(pair[1]) {
+			t.Errorf("the %s %q is not shared", what, pair[0])
+		}
+	}
+	if unsafe.StringData(x.Name) == unsafe.StringData(y.Name) {
+		t.Error("the Machines' names share bytes: the test's objects are not decoded apart")
+	}
+}
+
+// om is the metadata of namespace/name at resourceVersion rv.
+func om(ns, name, rv string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: rv}
 }
 
 // withMeta returns m with labels and annotations.

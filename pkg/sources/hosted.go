@@ -155,10 +155,13 @@ func NewHosted(client dynamic.Interface, opts HostedOptions) (*Hosted, error) {
 			for _, f := range machineUnread {
 				unstructured.RemoveNestedField(u.Object, f...)
 			}
-			u.SetLabels(only(u.GetLabels(), machineLabelsRead))
-			u.SetAnnotations(only(u.GetAnnotations(), machineAnnotationsRead))
+			labels, annotations := u.GetLabels(), u.GetAnnotations()
+			u.SetLabels(nil)
+			u.SetAnnotations(nil)
 			m, err := hypershift.MachineFrom(u)
 			if err == nil {
+				m.Labels = machineLabelSets.share(only(labels, machineLabelsRead))
+				m.Annotations = machineAnnotationSets.share(only(annotations, machineAnnotationsRead))
 				internMachine(m)
 			}
 			return m, err

@@ -28,9 +28,11 @@ import (
 // that name one object (its name, UID, resourceVersion, node, messages) are
 // left as decoded.
 
-// internMachine interns m's repeated strings.
+// internMachine interns m's repeated strings; its labels and annotations
+// are shared maps already (annotationSets).
 func internMachine(m *capiv1.Machine) {
-	internMeta(&m.ObjectMeta)
+	internTo(&m.Namespace)
+	internRefs(m.OwnerReferences)
 	internTo(&m.Spec.ClusterName)
 	internPtr(m.Spec.Version)
 	internPtr(m.Spec.FailureDomain)
@@ -73,8 +75,13 @@ func internMeta(m *metav1.ObjectMeta) {
 			kv[k] = intern(v)
 		}
 	}
-	for i := range m.OwnerReferences {
-		r := &m.OwnerReferences[i]
+	internRefs(m.OwnerReferences)
+}
+
+// internRefs interns the owner references' kinds and names.
+func internRefs(refs []metav1.OwnerReference) {
+	for i := range refs {
+		r := &refs[i]
 		internTo(&r.APIVersion)
 		internTo(&r.Kind)
 		internTo(&r.Name)

@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"reflect"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -316,6 +317,9 @@ func TestHostedTransformInterns(t *testing.T) {
 		if unsafe.StringData(pair[0]) != unsafe.StringData(pair[1]) {
 			t.Errorf("the %s %q is not shared", what, pair[0])
 		}
+	}
+	if reflect.ValueOf(x.Annotations).UnsafePointer() != reflect.ValueOf(y.Annotations).UnsafePointer() {
+		t.Error("the Machines of one NodePool do not share their annotations")
 	}
 	if unsafe.StringData(x.Name) == unsafe.StringData(y.Name) {
 		t.Error("the Machines' names share bytes: the test's objects are not decoded apart")

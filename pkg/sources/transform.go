@@ -150,36 +150,44 @@ const (
 	maxAnnotationSetKey = 4096
 )
 
-// annotationSets shares the kept node annotations among Nodes: they are
-// the machine-config daemon's state, which all the nodes of a pool usually
-// share (config names, drain requests, "Done"), so most Nodes can point to
-// one map with the same content instead of holding their own. Cached objects
-// are read-only (client-go's rule), so a shared map is never changed. The
-// cache forgets everything when it fills up: a set no longer used then goes
-// with the last Node that holds it.
+// annotationSets shares the annotations (or labels) kept of cached objects
+// among the objects with the same ones: the kept node annotations are the
+// machine-config daemon's state, which all the nodes of a pool usually share
+// (config names, drain requests, "Done"); a hosted cluster's Machines keep
+// their MachineSet and NodePool, which 25 of them or more share. Most
+// objects can then point to one map with the same content instead of
+// holding their own. Cached objects are read-only (client-go's rule), so a
+// shared map is never changed. The cache forgets everything when it fills
+// up: a set no longer used then goes with the last object that holds it.
 type annotationSets struct {
+	// keys are the keys kept, in a fixed order.
+	keys []string
+
 	mu   sync.Mutex
 	buf  []byte
 	sets map[string]map[string]string
 }
 
-var nodeAnnotationSets = &annotationSets{}
+var (
+	nodeAnnotationSets    = &annotationSets{keys: insights.NodeAnnotations}
+	machineLabelSets      = &annotationSets{keys: machineLabelsRead}
+	machineAnnotationSets = &annotationSets{keys: machineAnnotationsRead}
+)
 
-// share returns a map equal to kept, a Node's insights.NodeAnnotations as
-// insights.NodeOf keeps them, shared with the other Nodes that have the same
-// ones when possible: kept itself the first time, the map seen first later.
-// It is nil when kept is empty.
+// share returns a map equal to kept, whose keys are among c.keys, shared
+// with the other objects that have the same entries when possible: kept
+// itself the first time, the map seen first later. It is nil when kept is
+// empty.
 func (c *annotationSets) share(kept map[string]string) map[string]string {
 	if len(kept) == 0 {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	// The key lists, in insights.NodeAnnotations order, each kept
-	// annotation's index and its value, length-prefixed: two different sets
-	// never share a key.
+	// The key lists, in c.keys order, each kept entry's index and its
+	// value, length-prefixed: two different sets never share a key.
 	c.buf = c.buf[:0]
-	for i, k := range insights.NodeAnnotations {
+	for i, k := range c.keys {
 		if v, ok := kept[k]; ok {
 			c.buf = strconv.AppendInt(c.buf, int64(i), 10)
 			c.buf = append(c.buf, ':')

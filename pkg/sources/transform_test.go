@@ -351,7 +351,7 @@ func TestAnnotationSets(t *testing.T) {
 		{name: "a long value is kept but not shared", in: map[string]string{k0: strings.Repeat("r", maxAnnotationSetKey)},
 			want: map[string]string{k0: strings.Repeat("r", maxAnnotationSetKey)}},
 	}
-	c := &annotationSets{}
+	c := &annotationSets{keys: insights.NodeAnnotations}
 	// What transformNode does: the annotations NodeOf keeps, shared.
 	get := func(ann map[string]string) map[string]string {
 		return c.share(insights.NodeOf(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Annotations: ann}}, intern).Annotations)

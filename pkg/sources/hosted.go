@@ -227,10 +227,12 @@ func hostedTransform(kind string, convert func(*unstructured.Unstructured) (inte
 // machineUnread are the fields of a Machine the engine does not read, left
 // out of the cache: a management cluster holds tens of thousands of
 // Machines, and these (the node's system info, its addresses, the bootstrap
-// and infrastructure references) are about a third of each.
+// and infrastructure references, the v1beta2 conditions that Cluster API
+// 1.9 and later write beside the v1beta1 ones) are about half of each.
 var machineUnread = [][]string{
-	{"status", "nodeInfo"}, {"status", "addresses"},
+	{"status", "nodeInfo"}, {"status", "addresses"}, {"status", "v1beta2"}, {"status", "certificatesExpiryDate"},
 	{"spec", "bootstrap"}, {"spec", "infrastructureRef"}, {"spec", "providerID"},
+	{"spec", "clusterName"}, {"spec", "failureDomain"}, {"spec", "readinessGates"},
 }
 
 // machineLabelsRead and machineAnnotationsRead are the labels and

@@ -33,9 +33,7 @@ import (
 func internMachine(m *capiv1.Machine) {
 	internTo(&m.Namespace)
 	internRefs(m.OwnerReferences)
-	internTo(&m.Spec.ClusterName)
 	internPtr(m.Spec.Version)
-	internPtr(m.Spec.FailureDomain)
 	internTo(&m.Status.Phase)
 	if r := m.Status.NodeRef; r != nil {
 		internTo(&r.APIVersion)

@@ -90,10 +90,11 @@ func hostedObjects(t *testing.T) []runtime.Object {
 		&capiv1.Machine{ObjectMeta: withMeta(om("clusters-a", "a-workers-x", "17"),
 			map[string]string{capiv1.MachineSetNameLabel: "a-workers", "node-role.kubernetes.io/worker": ""},
 			map[string]string{hypershift.NodePoolAnnotation: "clusters/a-workers", "machine.cluster.x-k8s.io/exclude-node-draining": ""}),
-			Spec: capiv1.MachineSpec{Version: ptr.To("v1.31.1"), ProviderID: ptr.To("agent://x"),
+			Spec: capiv1.MachineSpec{Version: ptr.To("v1.31.1"), ProviderID: ptr.To("agent://x"), ClusterName: "a", FailureDomain: ptr.To("zone-a"),
 				Bootstrap: capiv1.Bootstrap{DataSecretName: ptr.To("user-data")}, InfrastructureRef: corev1.ObjectReference{Kind: "AgentMachine", Name: "x"}},
 			Status: capiv1.MachineStatus{Phase: "Running", NodeRef: &corev1.ObjectReference{Kind: "Node", Name: "x"},
-				NodeInfo: &corev1.NodeSystemInfo{KernelVersion: "5.14.0"}, Addresses: capiv1.MachineAddresses{{Type: capiv1.MachineInternalIP, Address: "10.0.0.1"}}}},
+				NodeInfo: &corev1.NodeSystemInfo{KernelVersion: "5.14.0"}, Addresses: capiv1.MachineAddresses{{Type: capiv1.MachineInternalIP, Address: "10.0.0.1"}},
+				V1Beta2: &capiv1.MachineV1Beta2Status{Conditions: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue}}}}},
 		&capiv1.Machine{ObjectMeta: om("clusters-a", "a-workers-w", "18")},
 		&capiv1.MachineSet{ObjectMeta: om("clusters-a", "a-workers", "19")},
 		&capiv1.MachineDeployment{ObjectMeta: om("clusters-b", "b-workers", "20")},
@@ -258,8 +259,8 @@ func TestHostedGrouping(t *testing.T) {
 	if i < 0 {
 		t.Fatal("no Machine a-workers-x")
 	}
-	if m := a.Machines[i]; m.Status.NodeInfo != nil || m.Status.Addresses != nil || m.Spec.ProviderID != nil ||
-		m.Spec.Bootstrap.DataSecretName != nil || m.Spec.InfrastructureRef.Name != "" {
+	if m := a.Machines[i]; m.Status.NodeInfo != nil || m.Status.Addresses != nil || m.Status.V1Beta2 != nil || m.Spec.ProviderID != nil ||
+		m.Spec.Bootstrap.DataSecretName != nil || m.Spec.InfrastructureRef.Name != "" || m.Spec.ClusterName != "" || m.Spec.FailureDomain != nil {
 		t.Errorf("Machine fields the engine does not read kept: %+v", m)
 	} else if ptr.Deref(m.Spec.Version, "") != "v1.31.1" || m.Status.Phase != "Running" || m.Status.NodeRef == nil ||
 		!maps.Equal(m.Labels, map[string]string{capiv1.MachineSetNameLabel: "a-workers"}) ||
@@ -284,7 +285,7 @@ func TestHostedTransformInterns(t *testing.T) {
 	cond := capiv1.Condition{Type: capiv1.ReadyCondition, Status: corev1.ConditionTrue, Reason: "AsExpected"}
 	machine := func(name string) *capiv1.Machine {
 		u := toUnstructured(t, &capiv1.Machine{ObjectMeta: withMeta(om("clusters-a", name, "1"), nil, map[string]string{hypershift.NodePoolAnnotation: "clusters/a-workers"}),
-			Spec: capiv1.MachineSpec{ClusterName: "a", Version: ptr.To("v1.31.1")}, Status: capiv1.MachineStatus{Phase: "Running", Conditions: capiv1.Conditions{cond}}})
+			Spec: capiv1.MachineSpec{Version: ptr.To("v1.31.1")}, Status: capiv1.MachineStatus{Phase: "Running", Conditions: capiv1.Conditions{cond}}})
 		out, err := h.machines.transform(u)
 		if err != nil {
 			t.Fatal(err)

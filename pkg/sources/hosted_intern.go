@@ -57,10 +57,10 @@ func internComponent(c *hypershift.ControlPlaneComponent) {
 	internTo(&c.Status.Version)
 	for i := range c.Status.Conditions {
 		cond := &c.Status.Conditions[i]
-		internTo(&cond.Type)
+		for _, s := range []*string{&cond.Type, &cond.Reason, &cond.Message} {
+			internTo(s)
+		}
 		internTo(&cond.Status)
-		internTo(&cond.Reason)
-		internTo(&cond.Message)
 	}
 }
 

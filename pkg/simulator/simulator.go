@@ -373,9 +373,9 @@ func (s *Simulator) StartUpdate(ctx context.Context) error {
 // one is Completed, or complete but for paused pools (StepResult.PausedOnly):
 // the cluster now runs the previous target, which becomes FromVersion
 // (Options reports the new versions); a paused pool keeps its nodes'
-// configuration until it is unpaused and rolls to the newest target. The history keeps growing
-// as on a real cluster, and new operator durations are drawn. It is how a
-// long-running demo updates again and again.
+// configuration until it is unpaused, then rolls to the newest target. The
+// history keeps growing as on a real cluster, and new operator durations are
+// drawn. It is how a long-running demo updates again and again.
 func (s *Simulator) StartNextUpdate(ctx context.Context, version string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

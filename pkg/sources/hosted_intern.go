@@ -24,9 +24,11 @@ import (
 // A management cluster caches tens of thousands of Machines and
 // ControlPlaneComponents whose namespaces, owners, versions and condition
 // words repeat across a hosted cluster or the whole fleet. internMachine and
-// internComponent make those strings share one copy (intern); the strings
-// that name one object (its name, UID, resourceVersion, node, messages) are
-// left as decoded.
+// internComponent make those strings share one copy (intern). The strings
+// that name one object are left as decoded: a Machine's name, UID,
+// resourceVersion, node and condition messages (which name the node); a
+// component's UID and resourceVersion (its name and messages are the same
+// in every hosted cluster).
 
 // internMachine interns m's repeated strings; its labels and annotations
 // are shared maps already (annotationSets).

@@ -336,7 +336,7 @@ func (h *Hosted) notifyControlPlane(obj interface{}) {
 	if !ok {
 		return
 	}
-	_, inf := h.hostedClusters.snapshotState()
+	_, inf, _ := h.hostedClusters.snapshotState()
 	if inf == nil {
 		return
 	}
@@ -349,7 +349,7 @@ func (h *Hosted) notifyControlPlane(obj interface{}) {
 	}
 }
 
-func (h *Hosted) recordDeletion(obj interface{}) { recordDeletedRV(&h.deletedMaxRV, obj) }
+func (h *Hosted) recordDeletion(obj interface{}) { raiseRV(&h.deletedMaxRV, obj) }
 
 // Run starts the informers of the served APIs and polls discovery for the
 // others until ctx is done.
@@ -425,7 +425,7 @@ type HostedSnapshot struct {
 // HostedClusterKeys returns the "namespace/name" of every HostedCluster in
 // the cache (malformed ones included), sorted.
 func (h *Hosted) HostedClusterKeys() []string {
-	_, inf := h.hostedClusters.snapshotState()
+	_, inf, _ := h.hostedClusters.snapshotState()
 	if inf == nil {
 		return nil
 	}
@@ -445,7 +445,7 @@ func (h *Hosted) Snapshot(key string) HostedSnapshot {
 	ns, name, _ := strings.Cut(key, "/")
 	cpNamespace := hypershift.ControlPlaneNamespace(ns, name)
 	for _, s := range h.sources {
-		inf, ok := s.readable(&snap.Unavailable, &snap.Unsynced)
+		inf, _, ok := s.readable(&snap.Unavailable, &snap.Unsynced)
 		if !ok {
 			continue
 		}

@@ -64,39 +64,86 @@ type source struct {
 	mu       sync.Mutex
 	state    state
 	informer cache.SharedIndexInformer
+	bounds   *rvBounds // of informer
 	cancel   context.CancelFunc
 	lastErr  error
 	synced   atomic.Bool
 }
 
+// rvBounds brackets the resourceVersions in one informer's cache without
+// reading the objects. The informer passes every object through its
+// transform before storing it, and hands it to the event handlers after:
+// transformed is the highest resourceVersion that entered the pipeline,
+// handled the highest that came out of it (an object's or a deletion's).
+// Read handled before listing the cache and transformed after: when the
+// two are equal, no event was between the store and the handlers, and
+// handled is the highest resourceVersion among the objects listed and the
+// deletions handled. A snapshot then needs no pass over the objects, which
+// at 5,000 Nodes touches 5,000 allocations the engine does not otherwise
+// read (BenchmarkSnapshot).
+type rvBounds struct {
+	transformed, handled atomic.Uint64
+}
+
+// wrap returns transform (nil: the object as it is), raising transformed
+// with what it returns.
+func (b *rvBounds) wrap(transform cache.TransformFunc) cache.TransformFunc {
+	return func(obj interface{}) (interface{}, error) {
+		if transform != nil {
+			var err error
+			if obj, err = transform(obj); err != nil {
+				return nil, err
+			}
+		}
+		raiseRV(&b.transformed, obj)
+		return obj, nil
+	}
+}
+
+// raiseRV raises maxRV to the resourceVersion of obj (the object of a
+// tombstone), when it has one.
+func raiseRV(maxRV *atomic.Uint64, obj interface{}) {
+	rv, ok := resourceVersionOf(untomb(obj))
+	if !ok {
+		return
+	}
+	for {
+		cur := maxRV.Load()
+		if rv <= cur || maxRV.CompareAndSwap(cur, rv) {
+			return
+		}
+	}
+}
+
 // snapshotState is the part of the source the snapshot needs: a source
 // found Forbidden counts as unavailable (mayBeForbidden).
-func (s *source) snapshotState() (state, cache.SharedIndexInformer) {
+func (s *source) snapshotState() (state, cache.SharedIndexInformer, *rvBounds) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.forbiddenLocked() {
-		return stateUnavailable, nil
+		return stateUnavailable, nil, nil
 	}
-	return s.state, s.informer
+	return s.state, s.informer, s.bounds
 }
 
 // readable says whether a snapshot may read the source's cache, and gives
-// its informer when it may. An unavailable source (unserved or forbidden)
-// is added to unavailable and may not be read; one that has not synced is
-// added to unsynced, and may be read only once its informer runs.
-func (s *source) readable(unavailable, unsynced *[]string) (cache.SharedIndexInformer, bool) {
-	st, inf := s.snapshotState()
+// its informer and the bounds of its resourceVersions when it may. An
+// unavailable source (unserved or forbidden) is added to unavailable and
+// may not be read; one that has not synced is added to unsynced, and may
+// be read only once its informer runs.
+func (s *source) readable(unavailable, unsynced *[]string) (cache.SharedIndexInformer, *rvBounds, bool) {
+	st, inf, b := s.snapshotState()
 	switch {
 	case st == stateUnavailable:
 		*unavailable = append(*unavailable, s.name)
-		return nil, false
+		return nil, nil, false
 	case st == stateUnknown:
 		*unsynced = append(*unsynced, s.name)
-		return nil, false
+		return nil, nil, false
 	case !s.synced.Load():
 		*unsynced = append(*unsynced, s.name)
 	}
-	return inf, true
+	return inf, b, true
 }
 
 // runState is whether the informer runs, whatever it could list.
@@ -121,8 +168,8 @@ func (s *source) start(ctx context.Context, onChange func(source, object string)
 	if s.state == stateRunning {
 		return
 	}
-	inf := s.newInformer()
-	if err := inf.SetTransform(s.transform); err != nil {
+	inf, b := s.newInformer(), &rvBounds{}
+	if err := inf.SetTransform(b.wrap(s.transform)); err != nil {
 		klog.ErrorS(err, "Cannot set the informer transform", "source", s.name)
 	}
 	if err := inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
@@ -141,20 +188,26 @@ func (s *source) start(ctx context.Context, onChange func(source, object string)
 		klog.ErrorS(err, "Cannot set the watch error handler", "source", s.name)
 	}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj interface{}) { s.observed(obj); onChange(s.name, objectKey(obj)) },
+		AddFunc: func(obj interface{}) { raiseRV(&b.handled, obj); s.observed(obj); onChange(s.name, objectKey(obj)) },
 		UpdateFunc: func(old, updated interface{}) {
+			raiseRV(&b.handled, updated)
 			if s.matters == nil || s.matters(old, updated) {
 				s.observed(old)
 				s.observed(updated)
 				onChange(s.name, objectKey(updated))
 			}
 		},
-		DeleteFunc: func(obj interface{}) { onDelete(obj); s.observed(obj); onChange(s.name, objectKey(obj)) },
+		DeleteFunc: func(obj interface{}) {
+			onDelete(obj)
+			raiseRV(&b.handled, obj)
+			s.observed(obj)
+			onChange(s.name, objectKey(obj))
+		},
 	}); err != nil {
 		klog.ErrorS(err, "Cannot add the event handler", "source", s.name)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	s.informer, s.cancel, s.state = inf, cancel, stateRunning
+	s.informer, s.bounds, s.cancel, s.state = inf, b, cancel, stateRunning
 	s.synced.Store(false)
 	s.lastErr = nil
 	klog.InfoS("Starting source informer", "source", s.name)
@@ -195,7 +248,7 @@ func (s *source) stop(reason string) {
 	if s.state == stateRunning {
 		klog.InfoS("Stopping source informer", "source", s.name, "reason", reason)
 	}
-	s.informer, s.cancel, s.state = nil, nil, stateUnavailable
+	s.informer, s.bounds, s.cancel, s.state = nil, nil, nil, stateUnavailable
 	s.synced.Store(false)
 }
 

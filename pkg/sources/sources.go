@@ -259,22 +259,7 @@ func (s *Set) notify(source, object string) {
 	}
 }
 
-func (s *Set) recordDeletion(obj interface{}) { recordDeletedRV(&s.deletedMaxRV, obj) }
-
-// recordDeletedRV raises maxRV to the resourceVersion of the deleted obj
-// (the object of a tombstone), when it has one.
-func recordDeletedRV(maxRV *atomic.Uint64, obj interface{}) {
-	rv, ok := resourceVersionOf(untomb(obj))
-	if !ok {
-		return
-	}
-	for {
-		cur := maxRV.Load()
-		if rv <= cur || maxRV.CompareAndSwap(cur, rv) {
-			return
-		}
-	}
-}
+func (s *Set) recordDeletion(obj interface{}) { raiseRV(&s.deletedMaxRV, obj) }
 
 // resourceVersionOf returns the etcd resourceVersion of a cached object. The
 // engine's Nodes, most of the objects, give the number NodeOf parsed: their
@@ -420,18 +405,35 @@ func (s *Set) Snapshot() view.Snapshot {
 	var b insights.SourcesBuilder
 	maxRV := s.deletedMaxRV.Load()
 	for _, src := range s.sources {
-		inf, ok := src.readable(&snap.Unavailable, &snap.Unsynced)
+		inf, bounds, ok := src.readable(&snap.Unavailable, &snap.Unsynced)
 		if !ok {
 			continue
 		}
+		handled := bounds.handled.Load()
 		items := inf.GetStore().List()
 		if len(items) > 0 {
 			if _, ok := items[0].(*insights.Node); ok {
 				b.GrowNodes(len(items))
 			}
 		}
-		for _, item := range items {
+		var rejected []int // the items that are not inputs, in order
+		for i, item := range items {
 			if !b.Add(item) {
+				rejected = append(rejected, i)
+			}
+		}
+		if len(rejected) == len(items) {
+			continue
+		}
+		if len(rejected) == 0 && bounds.transformed.Load() == handled {
+			maxRV = max(maxRV, handled)
+			continue
+		}
+		// Objects are between the cache and the handlers, or some are not
+		// inputs: read the inputs' resourceVersions.
+		for i, item := range items {
+			if len(rejected) > 0 && rejected[0] == i {
+				rejected = rejected[1:]
 				continue
 			}
 			if rv, ok := resourceVersionOf(item); ok && rv > maxRV {

@@ -14,6 +14,14 @@
 
 package view
 
+import (
+	"sync"
+	"testing"
+
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/testutil"
+)
+
 // Recompute runs one computation synchronously, for benchmarks.
 func (v *View) Recompute() { v.recompute(triggerSources) }
 
@@ -21,3 +29,28 @@ func (v *View) Recompute() { v.recompute(triggerSources) }
 // Called from Publish (on the loop's goroutine, at the end of a
 // computation), it tells whether the loop has more work queued.
 func (v *View) TriggerPending() bool { return len(v.trigger) > 0 }
+
+var registerOnce sync.Once
+
+// ChangesToRevision returns the count and the sum (seconds) of the
+// change_to_revision_seconds observations labelled change (isolated,
+// burst). The first call registers the view's metrics in a registry of its
+// own, so that they record.
+func ChangesToRevision(t testing.TB, change string) (uint64, float64) {
+	t.Helper()
+	registerOnce.Do(func() {
+		if err := RegisterMetrics(metrics.NewKubeRegistry().Register); err != nil {
+			t.Fatal(err)
+		}
+	})
+	h := changeToRevision.WithLabelValues(change)
+	n, err := testutil.GetHistogramMetricCount(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := testutil.GetHistogramMetricValue(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n, sum
+}

@@ -49,7 +49,18 @@ type Fold struct {
 	mu       sync.Mutex
 	sources  map[string]*foldSource
 	isolated bool      // an isolated change waits for a computation
+	pending  time.Time // the first change since the last Begin; zero when none
 	lastEnd  time.Time // when the last computation ended
+}
+
+// Pending is what a computation covers (Begin): the moment of the first
+// change recorded since the previous computation began (zero when none, as
+// for a computation by the clock), and whether one of the changes was
+// isolated (computed at once) rather than all of a burst (computed at the
+// end of the window, or at once when the window had passed).
+type Pending struct {
+	Since    time.Time
+	Isolated bool
 }
 
 // burstCount is the count of short gaps from which a source's changes are
@@ -73,11 +84,14 @@ func NewFold(delay, gap time.Duration) *Fold {
 // Changed records a change at now of object (a namespace/name, or empty
 // when unknown) from source.
 func (f *Fold) Changed(now time.Time, source, object string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.pending.IsZero() {
+		f.pending = now
+	}
 	if f.gap <= 0 {
 		return
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	s := f.sources[source]
 	if s == nil {
 		s = &foldSource{}
@@ -133,11 +147,13 @@ func (f *Fold) Sleep(ctx context.Context, clk clock.Clock, changes <-chan struct
 }
 
 // Begin records that a computation starts: it covers every change recorded
-// so far.
-func (f *Fold) Begin() {
+// so far, which it returns.
+func (f *Fold) Begin() Pending {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.isolated = false
+	p := Pending{Since: f.pending, Isolated: f.isolated}
+	f.isolated, f.pending = false, time.Time{}
+	return p
 }
 
 // Computed records that a computation ended at end.

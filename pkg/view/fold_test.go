@@ -15,6 +15,7 @@
 package view
 
 import (
+	"strconv"
 	"testing"
 	"time"
 )
@@ -86,5 +87,35 @@ func TestFold(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFoldPending: Begin returns the first change since the previous Begin
+// and whether one of them was isolated, and forgets them.
+func TestFoldPending(t *testing.T) {
+	base := time.Unix(1000, 0)
+	at := func(ms int) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
+	f := NewFold(200*time.Millisecond, 30*time.Millisecond)
+	if p := f.Begin(); !p.Since.IsZero() || p.Isolated {
+		t.Errorf("no change: %+v", p)
+	}
+	for _, ms := range []int{10, 11, 12, 13} {
+		f.Changed(at(ms), "nodes", strconv.Itoa(ms))
+	}
+	if p := f.Begin(); !p.Since.Equal(at(10)) || !p.Isolated {
+		t.Errorf("a burst's first three changes are isolated, the first at 10 ms: %+v", p)
+	}
+	f.Changed(at(14), "nodes", "14")
+	f.Changed(at(15), "nodes", "15")
+	if p := f.Begin(); !p.Since.Equal(at(14)) || p.Isolated {
+		t.Errorf("the burst's later changes: %+v, want since 14 ms, not isolated", p)
+	}
+	if p := f.Begin(); !p.Since.IsZero() {
+		t.Errorf("nothing since the last Begin: %+v", p)
+	}
+	g := NewFold(200*time.Millisecond, 0)
+	g.Changed(at(20), "nodes", "a")
+	if p := g.Begin(); !p.Since.Equal(at(20)) || p.Isolated {
+		t.Errorf("without a quiet gap: %+v, want since 20 ms, not isolated", p)
 	}
 }

@@ -28,6 +28,9 @@ const (
 	resultUnchanged = "unchanged"
 	resultProgress  = "progress"
 	resultFailed    = "failed"
+
+	changeIsolated = "isolated"
+	changeBurst    = "burst"
 )
 
 var (
@@ -38,6 +41,13 @@ var (
 		Buckets:        metrics.ExponentialBuckets(0.001, 2, 15),
 		StabilityLevel: metrics.ALPHA,
 	})
+	changeToRevision = metrics.NewHistogramVec(&metrics.HistogramOpts{
+		Namespace:      "update_status",
+		Name:           "change_to_revision_seconds",
+		Help:           "Time from the first source change a computation covers to the publication of its revision (the fold window's wait, the snapshot, the engine and the stores), by whether an isolated change called the computation at once or it covered a burst's changes (isolated, burst). Computations that publish nothing are left out.",
+		Buckets:        metrics.ExponentialBuckets(0.001, 2, 15),
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"change"})
 	recomputations = metrics.NewCounterVec(&metrics.CounterOpts{
 		Namespace:      "update_status",
 		Name:           "recomputations_total",
@@ -49,7 +59,7 @@ var (
 // RegisterMetrics registers the view's metrics with register, for example
 // legacyregistry.Register or the Register method of a test registry.
 func RegisterMetrics(register func(metrics.Registerable) error) error {
-	for _, m := range []metrics.Registerable{computeDuration, recomputations} {
+	for _, m := range []metrics.Registerable{computeDuration, changeToRevision, recomputations} {
 		if err := register(m); err != nil {
 			return err
 		}

@@ -229,7 +229,7 @@ func (v *View) recompute(trigger string) {
 	case <-v.trigger:
 	default:
 	}
-	v.fold.Begin()
+	pending := v.fold.Begin()
 	start := v.cfg.Clock.Now()
 	v.computingSince.Store(start.UnixNano())
 	defer v.computingSince.Store(0)
@@ -313,6 +313,7 @@ func (v *View) recompute(trigger string) {
 		if trigger == triggerSources {
 			if rv, ok := progressVersion(v.last.ResourceVersion, snap.MaxResourceVersion, timeStep(v.nextChange), revisionDigest(fp, v.objects.sum)); ok {
 				v.publishProgress(rv)
+				v.observeChanges(pending)
 				return
 			}
 		}
@@ -351,6 +352,20 @@ func (v *View) recompute(trigger string) {
 	if v.cfg.Publish != nil {
 		v.cfg.Publish(rev)
 	}
+	v.observeChanges(pending)
+}
+
+// observeChanges records the time from the first change that the revision
+// just published covers to now.
+func (v *View) observeChanges(p Pending) {
+	if p.Since.IsZero() {
+		return
+	}
+	change := changeBurst
+	if p.Isolated {
+		change = changeIsolated
+	}
+	changeToRevision.WithLabelValues(change).Observe(v.cfg.Clock.Since(p.Since).Seconds())
 }
 
 // publishProgress publishes revision rv with the content of the last one:

@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -393,6 +394,8 @@ func TestFoldOnTheLeadingEdge(t *testing.T) {
 // computation per window.
 func TestQuietGap(t *testing.T) {
 	const fold, gap = 200 * time.Millisecond, 30 * time.Millisecond
+	isolated0, isolatedSum0 := view.ChangesToRevision(t, "isolated")
+	burst0, burstSum0 := view.ChangesToRevision(t, "burst")
 	h, update := startVersioned(t, view.Config{FoldDelay: fold, QuietGap: gap})
 	// atOnce sends change i after step and waits for its own revision,
 	// computed with the clock standing still.
@@ -439,6 +442,23 @@ func TestQuietGap(t *testing.T) {
 	testio.Eventually(t, "the folded revision", func() bool { return h.view.Current().ResourceVersion/1_000_000 == 219 })
 	if got := h.computer.Calls() - before; got != 4 {
 		t.Errorf("%d computations for a burst of 20 changes, want 4 (the first three, then the rest folded)", got)
+	}
+
+	// The metric: 16 isolated changes published with the clock standing
+	// still, and one burst whose first folded change (103, 1 ms after the
+	// third) waited until the clock passed the window: 17 ms of changes,
+	// then the window's 200 ms.
+	testio.Eventually(t, "the burst's observation", func() bool {
+		n, _ := view.ChangesToRevision(t, "burst")
+		return n > burst0
+	})
+	isolated, isolatedSum := view.ChangesToRevision(t, "isolated")
+	burst, burstSum := view.ChangesToRevision(t, "burst")
+	if isolated-isolated0 != 16 || isolatedSum != isolatedSum0 {
+		t.Errorf("isolated changes: %d observed, %v s in all; want 16 and 0 s", isolated-isolated0, isolatedSum-isolatedSum0)
+	}
+	if want := (fold + 16*time.Millisecond).Seconds(); burst-burst0 != 1 || math.Abs(burstSum-burstSum0-want) > 1e-9 {
+		t.Errorf("bursts: %d observed, %v s in all; want 1 and %v s", burst-burst0, burstSum-burstSum0, want)
 	}
 }
 

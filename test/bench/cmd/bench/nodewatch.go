@@ -359,6 +359,10 @@ func (w *contentWatcher) reset() {
 	w.seen, w.events, w.bytes = nil, 0, 0
 }
 
+// changeToRevision is the server's histogram of the time from a source
+// change to the revision that covers it (pkg/view).
+const changeToRevision = "update_status_change_to_revision_seconds"
+
 // nodeWatchCell is one cell: watchers of one kind under churn at Rate.
 type nodeWatchCell struct {
 	Kind                string // kindNodes or kindInsights
@@ -391,6 +395,11 @@ type nodeWatchCell struct {
 	ServerIdle, KubeAPIServerIdle          float64
 	// Published is the server's revisions over the window.
 	Published float64
+	// ServerLag is the server's update_status_change_to_revision_seconds
+	// over the window (the time from a change to the revision that covers
+	// it, in the server), Bursts its observations of bursts.
+	ServerLag histogramDelta
+	Bursts    float64
 }
 
 // CPUPerChange is the CPU-seconds per change above idle of the server (or,
@@ -684,6 +693,8 @@ func contentWatchRun(ctx context.Context, spec nodeWatchSpec, cp *localstack.Con
 	cell.ServerCPU, cell.KubeAPIServerCPU, cell.ClientCPU = cpu1[0]-cpu0[0], cpu1[1]-cpu0[1], cpu1[2]-cpu0[2]
 	changed := `result="changed"`
 	cell.Published = sumSeries(m1, "update_status_recomputations_total", changed) - sumSeries(m0, "update_status_recomputations_total", changed)
+	cell.ServerLag = histogramBetween(m0, m1, changeToRevision, "")
+	cell.Bursts = histogramBetween(m0, m1, changeToRevision, `change="burst"`).Count
 	writes := ch.sortedWrites()
 	cell.Changes, cell.Skipped = int64(len(writes)), ch.errs.Load()
 	shown := make([]bool, len(writes))

@@ -14,7 +14,11 @@
 
 package main
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+	"time"
+)
 
 // Goals of the node-watch cell (issue #38).
 const (
@@ -174,7 +178,8 @@ func (r *report) nodeWatchTables(p func(string, ...any)) {
 			row(s, "nodeprogressinsights (aggregated), burst, before", before)
 		}
 	}
-	p("\n| nodes | watchers | cluster | Nodes p50 / p99 | nodeprogressinsights p50 / p99 | p99 ratio | during the nodeprogressinsights cell |\n|---|---|---|---|---|---|---|\n")
+	p("\n*In the server* is, over the nodeprogressinsights cell, the server's `%s`: the time from a source change to the publication of the revision that covers it, the fold window's wait included, as bucket bounds (p50 and p99 at most that), and how many of those revisions covered a burst (computed at the end of the window) rather than an isolated change (computed at once). What the watchers see beyond it is the watch cache, the aggregation layer and their own reading.\n", changeToRevision)
+	p("\n| nodes | watchers | cluster | Nodes p50 / p99 | nodeprogressinsights p50 / p99 | p99 ratio | in the server p50 / p99 (revisions, of bursts) | during the nodeprogressinsights cell |\n|---|---|---|---|---|---|---|---|\n")
 	for _, s := range cells {
 		d := s.NodeWatch.Spec.Deadline
 		for _, live := range []bool{false, true} {
@@ -188,8 +193,8 @@ func (r *report) nodeWatchTables(p func(string, ...any)) {
 					state = "updating"
 					activity = fmt.Sprintf("%d simulator requests, %d updates started, %d contribution writes", npi.LiveRequests, npi.LiveUpdates, npi.LiveContributions)
 				}
-				p("| %d | %d | %s | %s / %s | %s / %s | %s | %s |\n", s.Nodes, k, state, lagText(nodes.Lag.P50, d), lagText(nodes.Lag.P99, d),
-					lagText(npi.Lag.P50, d), lagText(npi.Lag.P99, d), p99Ratio(npi.Lag, nodes.Lag), activity)
+				p("| %d | %d | %s | %s / %s | %s / %s | %s | %s | %s |\n", s.Nodes, k, state, lagText(nodes.Lag.P50, d), lagText(nodes.Lag.P99, d),
+					lagText(npi.Lag.P50, d), lagText(npi.Lag.P99, d), p99Ratio(npi.Lag, nodes.Lag), serverLagText(npi), activity)
 			}
 		}
 	}
@@ -210,4 +215,26 @@ func (r *report) nodeWatchTables(p func(string, ...any)) {
 	p("\n| goal | measured | |\n|---|---|---|\n")
 	r.nodeWatchGoals(p, cells[len(cells)-1])
 	p("\n")
+}
+
+// serverLagText is the In the server column of cell c.
+func serverLagText(c *nodeWatchCell) string {
+	h := c.ServerLag
+	if h.Count == 0 {
+		return "none recorded"
+	}
+	bound := func(q float64) string {
+		b := h.Quantile(q)
+		if math.IsInf(b, 1) {
+			last := 0.0
+			for _, f := range h.Bounds {
+				if !math.IsInf(f, 1) {
+					last = f
+				}
+			}
+			return "> " + ms(time.Duration(last*float64(time.Second)))
+		}
+		return "≤ " + ms(time.Duration(b*float64(time.Second)))
+	}
+	return fmt.Sprintf("%s / %s (%.0f, %.0f)", bound(0.5), bound(0.99), h.Count, c.Bursts)
 }

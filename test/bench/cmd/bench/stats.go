@@ -16,8 +16,11 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -87,4 +90,59 @@ func bytesIEC(b float64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", b/div, "KMGT"[exp])
+}
+
+// histogramDelta is what a Prometheus histogram of the server recorded
+// between two scrapes, its series summed over every label but le.
+type histogramDelta struct {
+	// Bounds are the buckets' upper bounds, ascending; Counts the
+	// observations at or below each.
+	Bounds []float64
+	Counts []float64
+	// Count is every observation.
+	Count float64
+}
+
+// histogramBetween returns the observations of histogram name between the
+// scrapes m0 and m1 (metrics) whose labels contain match.
+func histogramBetween(m0, m1 map[string]float64, name, match string) histogramDelta {
+	byBound := map[float64]float64{}
+	for k, v := range m1 {
+		labels, ok := strings.CutPrefix(k, name+"_bucket{")
+		if !ok || !strings.Contains(labels, match) {
+			continue
+		}
+		_, le, ok := strings.Cut(labels, `le="`)
+		if !ok {
+			continue
+		}
+		le, _, _ = strings.Cut(le, `"`)
+		bound, err := strconv.ParseFloat(le, 64)
+		if err != nil {
+			continue
+		}
+		byBound[bound] += v - m0[k]
+	}
+	var h histogramDelta
+	for _, b := range slices.Sorted(maps.Keys(byBound)) {
+		h.Bounds = append(h.Bounds, b)
+		h.Counts = append(h.Counts, byBound[b])
+	}
+	h.Count = sumSeries(m1, name+"_count", match) - sumSeries(m0, name+"_count", match)
+	return h
+}
+
+// Quantile returns the upper bound of the bucket that holds quantile q (0 to
+// 1) of the observations: q of them took at most that long. It is +Inf when
+// they fall past the last finite bound, and 0 without observations.
+func (h histogramDelta) Quantile(q float64) float64 {
+	if h.Count <= 0 {
+		return 0
+	}
+	for i, c := range h.Counts {
+		if c >= q*h.Count {
+			return h.Bounds[i]
+		}
+	}
+	return math.Inf(1)
 }

@@ -15,6 +15,7 @@
 package main
 
 import (
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -160,5 +161,48 @@ func TestJSONMeta(t *testing.T) {
 		if ok != tt.wantOK || rv != tt.rv || string(name) != tt.name {
 			t.Errorf("jsonMeta(%.60s) = %d, %q, %v; want %d, %q, %v", tt.line, rv, name, ok, tt.rv, tt.name, tt.wantOK)
 		}
+	}
+}
+
+// TestHistogramBetween reads a histogram's buckets from two scrapes, summed
+// over its other labels, and places quantiles in them.
+func TestHistogramBetween(t *testing.T) {
+	const name = "update_status_change_to_revision_seconds"
+	series := func(change, le string) string {
+		return name + `_bucket{change="` + change + `",le="` + le + `"}`
+	}
+	m0 := map[string]float64{
+		series("isolated", "0.004"): 10, series("isolated", "0.008"): 10, series("isolated", "0.256"): 10, series("isolated", "+Inf"): 10,
+		name + `_count{change="isolated"}`: 10,
+	}
+	m1 := map[string]float64{
+		series("isolated", "0.004"): 60, series("isolated", "0.008"): 105, series("isolated", "0.256"): 110, series("isolated", "+Inf"): 110,
+		series("burst", "0.004"): 0, series("burst", "0.008"): 0, series("burst", "0.256"): 4, series("burst", "+Inf"): 5,
+		name + `_count{change="isolated"}`: 110, name + `_count{change="burst"}`: 5,
+		"update_status_other_bucket{le=\"0.004\"}": 1000,
+	}
+	h := histogramBetween(m0, m1, name, "")
+	if h.Count != 105 || len(h.Bounds) != 4 || h.Counts[0] != 50 || h.Counts[3] != 105 {
+		t.Fatalf("got %+v", h)
+	}
+	for _, tt := range []struct {
+		q, want float64
+	}{{0.4, 0.004}, {0.5, 0.008}, {0.95, 0.256}, {0.99, 0.256}, {0.995, math.Inf(1)}} {
+		if got := h.Quantile(tt.q); got != tt.want {
+			t.Errorf("quantile %v: %v, want %v", tt.q, got, tt.want)
+		}
+	}
+	if b := histogramBetween(m0, m1, name, `change="burst"`); b.Count != 5 || b.Quantile(0.5) != 0.256 {
+		t.Errorf("bursts: %+v", b)
+	}
+	if got := serverLagText(&nodeWatchCell{ServerLag: h, Bursts: 5}); got != "≤ 8.000 ms / ≤ 256 ms (105, 5)" {
+		t.Errorf("text %q", got)
+	}
+	h.Counts[2] = 100 // four of the five past the last finite bound
+	if got := serverLagText(&nodeWatchCell{ServerLag: h, Bursts: 5}); got != "≤ 8.000 ms / > 256 ms (105, 5)" {
+		t.Errorf("text %q", got)
+	}
+	if (histogramDelta{}).Quantile(0.5) != 0 {
+		t.Error("an empty histogram has no quantile")
 	}
 }

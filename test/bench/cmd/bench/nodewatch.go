@@ -41,10 +41,13 @@ import (
 // other under the same cordon/uncordon churn, each change timed from the
 // content of the events.
 
-// The two kinds the cell watches.
+// The kinds the cell watches: Nodes, nodeprogressinsights through the
+// aggregation layer, and (with -node-watch-straight) nodeprogressinsights
+// straight to the server.
 const (
-	kindNodes    = "nodes"
-	kindInsights = resourceNodeInsights
+	kindNodes            = "nodes"
+	kindInsights         = resourceNodeInsights
+	kindInsightsStraight = resourceNodeInsights + "-straight"
 )
 
 // nodeWatchSpec is the flags of the node-watch cell.
@@ -68,6 +71,10 @@ type nodeWatchSpec struct {
 	// Live measures each watcher count again while the cluster updates
 	// (live.go).
 	Live bool
+	// Straight measures nodeprogressinsights straight to the server too,
+	// after the aggregated watchers: the aggregation layer's share of their
+	// lag.
+	Straight bool
 }
 
 // enabled reports whether the cell measures anything.
@@ -100,6 +107,9 @@ func (s nodeWatchSpec) flags() string {
 	if !s.Live {
 		line += " -node-watch-live=false"
 	}
+	if !s.Straight {
+		line += " -node-watch-straight=false"
+	}
 	return line
 }
 
@@ -112,6 +122,7 @@ func (s *nodeWatchSpec) register(fs *flag.FlagSet) func() error {
 	fs.IntVar(&s.BurstRate, "node-watch-burst", 50, "node changes per second of the burst that measures the server's CPU per change (with the first -node-watch count of nodeprogressinsights watchers, 100 without one); 0 to skip")
 	fs.DurationVar(&s.Deadline, "node-watch-deadline", 5*time.Second, "a change not shown to a watcher within this is counted as not delivered")
 	fs.BoolVar(&s.Live, "node-watch-live", true, "measure each -node-watch count again while a simulated update runs (the churned worker pool paused) and an external informer rewrites its contribution every second")
+	fs.BoolVar(&s.Straight, "node-watch-straight", true, "measure each -node-watch count of nodeprogressinsights watchers straight to the server too, after those through the kube-apiserver: the aggregation layer's share of their lag")
 	fs.BoolVar(&s.Only, "node-watch-only", false, "at each size, measure the node-watch cell alone (after the cluster, the server's start-up and memory)")
 	return func() error {
 		s.Watchers = nil
@@ -397,9 +408,11 @@ type nodeWatchCell struct {
 	Published float64
 	// ServerLag is the server's update_status_change_to_revision_seconds
 	// over the window (the time from a change to the revision that covers
-	// it, in the server), Bursts its observations of bursts.
-	ServerLag histogramDelta
-	Bursts    float64
+	// it, in the server), Bursts its observations of bursts, Computations
+	// its update_status_computation_duration_seconds (the snapshot and the
+	// engine).
+	ServerLag, Computations histogramDelta
+	Bursts                  float64
 }
 
 // CPUPerChange is the CPU-seconds per change above idle of the server (or,
@@ -494,7 +507,11 @@ func benchNodeWatch(ctx context.Context, c config, cp *localstack.ControlPlane, 
 // measurePair measures k watchers of Nodes, then of nodeprogressinsights,
 // quiet, or live while sim updates the cluster when it is not nil.
 func (r *nodeWatchResult) measurePair(ctx context.Context, spec nodeWatchSpec, cp *localstack.ControlPlane, admin *httpClient, ch *churn, k int, sim *simulator.Simulator, profDir string) error {
-	for _, kind := range []string{kindNodes, kindInsights} {
+	kinds := []string{kindNodes, kindInsights}
+	if spec.Straight {
+		kinds = append(kinds, kindInsightsStraight)
+	}
+	for _, kind := range kinds {
 		profile := ""
 		if kind == kindInsights {
 			name := fmt.Sprintf("nodewatch-%d-cpu.pprof", k)
@@ -535,6 +552,8 @@ func nodeWatchRun(ctx context.Context, spec nodeWatchSpec, cp *localstack.Contro
 	switch kind {
 	case kindNodes:
 		t = listedWatch("straight to the kube-apiserver", admin, cp.KubeAPIServer.URL+"/api/v1/nodes", nodeUnschedulable)
+	case kindInsightsStraight:
+		t = watchFromNow("straight to the server", cp.ServerURL+apiPrefix+resourceNodeInsights+"?watch=1", insightUnschedulable)
 	default:
 		t = watchFromNow("through the kube-apiserver's aggregation layer", cp.KubeAPIServer.URL+apiPrefix+resourceNodeInsights+"?watch=1", insightUnschedulable)
 	}
@@ -695,6 +714,7 @@ func contentWatchRun(ctx context.Context, spec nodeWatchSpec, cp *localstack.Con
 	cell.Published = sumSeries(m1, "update_status_recomputations_total", changed) - sumSeries(m0, "update_status_recomputations_total", changed)
 	cell.ServerLag = histogramBetween(m0, m1, changeToRevision, "")
 	cell.Bursts = histogramBetween(m0, m1, changeToRevision, `change="burst"`).Count
+	cell.Computations = histogramBetween(m0, m1, "update_status_computation_duration_seconds", "")
 	writes := ch.sortedWrites()
 	cell.Changes, cell.Skipped = int64(len(writes)), ch.errs.Load()
 	shown := make([]bool, len(writes))

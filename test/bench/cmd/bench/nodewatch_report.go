@@ -146,6 +146,9 @@ func (r *report) nodeWatchTables(p func(string, ...any)) {
 	p("## 10. Nodes and nodeprogressinsights watched side by side\n\n")
 	p("At the largest size, after the GET, LIST and watch cells and before the contributions cell (with `-node-watch-only`, at each size, alone), on the same control plane and server: for each watcher count, that many watchers of core/v1 Nodes straight to the kube-apiserver (from the resourceVersion of a LIST), then as many of nodeprogressinsights through the kube-apiserver's aggregation layer (from now), both JSON, each while the same churn cordons or uncordons worker nodes (a merge patch of `spec.unschedulable`) at %d changes/s for %v. ", spec.Rate, spec.Duration)
 	p("The latency is measured from content: for each change and each watcher, the time from sending the patch to the first event that watcher received about that node showing the state the change set, and before the node's next change was sent: for a Node, `spec.unschedulable` in the event; for a nodeprogressinsight, the cause `Node is marked unschedulable` that the engine puts in the Available condition (and the message) of a cordoned node. The watchers read each event's name and these few bytes in place, without decoding it. ")
+	if spec.Straight {
+		p("Then as many watchers of nodeprogressinsights straight to the server (*straight*), the same way: what the aggregation layer adds to the lag is the difference. ")
+	}
 	p("A (change, watcher) pair not shown within %v is *late* and counts in the percentiles as beyond the deadline rather than being left out; *not shown* counts the changes no watcher was shown in time. A watcher whose stream ends watches again from the last resourceVersion it received (*rewatches*).\n\n", spec.Deadline)
 	if spec.Live {
 		p("Each watcher count is then measured again with the cluster *updating* (after the burst): the simulator runs its update in real time at speed %d, one update after another, with the churned worker pool paused (the control plane's operators and the master pool update; the next update starts once only the paused pool lags, as OpenShift allows), and an external informer (`pkg/contribute`, namespace `%s`) rewrites its contribution every %v, so that the server's other sources change while the nodes do, as on the `make run` stack. ", liveSpeed, liveNamespace, liveContributionEvery)
@@ -166,8 +169,11 @@ func (r *report) nodeWatchTables(p func(string, ...any)) {
 	for _, s := range cells {
 		for _, c := range s.NodeWatch.Cells {
 			label := "Nodes (straight)"
-			if c.Kind == kindInsights {
+			switch c.Kind {
+			case kindInsights:
 				label = "nodeprogressinsights (aggregated)"
+			case kindInsightsStraight:
+				label = "nodeprogressinsights (straight)"
 			}
 			row(s, label+variantText(c.Live), c)
 		}
@@ -178,8 +184,8 @@ func (r *report) nodeWatchTables(p func(string, ...any)) {
 			row(s, "nodeprogressinsights (aggregated), burst, before", before)
 		}
 	}
-	p("\n*In the server* is, over the nodeprogressinsights cell, the server's `%s`: the time from a source change to the publication of the revision that covers it, the fold window's wait included, as bucket bounds (p50 and p99 at most that), and how many of those revisions covered a burst (computed at the end of the window) rather than an isolated change (computed at once). What the watchers see beyond it is the watch cache, the aggregation layer and their own reading.\n", changeToRevision)
-	p("\n| nodes | watchers | cluster | Nodes p50 / p99 | nodeprogressinsights p50 / p99 | p99 ratio | in the server p50 / p99 (revisions, of bursts) | during the nodeprogressinsights cell |\n|---|---|---|---|---|---|---|---|\n")
+	p("\n*In the server* is, over the nodeprogressinsights cell, the server's `%s`: the time from a source change to the publication of the revision that covers it, the fold window's wait included, as bucket bounds (p50 and p99 at most that), and how many of those revisions covered a burst (computed at the end of the window) rather than an isolated change (computed at once); then the p99 of its computations (`update_status_computation_duration_seconds`: the snapshot and the engine, every computation). What the watchers see beyond it is the watch cache, the aggregation layer and their own reading.\n", changeToRevision)
+	p("\n| nodes | watchers | cluster | Nodes p50 / p99 | nodeprogressinsights p50 / p99 | p99 ratio | nodeprogressinsights straight p50 / p99 | in the server: p50 / p99 (revisions, of bursts); computations p99 | during the nodeprogressinsights cell |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range cells {
 		d := s.NodeWatch.Spec.Deadline
 		for _, live := range []bool{false, true} {
@@ -193,8 +199,12 @@ func (r *report) nodeWatchTables(p func(string, ...any)) {
 					state = "updating"
 					activity = fmt.Sprintf("%d simulator requests, %d updates started, %d contribution writes", npi.LiveRequests, npi.LiveUpdates, npi.LiveContributions)
 				}
-				p("| %d | %d | %s | %s / %s | %s / %s | %s | %s | %s |\n", s.Nodes, k, state, lagText(nodes.Lag.P50, d), lagText(nodes.Lag.P99, d),
-					lagText(npi.Lag.P50, d), lagText(npi.Lag.P99, d), p99Ratio(npi.Lag, nodes.Lag), serverLagText(npi), activity)
+				straight := "not measured"
+				if c := s.NodeWatch.cell(kindInsightsStraight, k, live); c != nil {
+					straight = lagText(c.Lag.P50, d) + " / " + lagText(c.Lag.P99, d)
+				}
+				p("| %d | %d | %s | %s / %s | %s / %s | %s | %s | %s | %s |\n", s.Nodes, k, state, lagText(nodes.Lag.P50, d), lagText(nodes.Lag.P99, d),
+					lagText(npi.Lag.P50, d), lagText(npi.Lag.P99, d), p99Ratio(npi.Lag, nodes.Lag), straight, serverLagText(npi), activity)
 			}
 		}
 	}
@@ -223,7 +233,7 @@ func serverLagText(c *nodeWatchCell) string {
 	if h.Count == 0 {
 		return "none recorded"
 	}
-	bound := func(q float64) string {
+	bound := func(h histogramDelta, q float64) string {
 		b := h.Quantile(q)
 		if math.IsInf(b, 1) {
 			last := 0.0
@@ -236,5 +246,9 @@ func serverLagText(c *nodeWatchCell) string {
 		}
 		return "≤ " + ms(time.Duration(b*float64(time.Second)))
 	}
-	return fmt.Sprintf("%s / %s (%.0f, %.0f)", bound(0.5), bound(0.99), h.Count, c.Bursts)
+	text := fmt.Sprintf("%s / %s (%.0f, %.0f)", bound(h, 0.5), bound(h, 0.99), h.Count, c.Bursts)
+	if c.Computations.Count > 0 {
+		text += "; " + bound(c.Computations, 0.99)
+	}
+	return text
 }

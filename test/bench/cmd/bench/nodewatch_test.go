@@ -214,9 +214,9 @@ func TestNodeWatchFlags(t *testing.T) {
 		want    nodeWatchSpec
 		wantErr bool
 	}{
-		{args: nil, want: nodeWatchSpec{Watchers: []int{100, 1000}, Rate: 20, Duration: 30 * time.Second, BurstRate: 50, BurstWatchers: 100, Deadline: 5 * time.Second, Live: true}},
-		{args: []string{"-node-watch=", "-node-watch-only"}, want: nodeWatchSpec{Rate: 20, Duration: 30 * time.Second, BurstRate: 50, BurstWatchers: 100, Deadline: 5 * time.Second, Only: true, Live: true}},
-		{args: []string{"-node-watch=10", "-node-watch-burst=0", "-node-watch-live=false"}, want: nodeWatchSpec{Watchers: []int{10}, Rate: 20, Duration: 30 * time.Second, BurstWatchers: 10, Deadline: 5 * time.Second}},
+		{args: nil, want: nodeWatchSpec{Watchers: []int{100, 1000}, Rate: 20, Duration: 30 * time.Second, BurstRate: 50, BurstWatchers: 100, Deadline: 5 * time.Second, Live: true, Straight: true}},
+		{args: []string{"-node-watch=", "-node-watch-only"}, want: nodeWatchSpec{Rate: 20, Duration: 30 * time.Second, BurstRate: 50, BurstWatchers: 100, Deadline: 5 * time.Second, Only: true, Live: true, Straight: true}},
+		{args: []string{"-node-watch=10", "-node-watch-burst=0", "-node-watch-live=false", "-node-watch-straight=false"}, want: nodeWatchSpec{Watchers: []int{10}, Rate: 20, Duration: 30 * time.Second, BurstWatchers: 10, Deadline: 5 * time.Second}},
 		{args: []string{"-node-watch=", "-node-watch-burst=0", "-node-watch-only"}, wantErr: true},
 		{args: []string{"-node-watch=10", "-node-watch-rate=0"}, wantErr: true},
 		{args: []string{"-node-watch=ten"}, wantErr: true},
@@ -283,7 +283,9 @@ func withLiveCells(s *sizeResult) {
 	nodes := &nodeWatchCell{Kind: kindNodes, Watchers: 100, Connected: 100, Rate: 20, Changes: 600, Lag: l, Live: true}
 	l.P99 = 200 * time.Millisecond
 	npi := &nodeWatchCell{Kind: kindInsights, Watchers: 100, Connected: 100, Rate: 20, Changes: 600, Lag: l, Live: true, LiveRequests: 120, LiveUpdates: 1, LiveContributions: 30}
-	s.NodeWatch.Cells = append(s.NodeWatch.Cells, nodes, npi)
+	l.P99 = 90 * time.Millisecond
+	straight := &nodeWatchCell{Kind: kindInsightsStraight, Watchers: 100, Connected: 100, Rate: 20, Changes: 600, Lag: l, Live: true}
+	s.NodeWatch.Cells = append(s.NodeWatch.Cells, nodes, npi, straight)
 }
 
 func TestNodeWatchGoals(t *testing.T) {
@@ -372,9 +374,10 @@ func TestNodeWatchTables(t *testing.T) {
 		"| 5000 | 100 | Nodes (straight) | 20 | 600 (0) | 40.0 ms | 100 ms | 100 ms | 0 of 60000 | 0 | 0 | 1.3 KiB | 1.00 ms (0.100) | 10.50 ms (0.200) | 400 |",
 		"| 5000 | 1000 | Nodes (straight) | 20 | 600 (0) | 2000 ms | > 5s | > 5s | 9000 of 60000 |",
 		"| 5000 | 100 | nodeprogressinsights (aggregated), burst | 50 | 1500 (0) | 50.0 ms | 150 ms |",
-		"| 5000 | 100 | quiet | 40.0 ms / 100 ms | 60.0 ms / 120 ms | 1.20x | none recorded |  |",
-		"| 5000 | 1000 | quiet | 2000 ms / > 5s | 200 ms / 600 ms | Nodes beyond the deadline | none recorded |  |",
-		"| 5000 | 100 | updating | 30.0 ms / 100 ms | 30.0 ms / 200 ms | 2.00x | none recorded | 120 simulator requests, 1 updates started, 30 contribution writes |",
+		"| 5000 | 100 | quiet | 40.0 ms / 100 ms | 60.0 ms / 120 ms | 1.20x | not measured | none recorded |  |",
+		"| 5000 | 1000 | quiet | 2000 ms / > 5s | 200 ms / 600 ms | Nodes beyond the deadline | not measured | none recorded |  |",
+		"| 5000 | 100 | updating | 30.0 ms / 100 ms | 30.0 ms / 200 ms | 2.00x | 30.0 ms / 90.0 ms | none recorded | 120 simulator requests, 1 updates started, 30 contribution writes |",
+		"| 5000 | 100 | nodeprogressinsights (straight), cluster updating | 20 | 600 (0) | 30.0 ms | 90.0 ms |",
 		"| 5000 | 100 | nodeprogressinsights (aggregated), cluster updating | 20 | 600 (0) | 30.0 ms | 200 ms |",
 		"with the cluster *updating*",
 		"| 1000 watchers, 20 node changes/s, from content",

@@ -128,7 +128,10 @@ func histogramBetween(m0, m1 map[string]float64, name, match string) histogramDe
 		h.Bounds = append(h.Bounds, b)
 		h.Counts = append(h.Counts, byBound[b])
 	}
-	h.Count = sumSeries(m1, name+"_count", match) - sumSeries(m0, name+"_count", match)
+	// The +Inf bucket holds every observation.
+	if n := len(h.Bounds); n > 0 && math.IsInf(h.Bounds[n-1], 1) {
+		h.Count = h.Counts[n-1]
+	}
 	return h
 }
 

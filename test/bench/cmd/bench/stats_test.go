@@ -173,12 +173,10 @@ func TestHistogramBetween(t *testing.T) {
 	}
 	m0 := map[string]float64{
 		series("isolated", "0.004"): 10, series("isolated", "0.008"): 10, series("isolated", "0.256"): 10, series("isolated", "+Inf"): 10,
-		name + `_count{change="isolated"}`: 10,
 	}
 	m1 := map[string]float64{
 		series("isolated", "0.004"): 60, series("isolated", "0.008"): 105, series("isolated", "0.256"): 110, series("isolated", "+Inf"): 110,
 		series("burst", "0.004"): 0, series("burst", "0.008"): 0, series("burst", "0.256"): 4, series("burst", "+Inf"): 5,
-		name + `_count{change="isolated"}`: 110, name + `_count{change="burst"}`: 5,
 		"update_status_other_bucket{le=\"0.004\"}": 1000,
 	}
 	h := histogramBetween(m0, m1, name, "")
@@ -197,6 +195,9 @@ func TestHistogramBetween(t *testing.T) {
 	}
 	if got := serverLagText(&nodeWatchCell{ServerLag: h, Bursts: 5}); got != "≤ 8.000 ms / ≤ 256 ms (105, 5)" {
 		t.Errorf("text %q", got)
+	}
+	if got := serverLagText(&nodeWatchCell{ServerLag: h, Bursts: 5, Computations: histogramBetween(m0, m1, name, `change="burst"`)}); got != "≤ 8.000 ms / ≤ 256 ms (105, 5); > 256 ms" {
+		t.Errorf("text with computations %q", got)
 	}
 	h.Counts[2] = 100 // four of the five past the last finite bound
 	if got := serverLagText(&nodeWatchCell{ServerLag: h, Bursts: 5}); got != "≤ 8.000 ms / > 256 ms (105, 5)" {

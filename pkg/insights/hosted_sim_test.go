@@ -17,6 +17,7 @@ package insights_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -85,7 +86,7 @@ func (s *storeSink) Write(_ context.Context, b *simulator.Batch) error {
 
 // sources reads the hosted cluster ns/name from the store as the server's
 // informers would hand it to the engine.
-func (s *storeSink) sources(t *testing.T, ns, name string) *insights.HostedSources {
+func (s *storeSink) sources(t testing.TB, ns, name string) *insights.HostedSources {
 	t.Helper()
 	cpNS := hypershift.ControlPlaneNamespace(ns, name)
 	src := &insights.HostedSources{}
@@ -121,7 +122,7 @@ func (s *storeSink) sources(t *testing.T, ns, name string) *insights.HostedSourc
 
 // mustConvert returns u converted by from, failing the test when it cannot
 // be.
-func mustConvert[T any](t *testing.T, from func(*unstructured.Unstructured) (T, error), u *unstructured.Unstructured) T {
+func mustConvert[T any](t testing.TB, from func(*unstructured.Unstructured) (T, error), u *unstructured.Unstructured) T {
 	t.Helper()
 	v, err := from(u)
 	if err != nil {
@@ -321,4 +322,87 @@ func TestComputeHostedSimulatorFaults(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkComputeHosted computes one simulated hosted cluster (2 NodePools
+// of 25 Machines and its control plane's components) in the middle of its
+// update, one Machine changed before each computation: by the Engine that
+// computed it before (memo) or by a new one (fresh). retained reports the
+// heap an Engine keeps between two computations of that hosted cluster.
+func BenchmarkComputeHosted(b *testing.B) {
+	start := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	fc := clocktesting.NewFakeClock(start)
+	sink := &storeSink{objects: map[string]*unstructured.Unstructured{}}
+	sim, err := hosted.New(hosted.Options{Clusters: []hosted.ClusterOptions{{Name: "bench", UpgradeType: hyperv1.UpgradeTypeReplace, Nodes: 25, NodePools: 2}}, Clock: fc, Sink: sink})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := sim.Create(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if err := sim.StartUpdate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 10; i++ {
+		res, err := sim.Step(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Next.After(fc.Now()) {
+			fc.SetTime(res.Next)
+		}
+	}
+	src := sink.sources(b, "clusters", "bench")
+	if len(src.Machines) < 50 || len(src.Components) == 0 {
+		b.Fatalf("%d Machines, %d components", len(src.Machines), len(src.Components))
+	}
+	now := fc.Now()
+	// change replaces a Machine with a copy at a new resourceVersion, as an
+	// informer hands a changed object.
+	change := func(i int) {
+		k := i % len(src.Machines)
+		m := src.Machines[k].DeepCopy()
+		m.ResourceVersion = strconv.Itoa(1_000_000 + i)
+		src.Machines[k] = m
+	}
+	b.Run("memo", func(b *testing.B) {
+		e := insights.NewEngine()
+		e.ComputeHosted(src, now)
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			change(i)
+			e.ComputeHosted(src, now)
+		}
+	})
+	b.Run("fresh", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			change(i)
+			insights.NewEngine().ComputeHosted(src, now)
+		}
+	})
+	b.Run("retained", func(b *testing.B) {
+		const n = 100
+		for b.Loop() {
+			engines := make([]*insights.Engine, n)
+			results := make([]insights.Result, n)
+			var before, both, result runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			for i := range engines {
+				engines[i] = insights.NewEngine()
+				results[i] = engines[i].ComputeHosted(src, now)
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&both)
+			runtime.KeepAlive(engines)
+			engines = nil
+			runtime.GC()
+			runtime.ReadMemStats(&result)
+			runtime.KeepAlive(results)
+			b.ReportMetric(float64(both.HeapAlloc-before.HeapAlloc)/n, "B/engine+result")
+			b.ReportMetric(float64(result.HeapAlloc-before.HeapAlloc)/n, "B/result")
+		}
+	})
 }

@@ -397,7 +397,7 @@ func BenchmarkComputeHosted(b *testing.B) {
 			runtime.GC()
 			runtime.ReadMemStats(&both)
 			runtime.KeepAlive(engines)
-			engines = nil
+			clear(engines)
 			runtime.GC()
 			runtime.ReadMemStats(&result)
 			runtime.KeepAlive(results)

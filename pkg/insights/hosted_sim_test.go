@@ -143,6 +143,29 @@ type simRun struct {
 	last map[string]insights.Result
 }
 
+// simStart is when the simulated hosted clusters are created.
+var simStart = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+
+// startUpdate creates the simulated hosted clusters in a storeSink, on a
+// fake clock at simStart, and requests their update.
+func startUpdate(tb testing.TB, clusters []hosted.ClusterOptions) (*hosted.Simulator, *clocktesting.FakeClock, *storeSink) {
+	tb.Helper()
+	fc := clocktesting.NewFakeClock(simStart)
+	sink := &storeSink{objects: map[string]*unstructured.Unstructured{}}
+	sim, err := hosted.New(hosted.Options{Clusters: clusters, Clock: fc, Sink: sink})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := sim.Create(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	if err := sim.StartUpdate(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	return sim, fc, sink
+}
+
 // simulate runs the hosted simulator's update of clusters on a virtual
 // clock and evaluates each hosted cluster, with one Engine each, after
 // every step and at every NextChange between steps; every object must be
@@ -150,20 +173,8 @@ type simRun struct {
 // later and returns.
 func simulate(t *testing.T, clusters []hosted.ClusterOptions) *simRun {
 	t.Helper()
-	start := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-	fc := clocktesting.NewFakeClock(start)
-	sink := &storeSink{objects: map[string]*unstructured.Unstructured{}}
-	sim, err := hosted.New(hosted.Options{Clusters: clusters, Clock: fc, Sink: sink})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sim, fc, sink := startUpdate(t, clusters)
 	ctx := context.Background()
-	if err := sim.Create(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := sim.StartUpdate(ctx); err != nil {
-		t.Fatal(err)
-	}
 	engines := map[string]*insights.Engine{}
 	run := &simRun{seen: map[string]map[string][]string{}, health: map[string]map[v1alpha1.HealthKind]bool{}}
 	evaluate := func() {
@@ -177,7 +188,7 @@ func simulate(t *testing.T, clusters []hosted.ClusterOptions) *simRun {
 			res := e.ComputeHosted(sink.sources(t, "clusters", c.Name), fc.Now())
 			obj := &v1alpha1.UpdateStatus{ObjectMeta: metav1.ObjectMeta{Name: resources.UpdateStatusName}, Status: res.Status}
 			if errs := validation.ValidateUpdateStatus(obj); len(errs) > 0 {
-				t.Fatalf("%s at %s: invalid object: %v", c.Name, fc.Now().Sub(start), errs.ToAggregate())
+				t.Fatalf("%s at %s: invalid object: %v", c.Name, fc.Now().Sub(simStart), errs.ToAggregate())
 			}
 			run.last[c.Name] = res
 			if run.seen[c.Name] == nil {
@@ -330,20 +341,8 @@ func TestComputeHostedSimulatorFaults(t *testing.T) {
 // computed it before (memo) or by a new one (fresh). retained reports the
 // heap an Engine keeps between two computations of that hosted cluster.
 func BenchmarkComputeHosted(b *testing.B) {
-	start := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-	fc := clocktesting.NewFakeClock(start)
-	sink := &storeSink{objects: map[string]*unstructured.Unstructured{}}
-	sim, err := hosted.New(hosted.Options{Clusters: []hosted.ClusterOptions{{Name: "bench", UpgradeType: hyperv1.UpgradeTypeReplace, Nodes: 25, NodePools: 2}}, Clock: fc, Sink: sink})
-	if err != nil {
-		b.Fatal(err)
-	}
+	sim, fc, sink := startUpdate(b, []hosted.ClusterOptions{{Name: "bench", UpgradeType: hyperv1.UpgradeTypeReplace, Nodes: 25, NodePools: 2}})
 	ctx := context.Background()
-	if err := sim.Create(ctx); err != nil {
-		b.Fatal(err)
-	}
-	if err := sim.StartUpdate(ctx); err != nil {
-		b.Fatal(err)
-	}
 	for i := 0; i < 10; i++ {
 		res, err := sim.Step(ctx)
 		if err != nil {

@@ -15,6 +15,7 @@
 package view
 
 import (
+	"errors"
 	"sync"
 	"testing"
 
@@ -44,12 +45,9 @@ func ChangesToRevision(t testing.TB, change string) (uint64, float64) {
 		}
 	})
 	h := changeToRevision.WithLabelValues(change)
-	n, err := testutil.GetHistogramMetricCount(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := testutil.GetHistogramMetricValue(h)
-	if err != nil {
+	n, errCount := testutil.GetHistogramMetricCount(h)
+	sum, errSum := testutil.GetHistogramMetricValue(h)
+	if err := errors.Join(errCount, errSum); err != nil {
 		t.Fatal(err)
 	}
 	return n, sum

@@ -20,7 +20,7 @@
 // an update (StartUpdate, the node steps from RequestConfig to Uncordon,
 // SetNodeState, the condition setters). The objects follow a real 4.x
 // cluster; names, images and digests are deterministic functions of the
-// versions. pkg/simulator, internal/synth and the tests build their clusters
+// versions. pkg/simulator and the tests build their clusters
 // with it.
 //
 // It also installs the CRDs of those kinds (InstallCRDs), taken from the

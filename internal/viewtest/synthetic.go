@@ -15,22 +15,81 @@
 package viewtest
 
 import (
-	"github.com/update-status/apiserver/internal/synth"
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
+
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/simulator"
 )
 
 // PoolSize is the most nodes a synthetic worker pool holds, below the limit
 // of 1024 insights per pool informer.
 const PoolSize = 1000
 
-// Synthetic returns the status the engine computes for a cluster in the
-// middle of synth.From → synth.To (synth.Cluster at synth.DefaultNow) with 3
-// control-plane nodes and workers worker nodes spread over as few pools as
-// keep each at most PoolSize ("worker" always exists). The node states come
-// from a generator seeded with seed, so equal arguments give equal statuses.
+// Caught is the share of the worker nodes a Cluster has updated.
+const Caught = 0.15
+
+// faultyWorkers is the fewest workers a Cluster has a NotReady node and a
+// blocked drain in: smaller pools would stall on them.
+const faultyWorkers = 100
+
+// Cluster returns the engine's input for a simulated cluster of 3
+// control-plane nodes and workers worker nodes in the given number of
+// worker pools ("worker", then "pool-1", ...), caught by simulator.Midway
+// once Caught of its workers run the new configuration, and the instant it
+// was caught at. Each pool updates a tenth of its nodes at a time; operator
+// monitoring is Degraded and, from faultyWorkers workers, a worker is
+// NotReady and a drain in the last pool is blocked, so that every node state
+// is present. Equal arguments give
+// equal clusters. It panics if the simulator fails, which only a wrong
+// argument makes it do.
+func Cluster(workers, pools int, seed int64) (*insights.Sources, time.Time) {
+	pct := intstr.FromString("10%")
+	o := simulator.Options{Nodes: 3 + workers, ControlPlaneNodes: 3, Seed: seed, MinStepInterval: 10 * time.Second}
+	for i := range max(pools, 1) {
+		name := "worker"
+		if i > 0 {
+			name = "pool-" + strconv.Itoa(i)
+		}
+		o.WorkerPools = append(o.WorkerPools, simulator.PoolOptions{Name: name, MaxUnavailable: &pct})
+	}
+	faults := []simulator.Fault{{Kind: simulator.FaultOperatorDegraded, Target: "monitoring"}}
+	if workers >= faultyWorkers {
+		faults = append(faults, simulator.Fault{Kind: simulator.FaultNodeNotReady, Target: "worker"},
+			simulator.Fault{Kind: simulator.FaultDrainBlocked, Target: o.WorkerPools[len(o.WorkerPools)-1].Name})
+	}
+	st, err := simulator.Midway(context.Background(), o, Caught, faults...)
+	if err != nil {
+		panic(fmt.Sprintf("viewtest: a cluster of %d workers in %d pools: %v", workers, pools, err))
+	}
+	return st.Sources(), st.Time
+}
+
+// Synthetic returns the status the engine computes for a Cluster of workers
+// worker nodes spread over as few pools as keep each at most PoolSize.
 func Synthetic(workers int, seed int64) v1alpha1.UpdateStatusStatus {
-	pools := max(1, (workers+PoolSize-1)/PoolSize)
-	src, now := synth.Cluster(synth.Options{Nodes: 3 + workers, ExtraPools: pools - 1, Seed: seed})
+	src, now := Cluster(workers, (workers+PoolSize-1)/PoolSize, seed)
 	return insights.NewEngine().Compute(src, now).Status
+}
+
+// Changed returns a copy of n with resourceVersion rv whose machine-config
+// daemon moved one step: from Working to Done on its desired configuration,
+// from any other state to Working.
+func Changed(n *insights.Node, rv int) *insights.Node {
+	c := n.DeepCopy()
+	c.ResourceVersion = strconv.Itoa(rv)
+	ann := c.Annotations
+	switch ann[insights.MCDStateAnnotation] {
+	case insights.MCDStateWorking:
+		ann[insights.MCDStateAnnotation] = insights.MCDStateDone
+		ann[insights.CurrentConfigAnnotation] = ann[insights.DesiredConfigAnnotation]
+	default:
+		ann[insights.MCDStateAnnotation] = insights.MCDStateWorking
+	}
+	return c
 }

@@ -13,8 +13,10 @@
 // limitations under the License.
 
 // Package viewtest has test doubles for the view: a snapshotter whose snapshot the
-// test sets, a computer that returns the Results the test scripts, and a
-// generator of synthetic statuses of any size for benchmarks.
+// test sets, a computer that returns the Results the test scripts, and
+// clusters of any size caught in the middle of an update by the simulator
+// (pkg/simulator's Midway), with the engine's status of them, for the
+// engine's, the view's and the server's tests and benchmarks.
 package viewtest
 
 import (

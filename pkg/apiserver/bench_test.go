@@ -24,7 +24,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/update-status/apiserver/internal/synth"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apiserver"
 )
@@ -73,7 +72,7 @@ func BenchmarkGet(b *testing.B) {
 //	go test -run XXX -bench BenchmarkListNodeInsights -benchtime 20x ./pkg/apiserver/
 func BenchmarkListNodeInsights(b *testing.B) {
 	const path = base + "/nodeprogressinsights"
-	s, body := newClusterServer(b, synth.Options{Nodes: 5000, ExtraPools: 1, Seed: 7}, false)
+	s, body := newClusterServer(b, 4997, 2, 7, false)
 	var list v1alpha1.NodeProgressInsightList
 	if err := json.Unmarshal(body, &list); err != nil {
 		b.Fatal(err)

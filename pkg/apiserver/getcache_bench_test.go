@@ -21,7 +21,6 @@ import (
 	"testing"
 
 	"github.com/update-status/apiserver/internal/cputime"
-	"github.com/update-status/apiserver/internal/synth"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apiserver"
 )
@@ -39,9 +38,8 @@ import (
 //	go test -run '^$' -bench BenchmarkGetCache -count 6 ./pkg/apiserver/ >FILE
 //	go run golang.org/x/perf/cmd/benchstat@latest -col /path FILE
 func BenchmarkGetCache(b *testing.B) {
-	o := synth.Options{Nodes: 5000, ExtraPools: 1, Seed: 7}
-	cached, list := newClusterServer(b, o, false)
-	plain, _ := newClusterServer(b, o, true)
+	cached, list := newClusterServer(b, 4997, 2, 7, false)
+	plain, _ := newClusterServer(b, 4997, 2, 7, true)
 	var nodes v1alpha1.NodeProgressInsightList
 	if err := json.Unmarshal(list, &nodes); err != nil {
 		b.Fatal(err)

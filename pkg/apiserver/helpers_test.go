@@ -34,7 +34,6 @@ import (
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/utils/clock"
 
-	"github.com/update-status/apiserver/internal/synth"
 	"github.com/update-status/apiserver/internal/testio"
 	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update"
@@ -133,12 +132,12 @@ func newSyntheticServer(tb testing.TB, workers int, plain bool) *testServer {
 	return s
 }
 
-// newClusterServer builds a server over the synthetic cluster of o with the
-// real engine, waits until every node is listed, and returns the server and
+// newClusterServer builds a server over viewtest.Cluster(workers, pools,
+// seed) with the real engine, waits until every node is listed, and returns the server and
 // the JSON LIST of its NodeProgressInsights.
-func newClusterServer(tb testing.TB, o synth.Options, plain bool) (*testServer, []byte) {
+func newClusterServer(tb testing.TB, workers, pools int, seed int64, plain bool) (*testServer, []byte) {
 	tb.Helper()
-	src, _ := synth.Cluster(o)
+	src, _ := viewtest.Cluster(workers, pools, seed)
 	source := viewtest.NewSnapshotter(1000)
 	source.Set(view.Snapshot{Inputs: src, MaxResourceVersion: 1000, InitialSyncDone: true})
 	s := newTestServer(tb, serverOptions{sources: source, computer: insights.NewEngine(), plain: plain})
@@ -147,7 +146,7 @@ func newClusterServer(tb testing.TB, o synth.Options, plain bool) (*testServer, 
 	testio.Eventually(tb, "every node listed", func() bool {
 		rec := s.do(tb, http.MethodGet, base+"/nodeprogressinsights", "", map[string]string{"Accept": "application/json"})
 		list = rec.Body.Bytes()
-		return len(decode[v1alpha1.NodeProgressInsightList](tb, rec).Items) == o.Nodes
+		return len(decode[v1alpha1.NodeProgressInsightList](tb, rec).Items) == len(src.Nodes)
 	})
 	return s, list
 }

@@ -29,7 +29,6 @@ import (
 
 	genericfeatures "k8s.io/apiserver/pkg/features"
 
-	"github.com/update-status/apiserver/internal/synth"
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apiserver"
 )
@@ -39,7 +38,7 @@ import (
 // answer), never a small one, an error, or one the client did not ask to
 // compress, and none when the library's compression gate is off.
 func TestListGzip(t *testing.T) {
-	s, plain := newClusterServer(t, synth.Options{Nodes: 1500, Seed: 3}, false)
+	s, plain := newClusterServer(t, 1497, 1, 3, false)
 	nodes := base + "/nodeprogressinsights"
 	if len(plain) < 4*apiserver.ListGzipChunk {
 		t.Fatalf("the node list is %d bytes, too small for the test", len(plain))

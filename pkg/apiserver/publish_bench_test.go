@@ -27,7 +27,6 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/update-status/apiserver/internal/cputime"
-	"github.com/update-status/apiserver/internal/synth"
 	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apiserver"
@@ -46,7 +45,7 @@ import (
 //
 //	go test -run XXX -bench BenchmarkNodeChangeToWatchCache -benchtime 400x ./pkg/apiserver/
 func BenchmarkNodeChangeToWatchCache(b *testing.B) {
-	src, now := synth.Cluster(synth.Options{Nodes: 5000, ExtraPools: 1, Seed: 7})
+	src, now := viewtest.Cluster(4997, 2, 7)
 	clk := clocktesting.NewFakeClock(now)
 	codec := apiserver.Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion)
 	usStore, err := updatestatus.NewStore(apiserver.Scheme)
@@ -113,7 +112,7 @@ func BenchmarkNodeChangeToWatchCache(b *testing.B) {
 		if !ok {
 			prev = src.Nodes[k]
 		}
-		changed[i] = synth.Changed(prev, 2000000+i)
+		changed[i] = viewtest.Changed(prev, 2000000+i)
 		latest[k] = changed[i]
 	}
 	b.ReportAllocs()

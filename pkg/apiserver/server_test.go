@@ -26,9 +26,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/update-status/apiserver/internal/synth"
 	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/simulator"
 	"github.com/update-status/apiserver/pkg/view"
 )
 
@@ -133,7 +133,7 @@ func TestGetAndList(t *testing.T) {
 			case tt.wantItems < 0:
 				us := decode[v1alpha1.UpdateStatus](t, rec)
 				if us.Kind != "UpdateStatus" || us.APIVersion != "update.openshift.io/v1alpha1" || us.Name != "cluster" ||
-					us.ResourceVersion == "" || target(&us) != synth.To {
+					us.ResourceVersion == "" || target(&us) != simulator.DefaultToVersion {
 					t.Errorf("object = %s %s %s rv %q", us.APIVersion, us.Kind, us.Name, us.ResourceVersion)
 				}
 				if len(us.Status.Conditions) != 1 || us.Status.Conditions[0].Reason != v1alpha1.AvailableReasonAsExpected {
@@ -217,7 +217,7 @@ func TestTable(t *testing.T) {
 				return
 			}
 			cells := table.Rows[0].Cells
-			if cells[0] != "cluster" || cells[1] != "Progressing 97%" || cells[2] != synth.To {
+			if cells[0] != "cluster" || cells[1] != "Progressing 97%" || cells[2] != simulator.DefaultToVersion {
 				t.Errorf("cells = %v", cells)
 			}
 			if !strings.Contains(string(table.Rows[0].Object.Raw), `"name":"cluster"`) {

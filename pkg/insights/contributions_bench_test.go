@@ -23,7 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/update-status/apiserver/internal/synth"
+	"github.com/update-status/apiserver/internal/viewtest"
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
@@ -64,7 +64,7 @@ func contributionOf(i, n int, renewed time.Time, version int) *informersv1alpha1
 //	go test -run '^$' -bench BenchmarkContributions -benchtime 20x ./pkg/insights/
 func BenchmarkContributions(b *testing.B) {
 	const informers, perInformer = 16, informersv1alpha1.MaxWorkerPoolInsights
-	base, now := synth.Cluster(synth.Options{Nodes: 5000, ExtraPools: 3, Seed: 1})
+	base, now := viewtest.Cluster(4997, 4, 1)
 	with := func(objs []*informersv1alpha1.UpdateInformer) *insights.Sources {
 		src := *base
 		src.UpdateInformers = objs

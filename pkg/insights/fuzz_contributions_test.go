@@ -24,7 +24,8 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/update-status/apiserver/internal/synth"
+	"github.com/update-status/apiserver/internal/informertest"
+	"github.com/update-status/apiserver/internal/viewtest"
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
@@ -178,16 +179,16 @@ func FuzzContributions(f *testing.F) {
 	f.Add([]byte(`!{"spec":{"controlPlane":{"insights":[{"uid":"","insight":{"type":"Node","node":{}}}]}}}`), []byte{1, 1}, "", "x")
 	// The engine modifies no object it reads, and the mutations touch only
 	// the contribution: one cluster serves every run.
-	src, now := synth.Cluster(synth.Options{Nodes: 8, ExtraPools: 1, Seed: 3})
+	src, now := viewtest.Cluster(5, 2, 3)
 	base := insights.Compute(src, now)
 	f.Fuzz(func(t *testing.T, data, ops []byte, a, b string) {
-		o := synth.Contribution("fuzz", "contribution", now)
+		o := informertest.Contribution("fuzz", "contribution", now)
 		if rest, ok := bytes.CutPrefix(data, []byte("!")); ok {
 			o, data = &informersv1alpha1.UpdateInformer{}, rest
 		}
 		_ = json.Unmarshal(data, o) // what decodes, partly or not at all, is the input
 		mutateContribution(o, ops, a, b, src, now)
-		good := synth.Contribution("good", "informer", now)
+		good := informertest.Contribution("good", "informer", now)
 		with := *src
 		with.UpdateInformers = []*informersv1alpha1.UpdateInformer{good, o}
 		if o.Namespace != good.Namespace || o.Name != good.Name {

@@ -16,6 +16,7 @@ package insights_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/update-status/apiserver/internal/synth"
+	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
@@ -35,6 +36,9 @@ import (
 
 // mutator applies fuzzer-chosen edits to a synthetic cluster. Each edit
 // reads an operation, an index and one of two fuzzer strings.
+// fuzzEpoch is the instant the mutator's times count back from.
+var fuzzEpoch = time.Date(2025, 3, 12, 10, 0, 0, 0, time.UTC)
+
 type mutator struct {
 	ops  []byte
 	a, b string
@@ -133,7 +137,7 @@ func (m *mutator) apply() {
 			if co != nil && len(co.Status.Conditions) > 0 {
 				c := &co.Status.Conditions[m.next()%len(co.Status.Conditions)]
 				c.Status, c.Reason, c.Message = configv1.ConditionStatus(m.str()), m.str(), m.str()
-				c.LastTransitionTime = metav1.NewTime(synth.DefaultNow.Add(-time.Duration(m.next()) * time.Minute))
+				c.LastTransitionTime = metav1.NewTime(fuzzEpoch.Add(-time.Duration(m.next()) * time.Minute))
 			}
 		case 10:
 			if len(s.ClusterOperators) > 0 {
@@ -190,7 +194,7 @@ func (m *mutator) apply() {
 			if node != nil && len(node.Conditions) > 0 {
 				c := &node.Conditions[m.next()%len(node.Conditions)]
 				c.Status, c.Message = corev1.ConditionStatus(m.str()), m.str()
-				c.LastTransitionTime = synth.DefaultNow.Add(-time.Duration(m.next()) * time.Second)
+				c.LastTransitionTime = fuzzEpoch.Add(-time.Duration(m.next()) * time.Second)
 			}
 		case 20:
 			if node != nil {
@@ -210,7 +214,7 @@ func (m *mutator) apply() {
 				Labels:      map[string]string{"alertname": m.str(), "severity": []string{"warning", "critical", "info", ""}[m.next()%4], "namespace": m.str()},
 				Annotations: map[string]string{"summary": m.str(), "description": m.str(), "runbook_url": m.str()},
 				State:       []string{"firing", "pending"}[m.next()%2],
-				ActiveAt:    synth.DefaultNow.Add(-time.Duration(m.next()) * time.Minute),
+				ActiveAt:    fuzzEpoch.Add(-time.Duration(m.next()) * time.Minute),
 			})
 		case 24:
 			if node != nil {
@@ -229,7 +233,7 @@ func (m *mutator) apply() {
 				h := &cv.Status.History[m.next()%len(cv.Status.History)]
 				h.State = configv1.UpdateState(m.str())
 				h.CompletionTime = nil
-				h.StartedTime = metav1.NewTime(synth.DefaultNow.Add(-time.Duration(m.next()) * time.Hour))
+				h.StartedTime = metav1.NewTime(fuzzEpoch.Add(-time.Duration(m.next()) * time.Hour))
 			}
 		case 28:
 			// Up to ~170 KB: beyond every limit of the API, small enough to
@@ -279,8 +283,9 @@ func FuzzCompute(f *testing.F) {
 	f.Add([]byte{16, 3, 2, 0, 28, 4, 1, 9}, "Degraded", "x.y", int64(3600))
 	f.Add([]byte{12, 0, 2, 1, 0, 15, 2, 1, 20, 5, 26, 1, 0}, "Bogus", "UPPER case", int64(1))
 	f.Add([]byte{23, 0, 0, 0, 1, 3, 23, 1, 1, 1, 0, 5, 3, 0, 0}, "PodDisruptionBudgetAtLimit", "https://<x>/r", int64(30))
+	base, at := viewtest.Cluster(9, 2, 7)
 	f.Fuzz(func(t *testing.T, ops []byte, a, b string, offsetSeconds int64) {
-		src, now := synth.Cluster(synth.Options{Nodes: 12, ExtraPools: 1, Seed: 7})
+		src, now := copySources(base), at
 		// The engine first sees copies: objects handed to it must not
 		// change afterwards (a changed object is a new object, as in an
 		// informer cache), and the mutations below work in place.
@@ -329,6 +334,7 @@ func copySources(src *insights.Sources) *insights.Sources {
 	for _, n := range src.Nodes {
 		out.Nodes = append(out.Nodes, n.DeepCopy())
 	}
+	out.Alerts = slices.Clone(src.Alerts)
 	out.MachineConfigVersions = map[string]string{}
 	for k, v := range src.MachineConfigVersions {
 		out.MachineConfigVersions[k] = v

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/update-status/apiserver/internal/synth"
+	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/insights"
 )
 
@@ -29,7 +29,7 @@ import (
 // publishes results without copying them, so this is what keeps a served
 // revision from changing under its readers.
 func TestEarlierResultsUnchanged(t *testing.T) {
-	src, now := synth.Cluster(synth.Options{Nodes: 300, ExtraPools: 2, Seed: 3})
+	src, now := viewtest.Cluster(297, 3, 3)
 	e := insights.NewEngine()
 	first := e.Compute(src, now)
 	encode := func(r *insights.Result) []byte {
@@ -46,7 +46,7 @@ func TestEarlierResultsUnchanged(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		k := (i * 37) % len(src.Nodes)
 		nodes := append(src.Nodes[:0:0], src.Nodes...)
-		nodes[k] = synth.Changed(nodes[k], 500000+i)
+		nodes[k] = viewtest.Changed(nodes[k], 500000+i)
 		next := *src
 		next.Nodes = nodes
 		src = &next

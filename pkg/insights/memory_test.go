@@ -18,8 +18,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/update-status/apiserver/internal/synth"
 	"github.com/update-status/apiserver/internal/testio"
+	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/insights"
 )
 
@@ -29,7 +29,7 @@ import (
 // memory, but not the source objects, which exist before the Engine does.
 func BenchmarkEngineMemory(b *testing.B) {
 	const nodes = 5000
-	src, now := synth.Cluster(synth.Options{Nodes: nodes, ExtraPools: 3, Seed: 1})
+	src, now := viewtest.Cluster(nodes-3, 4, 1)
 	b.ReportAllocs()
 	var perNode float64
 	for i := 0; i < b.N; i++ {

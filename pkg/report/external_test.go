@@ -22,20 +22,20 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/update-status/apiserver/internal/synth"
+	"github.com/update-status/apiserver/internal/informertest"
 	"github.com/update-status/apiserver/internal/testio"
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
 )
 
-// drainInformer is synth.Contribution with, about pool worker, a copy of
+// drainInformer is informertest.Contribution with, about pool worker, a copy of
 // the server's insight about a node (which must not add a node row).
 func drainInformer(t *testing.T, src *insights.Sources, now time.Time) *informersv1alpha1.UpdateInformer {
 	t.Helper()
 	st := insights.Compute(src, now).Status
 	node := testio.WorkerNodeInsight(t, &st, "worker")
-	o := synth.Contribution("openshift-drain", "drain", now)
+	o := informertest.Contribution("openshift-drain", "drain", now)
 	o.Spec.WorkerPools[0].Insights = append(o.Spec.WorkerPools[0].Insights, *node)
 	return o
 }
@@ -58,7 +58,7 @@ func TestExternalInformer(t *testing.T) {
 		if progress(merged) != progress(plain) {
 			t.Errorf("--details=%s: an external informer changed the progress sections:\n%s\nwant\n%s", d, progress(merged), progress(plain))
 		}
-		for _, summary := range []string{synth.ContributionControlPlaneSummary, synth.ContributionPoolSummary} {
+		for _, summary := range []string{informertest.ContributionControlPlaneSummary, informertest.ContributionPoolSummary} {
 			if !strings.Contains(merged, summary) {
 				t.Errorf("--details=%s: %q is not shown:\n%s", d, summary, merged)
 			}
@@ -72,7 +72,7 @@ func TestExternalInformer(t *testing.T) {
 		}
 	}
 	detailed := render(t, &with, now, DetailsHealth)
-	block := detailed[strings.Index(detailed, "Message: "+synth.ContributionPoolSummary):]
+	block := detailed[strings.Index(detailed, "Message: "+informertest.ContributionPoolSummary):]
 	block = block[:strings.Index(block, "Description:")]
 	if !strings.Contains(block, "Reference:   https://example.com/pdb\n  Informer:    drain.openshift-drain\n") {
 		t.Errorf("the Informer line is not below the reference:\n%s", block)
@@ -82,7 +82,7 @@ func TestExternalInformer(t *testing.T) {
 	// informer line of its own.
 	lapsed := render(t, &with, now.Add(2*time.Minute), DetailsHealth)
 	if !strings.Contains(lapsed, "Message: Informer drain.openshift-drain stopped reporting at") || strings.Contains(lapsed, "Informer:") ||
-		strings.Contains(lapsed, synth.ContributionPoolSummary) {
+		strings.Contains(lapsed, informertest.ContributionPoolSummary) {
 		t.Errorf("after the lease:\n%s", lapsed)
 	}
 }

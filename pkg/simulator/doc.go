@@ -27,7 +27,8 @@
 //     due at the clock's current time and writes the changed objects; Run repeats
 //     Step in real time and RunVirtual jumps a fake clock from event to event.
 //     StartNextUpdate chains another update once one is Completed, or complete
-//     but for paused pools (RunPastPauses returns then).
+//     but for paused pools (RunPastPauses returns then). Midway does it all in
+//     virtual time and returns the cluster caught part way through.
 //   - Inject adds faults (a degraded or unavailable operator, a drain blocked by
 //     a PodDisruptionBudget, a paused pool, a node NotReady, a failing
 //     ClusterVersion).

@@ -20,7 +20,6 @@ import (
 
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/update-status/apiserver/internal/synth"
 	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
@@ -88,7 +87,7 @@ func BenchmarkOneNodeChange(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		k := nodes[i%len(nodes)]
-		ev.setNode(k, synth.Changed(ev.src.Nodes[k], 2000000+i))
+		ev.setNode(k, viewtest.Changed(ev.src.Nodes[k], 2000000+i))
 		ev.view.Recompute()
 	}
 	b.StopTimer()

@@ -25,7 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/update-status/apiserver/internal/synth"
 	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/resources"
@@ -83,7 +82,7 @@ type engineView struct {
 }
 
 func newEngineView(t testing.TB, nodes int) *engineView {
-	src, now := synth.Cluster(synth.Options{Nodes: nodes, ExtraPools: 1, Seed: 7})
+	src, now := viewtest.Cluster(nodes-3, 2, 7)
 	ev := &engineView{source: viewtest.NewSnapshotter(1000), src: src, rec: &recorder{}, maxRV: 1000}
 	ev.source.Set(view.Snapshot{Inputs: src, MaxResourceVersion: ev.maxRV, InitialSyncDone: true})
 	v, err := view.New(view.Config{Snapshots: ev.source, Computer: insights.NewEngine(), Clock: clocktesting.NewFakeClock(now), Publish: ev.rec.publish})
@@ -171,7 +170,7 @@ func TestInsightObjectsFollowTheCluster(t *testing.T) {
 
 	t.Run("one node changes: one node object changes", func(t *testing.T) {
 		changed := ev.src.Nodes[20]
-		ev.setNode(20, synth.Changed(changed, 1000001))
+		ev.setNode(20, viewtest.Changed(changed, 1000001))
 		rev := ev.recompute(t)
 		if rev == nil {
 			t.Fatal("no revision after a node changed state")
@@ -330,7 +329,7 @@ func TestRevisionsDoNotDependOnHistory(t *testing.T) {
 	// removed, and one changed back to what it was.
 	orig := a.src.Nodes[150]
 	for step, i := range []int{0, 150, 299, 7, 150} {
-		a.setNode(i, synth.Changed(a.src.Nodes[i], 5000+step))
+		a.setNode(i, viewtest.Changed(a.src.Nodes[i], 5000+step))
 		if a.recompute(t) == nil {
 			t.Fatalf("step %d: node %d changed, no revision", step, i)
 		}

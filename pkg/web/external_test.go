@@ -23,7 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/update-status/apiserver/internal/synth"
+	"github.com/update-status/apiserver/internal/informertest"
 	"github.com/update-status/apiserver/internal/testio"
 	informersv1alpha1 "github.com/update-status/apiserver/pkg/apis/informers/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
@@ -34,7 +34,7 @@ const drainInformer = "drain.openshift-drain"
 
 // contribute adds two UpdateInformers: one the server refuses (its pool
 // does not exist), so that the server reports it with a Health insight of
-// its own, and synth.Contribution with its control-plane insight under the
+// its own, and informertest.Contribution with its control-plane insight under the
 // uid of the server's (*cpUID) and, about pool worker, a copy of the
 // server's insight about a node, marked Degraded (it must not change the
 // node on the page).
@@ -62,7 +62,7 @@ func contribute(t *testing.T, cpUID *string) func(src *insights.Sources, now tim
 				c.Status, c.Reason, c.Message = metav1.ConditionTrue, "DrainBlocked", "a PodDisruptionBudget"
 			}
 		}
-		o := synth.Contribution("openshift-drain", "drain", now)
+		o := informertest.Contribution("openshift-drain", "drain", now)
 		o.Spec.ControlPlane.Insights[0].UID = *cpUID
 		o.Spec.WorkerPools[0].Insights = append(o.Spec.WorkerPools[0].Insights, *node)
 		src.UpdateInformers = append(src.UpdateInformers, o)
@@ -108,7 +108,7 @@ func TestExternalInformerShown(t *testing.T) {
 				}
 			}
 			// The server's insight of the same uid stays beside it.
-			want := map[string]string{cpUID: synth.ContributionControlPlaneSummary, "pdb": synth.ContributionPoolSummary}
+			want := map[string]string{cpUID: informertest.ContributionControlPlaneSummary, "pdb": informertest.ContributionPoolSummary}
 			if len(external) != len(want) || external[cpUID] != want[cpUID] || external["pdb"] != want["pdb"] {
 				t.Errorf("external health %v, want %v", external, want)
 			}

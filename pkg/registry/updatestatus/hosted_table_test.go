@@ -39,8 +39,8 @@ func TestHostedTable(t *testing.T) {
 	for i := range healthy.Status.WorkerPools {
 		healthy.Status.WorkerPools[i].Informers = nil
 	}
-	updatingRow := []interface{}{"a", "Progressing 97%", "4.16.1", "0/3", "Error", "70m", "4.16.0", "33/34", "1042/2500", "~12m", "True/AsExpected"}
-	healthyRow := []interface{}{"b", "Progressing 97%", "4.16.1", "0/1", "None", "70m", "4.16.0", "0/0", "0/0", "~12m", "True/AsExpected"}
+	updatingRow := []interface{}{"a", "Progressing 97%", "4.20.1", "0/3", "Error", "120m", "4.19.10", "33/34", "405/2500", "overdue", "True/AsExpected"}
+	healthyRow := []interface{}{"b", "Progressing 97%", "4.20.1", "0/1", "None", "120m", "4.19.10", "0/0", "0/0", "overdue", "True/AsExpected"}
 	tests := []struct {
 		name     string
 		obj      runtime.Object

@@ -31,8 +31,8 @@ import (
 )
 
 func TestConvertToTable(t *testing.T) {
-	// The synthetic cluster (synth.Cluster through the engine) started updating
-	// at 08:50; now is 10:00.
+	// The simulated cluster (viewtest.Synthetic) started updating at 08:00
+	// (simulator.MidwayStart); now is 10:00.
 	now := t0
 	synthetic := objectOf(rv1, viewtest.Synthetic(2500, 1))
 	completed := objectOf(rv2, viewtest.Synthetic(3, 1))
@@ -43,7 +43,7 @@ func TestConvertToTable(t *testing.T) {
 	cv.Versions.Previous.Metadata = []update.VersionMetadata{{Key: update.VersionMetadataKey(v1alpha1.PartialMetadata)}}
 	bookmark := &update.UpdateStatus{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "7"}}
 
-	syntheticRow := []interface{}{"cluster", "Progressing 97%", "4.16.1", "0/3", "19 Error, 21 Warning", "70m", "4.16.0", "33/34", "1042/2500", "~12m", "True/AsExpected"}
+	syntheticRow := []interface{}{"cluster", "Progressing 97%", "4.20.1", "0/3", "1 Error, 1 Warning", "120m", "4.19.10", "33/34", "405/2500", "overdue", "True/AsExpected"}
 	tests := []struct {
 		name     string
 		obj      runtime.Object
@@ -58,7 +58,7 @@ func TestConvertToTable(t *testing.T) {
 			wantRows: [][]interface{}{syntheticRow}, wantRV: "9"},
 		{name: "empty list", obj: &update.UpdateStatusList{}, wantRows: [][]interface{}{}},
 		{name: "completed update", obj: completed, wantRows: [][]interface{}{
-			{"cluster", "Completed 100%", "4.16.1", "0/1", "1 Warning", "70m", "4.16.0 (partial)", "33/34", "0/3", "0s", "True/AsExpected"}}, wantRV: "2000001"},
+			{"cluster", "Completed 100%", "4.20.1", "0/1", "1 Error", "120m", "4.19.10 (partial)", "33/34", "1/3", "0s", "True/AsExpected"}}, wantRV: "2000001"},
 		{name: "bookmark", obj: bookmark, wantRows: [][]interface{}{
 			{"", unknown, unknown, "0/0", "None", unknown, unknown, "0/0", "0/0", unknown, unknown}}, wantRV: "7"},
 		{name: "no headers", obj: bookmark, opts: &metav1.TableOptions{NoHeaders: true}, noHeader: true, wantRows: [][]interface{}{

@@ -197,7 +197,7 @@ func (r *report) contributionTables(p func(string, ...any)) {
 	if r.contributionsGo == nil {
 		return
 	}
-	p("The engine alone, in-process (`go test -run XXX -bench '%s$|%s$' -benchtime %s -count %d %s`, medians): a synthetic cluster of 5,000 nodes with 16 UpdateInformers of 1,024 Health insights on the worker pool (the engine refuses those that do not fit, as the server does), one recomputation after one informer changed its insights, and after one only renewed its lease; beside it, one recomputation after one node changed, without contributions. ",
+	p("The engine alone, in-process (`go test -run XXX -bench '%s$|%s$' -benchtime %s -count %d %s`, medians): a simulated cluster of 5,000 nodes caught mid-update (viewtest.Cluster) with 16 UpdateInformers of 1,024 Health insights on the worker pool (the engine refuses those that do not fit, as the server does), one recomputation after one informer changed its insights, and after one only renewed its lease; beside it, one recomputation after one node changed, without contributions. ",
 		contributionsBench, recomputeBench, contributionsTime, nodeChangeRuns, contributionsPkg)
 	p("*heap-B/insight* is the live heap the contributions add to the engine's memory and result, per insight merged.\n\n")
 	p("| benchmark | case | time / op | B / op | allocs / op | / one node changed |\n|---|---|---|---|---|---|\n")

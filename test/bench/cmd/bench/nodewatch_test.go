@@ -28,7 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/update-status/apiserver/internal/synth"
+	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/insights"
 )
 
@@ -158,7 +158,7 @@ func TestNodeUnschedulable(t *testing.T) {
 // every worker node shows the text once the node is cordoned, and no insight
 // shows it while no node is.
 func TestInsightUnschedulableFromEngine(t *testing.T) {
-	src, now := synth.Cluster(synth.Options{Nodes: 200, Seed: 3})
+	src, now := viewtest.Cluster(197, 1, 3)
 	// The same cluster with no node cordoned (the synthetic draining nodes
 	// are), and with every worker node cordoned.
 	uncordoned, cordoned := *src, *src

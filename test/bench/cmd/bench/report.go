@@ -598,7 +598,7 @@ func (r *report) lists(p func(string, ...any)) {
 	}
 	if len(r.listInProcess) > 0 {
 		l, z, e := median(r.listInProcess["list"]), median(r.listInProcess["list-gzip"]), median(r.listInProcess["encode-alone"])
-		p("\nThe server's share, in-process (`go test -run XXX -bench %s -benchtime 20x -count %d ./pkg/apiserver/`: 5,000 NodeProgressInsights of a synthetic cluster, LIST through the whole handler chain into a discarding writer, no TLS, no client; medians): ", listBench, nodeChangeRuns)
+		p("\nThe server's share, in-process (`go test -run XXX -bench %s -benchtime 20x -count %d ./pkg/apiserver/`: 5,000 NodeProgressInsights of a simulated cluster caught mid-update (viewtest.Cluster), LIST through the whole handler chain into a discarding writer, no TLS, no client; medians): ", listBench, nodeChangeRuns)
 		p("LIST %s, LIST with gzip %s, encoding the same list alone %s: **%s** and **%s** of encoding.\n", ms(time.Duration(l)), ms(time.Duration(z)), ms(time.Duration(e)), ratio(l, e), ratio(z, e))
 	}
 }

@@ -101,7 +101,7 @@ func driveHosted(ctx context.Context, cp *localstack.ControlPlane, n int, speed 
 			if err := sim.Run(ctx); err != nil {
 				return err
 			}
-			next, err := nextPatch(sim.Target())
+			next, err := simulator.NextPatch(sim.Target())
 			if err != nil {
 				return err
 			}

@@ -16,9 +16,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -126,7 +123,7 @@ func (s *simulated) Drive(ctx context.Context, interval time.Duration, loop bool
 			return ctx.Err()
 		case <-time.After(interval * time.Duration(pause)):
 		}
-		next, err := nextPatch(s.sim.Options().ToVersion)
+		next, err := simulator.NextPatch(s.sim.Options().ToVersion)
 		if err != nil {
 			return err
 		}
@@ -138,17 +135,4 @@ func (s *simulated) Drive(ctx context.Context, interval time.Duration, loop bool
 			return err
 		}
 	}
-}
-
-// nextPatch returns version with its patch number increased: 4.20.1 -> 4.20.2.
-func nextPatch(version string) (string, error) {
-	i := strings.LastIndexByte(version, '.')
-	if i < 0 {
-		return "", fmt.Errorf("version %q has no patch number", version)
-	}
-	patch, err := strconv.Atoi(version[i+1:])
-	if err != nil {
-		return "", fmt.Errorf("version %q has no numeric patch number", version)
-	}
-	return version[:i+1] + strconv.Itoa(patch+1), nil
 }

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,6 +44,17 @@ const (
 	DefaultFromVersion = "4.19.10"
 	DefaultToVersion   = "4.20.1"
 )
+
+// NextPatch returns version with its patch number increased (4.20.1 ->
+// 4.20.2): the next update of a cluster that updates again and again.
+func NextPatch(version string) (string, error) {
+	i := strings.LastIndexByte(version, '.')
+	patch, err := strconv.Atoi(version[i+1:])
+	if i < 0 || err != nil {
+		return "", fmt.Errorf("version %q does not end in a patch number", version)
+	}
+	return version[:i+1] + strconv.Itoa(patch+1), nil
+}
 
 // Options describe the simulated cluster and how the update unfolds.
 type Options struct {

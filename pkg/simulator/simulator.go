@@ -452,18 +452,19 @@ func (s *Simulator) pausedOnly() bool {
 // least MinStepInterval between steps. A stalled update keeps Run waiting for
 // a fault to be cleared.
 func (s *Simulator) Run(ctx context.Context) error {
-	return s.run(ctx, func(res StepResult) bool { return res.Done })
+	return s.RunUntil(ctx, func(res StepResult) bool { return res.Done })
 }
 
 // RunPastPauses is Run, but it also returns when the update is complete but
 // for paused pools (StepResult.PausedOnly), so that the caller can chain the
 // next update with StartNextUpdate.
 func (s *Simulator) RunPastPauses(ctx context.Context) error {
-	return s.run(ctx, func(res StepResult) bool { return res.Done || res.PausedOnly })
+	return s.RunUntil(ctx, func(res StepResult) bool { return res.Done || res.PausedOnly })
 }
 
-// run is Run until done reports a step's result as the end.
-func (s *Simulator) run(ctx context.Context, done func(StepResult) bool) error {
+// RunUntil is Run until done reports a step's result as the end: a test
+// stops the update at the phase it needs, then runs it on later.
+func (s *Simulator) RunUntil(ctx context.Context, done func(StepResult) bool) error {
 	if s.Phase() == PhaseNone {
 		if err := s.Create(ctx); err != nil {
 			return err

@@ -32,7 +32,6 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/apis/update/validation"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/test/examplecluster"
 )
 
 // TestBadRequests: malformed or odd requests get a clear 4xx Status (or are
@@ -128,7 +127,7 @@ func TestAbsurdSources(t *testing.T) {
 				if err := mutateOperator(ctx, "dns", configv1.OperatorDegraded, configv1.ConditionTrue, "Absurd", huge, time.Now().Add(-faultAge)); err != nil {
 					return err
 				}
-				return examplecluster.Mutate(ctx, cluster.Dynamic, examplecluster.ClusterOperators, "dns", false, func(co *configv1.ClusterOperator) bool {
+				return mutateObject(ctx, clusterOperators, "dns", false, func(co *configv1.ClusterOperator) bool {
 					if co.Annotations == nil {
 						co.Annotations = map[string]string{}
 					}
@@ -140,7 +139,7 @@ func TestAbsurdSources(t *testing.T) {
 				if err := mutateOperator(ctx, "dns", configv1.OperatorDegraded, configv1.ConditionFalse, "AsExpected", "", time.Now()); err != nil {
 					return err
 				}
-				return examplecluster.Mutate(ctx, cluster.Dynamic, examplecluster.ClusterOperators, "dns", false, func(co *configv1.ClusterOperator) bool {
+				return mutateObject(ctx, clusterOperators, "dns", false, func(co *configv1.ClusterOperator) bool {
 					delete(co.Annotations, "example.com/absurd")
 					return true
 				})
@@ -149,7 +148,7 @@ func TestAbsurdSources(t *testing.T) {
 		{
 			name: "3,000 conditions on an operator",
 			inject: func(ctx context.Context) error {
-				return examplecluster.Mutate(ctx, cluster.Dynamic, examplecluster.ClusterOperators, "console", true, func(co *configv1.ClusterOperator) bool {
+				return mutateObject(ctx, clusterOperators, "console", true, func(co *configv1.ClusterOperator) bool {
 					for i := range 3000 {
 						co.Status.Conditions = append(co.Status.Conditions, configv1.ClusterOperatorStatusCondition{
 							Type: configv1.ClusterStatusConditionType(fmt.Sprintf("Absurd%d", i)), Status: configv1.ConditionTrue,
@@ -159,7 +158,7 @@ func TestAbsurdSources(t *testing.T) {
 				})
 			},
 			undo: func(ctx context.Context) error {
-				return examplecluster.Mutate(ctx, cluster.Dynamic, examplecluster.ClusterOperators, "console", true, func(co *configv1.ClusterOperator) bool {
+				return mutateObject(ctx, clusterOperators, "console", true, func(co *configv1.ClusterOperator) bool {
 					kept := co.Status.Conditions[:0]
 					for _, c := range co.Status.Conditions {
 						if !strings.HasPrefix(string(c.Type), "Absurd") {
@@ -174,7 +173,7 @@ func TestAbsurdSources(t *testing.T) {
 		{
 			name: "a node in two pools, with garbage MCO annotations",
 			inject: func(ctx context.Context) error {
-				return mutateNode(ctx, "worker-0", func(n *corev1.Node) {
+				return mutateNode(ctx, workerNode(0), func(n *corev1.Node) {
 					n.Labels["node-role.kubernetes.io/master"] = ""
 					n.Labels["node-role.kubernetes.io/control-plane"] = ""
 					n.Annotations[insights.CurrentConfigAnnotation] = huge
@@ -225,7 +224,7 @@ func TestAbsurdSources(t *testing.T) {
 }
 
 func mutateCV(ctx context.Context, f func(*configv1.ClusterVersion)) error {
-	return examplecluster.Mutate(ctx, cluster.Dynamic, examplecluster.ClusterVersions, insights.ClusterVersionName, true, func(cv *configv1.ClusterVersion) bool {
+	return mutateObject(ctx, clusterVersions, insights.ClusterVersionName, true, func(cv *configv1.ClusterVersion) bool {
 		f(cv)
 		return true
 	})
@@ -236,7 +235,7 @@ func mutateCV(ctx context.Context, f func(*configv1.ClusterVersion)) error {
 func snapshotSources(t *testing.T) func(ctx context.Context) {
 	t.Helper()
 	ctx := t.Context()
-	cv, err := examplecluster.Get[configv1.ClusterVersion](ctx, cluster.Dynamic, examplecluster.ClusterVersions, "version")
+	cv, err := getObject[configv1.ClusterVersion](ctx, clusterVersions, "version")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,14 +35,12 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	"github.com/update-status/apiserver/pkg/generated/informers/externalversions"
-	"github.com/update-status/apiserver/test/examplecluster"
+	"github.com/update-status/apiserver/pkg/simulator"
 )
 
-// updateTimeout bounds one whole example update driven at stepInterval.
-const (
-	stepInterval  = 100 * time.Millisecond
-	updateTimeout = 90 * time.Second
-)
+// updateTimeout bounds one whole update of the simulated cluster (a few
+// seconds at clusterSpeed).
+const updateTimeout = 90 * time.Second
 
 func TestClientsetGetList(t *testing.T) {
 	ctx := t.Context()
@@ -79,11 +77,8 @@ func TestFollowUpdate(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 3*updateTimeout)
 			defer cancel()
 			driveToDone(ctx, t)
-			from, err := cluster.CurrentVersion(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			to, err := examplecluster.NextVersion(from)
+			from := cluster.Options().ToVersion
+			to, err := simulator.NextPatch(from)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,11 +88,11 @@ func TestFollowUpdate(t *testing.T) {
 			defer stopFollowing()
 			tt.follow(followCtx, t, rec)
 
-			if err := cluster.StartUpdate(ctx, to); err != nil {
+			if err := cluster.StartNextUpdate(ctx, to); err != nil {
 				t.Fatal(err)
 			}
 			driveErr := make(chan error, 1)
-			go func() { driveErr <- cluster.Drive(ctx, stepInterval, false, 0) }()
+			go func() { driveErr <- cluster.Run(ctx) }()
 			select {
 			case <-rec.completed:
 			case <-time.After(updateTimeout):
@@ -117,7 +112,7 @@ func driveToDone(ctx context.Context, t *testing.T) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, updateTimeout)
 	defer cancel()
-	if err := cluster.Drive(ctx, 10*time.Millisecond, false, 0); err != nil {
+	if err := cluster.Run(ctx); err != nil {
 		t.Fatalf("finishing the current update: %v", err)
 	}
 }

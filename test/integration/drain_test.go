@@ -45,14 +45,15 @@ import (
 const drainWait = 10 * time.Second
 
 // TestDrainInformer runs update-status-drain-informer as its own process with
-// its own ServiceAccount against a worker of the example cluster made to
+// its own ServiceAccount against a worker of the simulated cluster made to
 // drain, with a running pod on it that a PodDisruptionBudget at
 // disruptionsAllowed 0 holds: the insight names the node, the pod and the
 // budget; releasing the budget clears it; the informer killed, its
 // contribution lapses; its ServiceAccount can write nothing else.
 func TestDrainInformer(t *testing.T) {
 	ctx := t.Context()
-	const ns, nodeName = "drain-test", "worker-1"
+	const ns = "drain-test"
+	nodeName := workerNode(1)
 	contributionNamespace(t, ns)
 	kube := clientFor(t, kubernetes.NewForConfig, cp.RESTConfig(&cp.Users.Admin))
 	admin := updateClient(t, &cp.Users.Admin)
@@ -228,13 +229,13 @@ func TestDrainInformerMachineConfigNode(t *testing.T) {
 	var node *corev1.Node
 	for i := range nodes.Items {
 		n := &nodes.Items[i]
-		if _, worker := n.Labels["node-role.kubernetes.io/worker"]; worker && n.Name != "worker-1" && !drain.IsDraining(n, nil) &&
+		if _, worker := n.Labels["node-role.kubernetes.io/worker"]; worker && n.Name != workerNode(1) && !drain.IsDraining(n, nil) &&
 			n.Annotations[insights.CurrentConfigAnnotation] != "" {
 			node = n
 		}
 	}
 	if node == nil {
-		t.Fatal("no idle worker in the example cluster")
+		t.Fatal("no idle worker in the simulated cluster")
 	}
 
 	// The drain controller cordons the node before it drains it (the

@@ -29,7 +29,7 @@ import (
 
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/test/examplecluster"
+	"github.com/update-status/apiserver/pkg/simulator"
 )
 
 // verdictDeadline bounds the time from a source change to the matching
@@ -76,12 +76,12 @@ func TestFaultVerdicts(t *testing.T) {
 		},
 		{
 			name:    "drain blocked by a PodDisruptionBudget",
-			inject:  func(t *testing.T) func() { return blockDrain(t, "worker-0") },
-			verdict: "node worker-0 Degraded and a health insight about it",
+			inject:  func(t *testing.T) func() { return blockDrain(t, workerNode(0)) },
+			verdict: "the first worker node Degraded and a health insight about it",
 			present: func(us *v1alpha1.UpdateStatus) bool {
-				n := nodeInsight(us, "worker-0")
+				n := nodeInsight(us, workerNode(0))
 				return n != nil && conditionStatus(n.Conditions, "Degraded") == "True" &&
-					healthInsightAbout(us, "nodes", "worker-0") != nil
+					healthInsightAbout(us, "nodes", workerNode(0)) != nil
 			},
 		},
 		{
@@ -96,10 +96,10 @@ func TestFaultVerdicts(t *testing.T) {
 		},
 		{
 			name:    "node not ready outside the update",
-			inject:  func(t *testing.T) func() { return makeNodeNotReady(t, "worker-1") },
-			verdict: "node worker-1 unavailable",
+			inject:  func(t *testing.T) func() { return makeNodeNotReady(t, workerNode(1)) },
+			verdict: "the second worker node unavailable",
 			present: func(us *v1alpha1.UpdateStatus) bool {
-				n := nodeInsight(us, "worker-1")
+				n := nodeInsight(us, workerNode(1))
 				return n != nil && conditionStatus(n.Conditions, "Available") == "False"
 			},
 		},
@@ -127,28 +127,18 @@ func TestFaultVerdicts(t *testing.T) {
 }
 
 // ensureUpdating makes sure an update is in progress with outdated worker
-// nodes: after a completed update it starts the next one.
+// nodes: after a completed update it starts the next one (which stays at
+// its start: the simulated cluster moves only when a test runs it).
 func ensureUpdating(t *testing.T) {
 	t.Helper()
-	ctx := t.Context()
-	cv, err := examplecluster.Get[configv1.ClusterVersion](ctx, cluster.Dynamic, examplecluster.ClusterVersions, "version")
+	if cluster.Phase() != simulator.PhaseCompleted {
+		return
+	}
+	next, err := simulator.NextPatch(cluster.Options().ToVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cv.Status.History) > 0 && cv.Status.History[0].State == configv1.PartialUpdate {
-		pool, err := examplecluster.Get[mcfgv1.MachineConfigPool](ctx, cluster.Dynamic, examplecluster.MachineConfigPools, "worker")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if pool.Status.UpdatedMachineCount < pool.Status.MachineCount || pool.Spec.Configuration.Name != examplecluster.RenderedConfig("worker", cv.Status.Desired.Version) {
-			return
-		}
-	}
-	next, err := examplecluster.NextVersion(cv.Status.Desired.Version)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cluster.StartUpdate(ctx, next); err != nil {
+	if err := cluster.StartNextUpdate(t.Context(), next); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -171,7 +161,7 @@ func once(t *testing.T, restore func(ctx context.Context) error) func() {
 }
 
 func mutateOperator(ctx context.Context, name string, typ configv1.ClusterStatusConditionType, status configv1.ConditionStatus, reason, message string, since time.Time) error {
-	return examplecluster.Mutate(ctx, cluster.Dynamic, examplecluster.ClusterOperators, name, true, func(co *configv1.ClusterOperator) bool {
+	return mutateObject(ctx, clusterOperators, name, true, func(co *configv1.ClusterOperator) bool {
 		for i := range co.Status.Conditions {
 			if c := &co.Status.Conditions[i]; c.Type == typ {
 				c.Status, c.Reason, c.Message, c.LastTransitionTime = status, reason, message, metav1.NewTime(since)
@@ -211,7 +201,7 @@ func makeOperatorUnavailable(t *testing.T, name string) func() {
 func failClusterVersion(t *testing.T) func() {
 	t.Helper()
 	set := func(ctx context.Context, status configv1.ConditionStatus, reason, message string) error {
-		return examplecluster.Mutate(ctx, cluster.Dynamic, examplecluster.ClusterVersions, insights.ClusterVersionName, true, func(cv *configv1.ClusterVersion) bool {
+		return mutateObject(ctx, clusterVersions, insights.ClusterVersionName, true, func(cv *configv1.ClusterVersion) bool {
 			for i := range cv.Status.Conditions {
 				if c := &cv.Status.Conditions[i]; c.Type == cvFailing {
 					c.Status, c.Reason, c.Message, c.LastTransitionTime = status, reason, message, metav1.Now()
@@ -293,7 +283,7 @@ func blockDrain(t *testing.T, name string) func() {
 func pausePool(t *testing.T, pool string) func() {
 	t.Helper()
 	set := func(ctx context.Context, paused bool) error {
-		return examplecluster.Mutate(ctx, cluster.Dynamic, examplecluster.MachineConfigPools, pool, false, func(p *mcfgv1.MachineConfigPool) bool {
+		return mutateObject(ctx, machineConfigPools, pool, false, func(p *mcfgv1.MachineConfigPool) bool {
 			p.Spec.Paused = paused
 			return true
 		})

@@ -41,7 +41,6 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	"github.com/update-status/apiserver/pkg/insights"
-	"github.com/update-status/apiserver/test/examplecluster"
 )
 
 // deployNamespace and deployServiceAccount are the names artifacts/deploy uses.
@@ -308,20 +307,18 @@ func TestFreshClusterLeastPrivilege(t *testing.T) {
 	if err := ocp.InstallCRDs(ctx, cp2.RESTConfig(&cp2.Users.Admin)); err != nil {
 		t.Fatal(err)
 	}
-	cl2, err := examplecluster.New(cp2)
+	cl2, err := newCluster(ctx, cp2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cl2.Create(ctx); err != nil {
-		t.Fatal(err)
-	}
+	worker := cl2.NodeNames("worker")[0]
 	begin := time.Now()
 	if wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
 		if us, err = client.UpdateV1alpha1().UpdateStatuses().Get(ctx, statusName, metav1.GetOptions{}); err != nil {
 			return false, nil
 		}
 		c := available(us)
-		return c != nil && c.Status == metav1.ConditionTrue && cvInsight(us) != nil && nodeInsight(us, "worker-0") != nil, nil
+		return c != nil && c.Status == metav1.ConditionTrue && cvInsight(us) != nil && nodeInsight(us, worker) != nil, nil
 	}) != nil {
 		t.Fatalf("30s after the CRDs were installed the status has not recovered (error %v):\n%s", err, dump(us))
 	}

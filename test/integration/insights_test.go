@@ -181,31 +181,32 @@ func TestKubectlWatchNodeInsights(t *testing.T) {
 	})
 
 	t.Run("one node changes", func(t *testing.T) {
-		restore := makeNodeNotReady(t, "worker-1")
+		worker := workerNode(1)
+		restore := makeNodeNotReady(t, worker)
 		defer restore()
-		seen := wait("worker-1 unavailable", 10*time.Second, func(ev watchEvent) bool {
+		seen := wait(worker+" unavailable", 10*time.Second, func(ev watchEvent) bool {
 			var npi v1alpha1.NodeProgressInsight
-			return ev.name == "worker-1" && json.Unmarshal(ev.Object, &npi) == nil &&
+			return ev.name == worker && json.Unmarshal(ev.Object, &npi) == nil &&
 				conditionStatus(npi.Status.Conditions, "Available") == metav1.ConditionFalse
 		})
 		ev := seen[len(seen)-1]
 		if ev.Type != string(watch.Modified) {
-			t.Errorf("worker-1's change came as %s, want MODIFIED", ev.Type)
+			t.Errorf("%s's change came as %s, want MODIFIED", worker, ev.Type)
 		}
 		if len(ev.Object) > 4096 {
 			t.Errorf("the event carries %d bytes, want a small object (at most 4 KiB)", len(ev.Object))
 		}
 		for _, other := range seen {
 			if other.rv == ev.rv && other.name != ev.name {
-				t.Errorf("node %s changed in the same revision %s though only worker-1's Node changed", other.name, ev.rv)
+				t.Errorf("node %s changed in the same revision %s though only %s's Node changed", other.name, ev.rv, worker)
 			}
 		}
-		t.Logf("worker-1's change: one %s event of %d bytes, after %d other events", ev.Type, len(ev.Object), len(seen)-1)
+		t.Logf("%s's change: one %s event of %d bytes, after %d other events", worker, ev.Type, len(ev.Object), len(seen)-1)
 	})
 
 	t.Run("a node leaves", func(t *testing.T) {
 		name := "worker-insights-extra"
-		tmpl, err := cp.Kube.CoreV1().Nodes().Get(ctx, "worker-1", metav1.GetOptions{})
+		tmpl, err := cp.Kube.CoreV1().Nodes().Get(ctx, workerNode(1), metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

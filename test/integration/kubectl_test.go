@@ -151,7 +151,7 @@ func TestKubectlGetYAMLIsValid(t *testing.T) {
 		t.Errorf("the served object is invalid: %v\n%s", errs.ToAggregate(), res.Stdout)
 	}
 	if cvInsight(&us) == nil {
-		t.Errorf("the served object has no ClusterVersion insight although the example cluster is updating:\n%s", res.Stdout)
+		t.Errorf("the served object has no ClusterVersion insight although the simulated cluster is updating:\n%s", res.Stdout)
 	}
 }
 
@@ -235,15 +235,16 @@ func TestKubectlWatchSeesChanges(t *testing.T) {
 	next("initial object", 10*time.Second, func(us *v1alpha1.UpdateStatus) bool { return us.Name == statusName })
 
 	t.Run("Node", func(t *testing.T) {
-		restore := makeNodeNotReady(t, "worker-1")
-		d := next("worker-1 unavailable", 5*time.Second, func(us *v1alpha1.UpdateStatus) bool {
-			n := nodeInsight(us, "worker-1")
+		worker := workerNode(1)
+		restore := makeNodeNotReady(t, worker)
+		d := next(worker+" unavailable", 5*time.Second, func(us *v1alpha1.UpdateStatus) bool {
+			n := nodeInsight(us, worker)
 			return n != nil && conditionStatus(n.Conditions, "Available") == "False"
 		})
 		t.Logf("kubectl get -w showed the Node change after %v", d)
 		restore()
-		next("worker-1 available again", 5*time.Second, func(us *v1alpha1.UpdateStatus) bool {
-			n := nodeInsight(us, "worker-1")
+		next(worker+" available again", 5*time.Second, func(us *v1alpha1.UpdateStatus) bool {
+			n := nodeInsight(us, worker)
 			return n != nil && conditionStatus(n.Conditions, "Available") == "True"
 		})
 	})

@@ -32,16 +32,15 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/update-status/apiserver/internal/localstack"
-	"github.com/update-status/apiserver/test/examplecluster"
+	"github.com/update-status/apiserver/pkg/simulator"
 )
 
 var (
 	// cp is the control plane every test uses.
 	cp *localstack.ControlPlane
-	// cluster is the example OpenShift cluster inside it. When pkg/simulator
-	// lands, this is the seam: the tests need Create, Step, StartUpdate and
-	// the fault helpers of faults_test.go, nothing else.
-	cluster *examplecluster.Cluster
+	// cluster is the simulated OpenShift cluster inside it (newCluster). It
+	// moves only when a test runs it.
+	cluster *simulator.Simulator
 )
 
 func TestMain(m *testing.M) {
@@ -79,12 +78,8 @@ func run(m *testing.M) int {
 	defer cp.Stop()
 	controlPlaneReady := time.Since(begin)
 
-	if cluster, err = examplecluster.New(cp); err != nil {
-		fmt.Fprintf(os.Stderr, "integration: %v\n", err)
-		return 1
-	}
-	if err := cluster.Create(ctx); err != nil {
-		fmt.Fprintf(os.Stderr, "integration: cannot create the example cluster: %v\n", err)
+	if cluster, err = newCluster(ctx, cp); err != nil {
+		fmt.Fprintf(os.Stderr, "integration: cannot create the simulated cluster: %v\n", err)
 		return 1
 	}
 	if err := cp.StartServer(ctx); err != nil {

@@ -20,24 +20,17 @@ import (
 )
 
 func TestNextPatch(t *testing.T) {
-	tests := []struct{ in, want, wantErr string }{
-		{"4.20.1", "4.20.2", ""},
-		{"4.20.9", "4.20.10", ""},
-		{"4.20.0-rc.1", "4.20.0-rc.2", ""},
-		{"4.20.x", "", "does not end in a patch number"},
-		{"420", "", "does not end in a patch number"},
-		{"", "", "does not end in a patch number"},
-	}
-	for _, tt := range tests {
-		got, err := NextPatch(tt.in)
-		if tt.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("NextPatch(%q) = %q, %v; want error %q", tt.in, got, err, tt.wantErr)
-			}
-			continue
-		}
-		if err != nil || got != tt.want {
-			t.Errorf("NextPatch(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+	// An empty want means an error.
+	for in, want := range map[string]string{
+		"4.20.1": "4.20.2", "4.20.9": "4.20.10", "4.20.0-rc.1": "4.20.0-rc.2",
+		"4.20.x": "", "420": "", "": "",
+	} {
+		got, err := NextPatch(in)
+		switch {
+		case want == "" && (err == nil || !strings.Contains(err.Error(), "does not end in a patch number")):
+			t.Errorf("NextPatch(%q) = %q, %v; want an error", in, got, err)
+		case want != "" && (err != nil || got != want):
+			t.Errorf("NextPatch(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 }

@@ -45,9 +45,8 @@ const faultyWorkers = 100
 // was caught at. Each pool updates a tenth of its nodes at a time; operator
 // monitoring is Degraded and, from faultyWorkers workers, a worker is
 // NotReady and a drain in the last pool is blocked, so that every node state
-// is present. Equal arguments give
-// equal clusters. It panics if the simulator fails, which only a wrong
-// argument makes it do.
+// is present. Equal arguments give equal clusters. It panics if the
+// simulator fails, which only a wrong argument makes it do.
 func Cluster(workers, pools int, seed int64) (*insights.Sources, time.Time) {
 	pct := intstr.FromString("10%")
 	o := simulator.Options{Nodes: 3 + workers, ControlPlaneNodes: 3, Seed: seed, MinStepInterval: 10 * time.Second}

@@ -17,6 +17,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -69,10 +70,11 @@ var (
 	machineConfigPools = schema.GroupVersionResource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigpools"}
 )
 
-// clusterDynamic is the admin's dynamic client of the shared control plane.
-func clusterDynamic() (dynamic.Interface, error) {
+// clusterDynamic is the admin's dynamic client of the shared control plane,
+// built once.
+var clusterDynamic = sync.OnceValues(func() (dynamic.Interface, error) {
 	return dynamic.NewForConfig(cp.RESTConfig(&cp.Users.Admin))
-}
+})
 
 // getObject reads a cluster-scoped object of gvr into a T (an openshift/api
 // type).

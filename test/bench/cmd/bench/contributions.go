@@ -217,9 +217,7 @@ func benchContributions(ctx context.Context, c config, cp *localstack.ControlPla
 		return res, err
 	}
 
-	cfg := cp.RESTConfig(&cp.Users.Admin)
-	cfg.QPS = -1 // no client-side rate limit: the storm sets the pace
-	client, err := versioned.NewForConfig(cfg)
+	cs, err := newClientsets(cp.RESTConfig(&cp.Users.Admin))
 	if err != nil {
 		return res, err
 	}
@@ -232,7 +230,7 @@ func benchContributions(ctx context.Context, c config, cp *localstack.ControlPla
 		if _, err := cp.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return res, err
 		}
-		if contributors[i], err = contribute.New(client.InformersV1alpha1(), cp.Kube, ns, contributorName, contribute.WithLease(contributionLease)); err != nil {
+		if contributors[i], err = contribute.New(cs.updates.InformersV1alpha1(), cp.Kube, ns, contributorName, contribute.WithLease(contributionLease)); err != nil {
 			return res, err
 		}
 		contributors[i].Set(nil, contributedPools(i, spec.Insights, begin))
@@ -240,7 +238,7 @@ func benchContributions(ctx context.Context, c config, cp *localstack.ControlPla
 	if err := forEach(contributors, func(con *contribute.Contributor) error { return con.Write(ctx) }); err != nil {
 		return res, err
 	}
-	if err := tallyVerdicts(ctx, client, namespaces, res); err != nil {
+	if err := tallyVerdicts(ctx, cs.updates, namespaces, res); err != nil {
 		return res, err
 	}
 	res.CreateTime = time.Since(begin)
@@ -260,7 +258,7 @@ func benchContributions(ctx context.Context, c config, cp *localstack.ControlPla
 		if err != nil {
 			return false, nil
 		}
-		if err := tallyVerdicts(ctx, client, namespaces, res); err != nil {
+		if err := tallyVerdicts(ctx, cs.updates, namespaces, res); err != nil {
 			return false, err
 		}
 		want = res.HealthInsightsBefore + res.Insights
@@ -379,20 +377,18 @@ type benchLeases struct {
 // createLeases creates the companion Lease of the UpdateInformer
 // contributorName in each of namespaces.
 func createLeases(ctx context.Context, cp *localstack.ControlPlane, namespaces []string) (*benchLeases, error) {
-	cfg := cp.RESTConfig(&cp.Users.Admin)
-	cfg.QPS = -1
-	kube, err := kubernetes.NewForConfig(cfg)
+	cs, err := newClientsets(cp.RESTConfig(&cp.Users.Admin))
 	if err != nil {
 		return nil, err
 	}
-	ls := &benchLeases{kube: kube, latest: make([]*coordinationv1.Lease, len(namespaces))}
+	ls := &benchLeases{kube: cs.kube, latest: make([]*coordinationv1.Lease, len(namespaces))}
 	for i, ns := range namespaces {
 		l := &coordinationv1.Lease{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: contributorName, Labels: map[string]string{informersv1alpha1.LeaseLabel: contributorName}},
 			Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(informersv1alpha1.InformerName(ns, contributorName)),
 				LeaseDurationSeconds: ptr.To(int32(contributionLease.Seconds())), RenewTime: ptr.To(metav1.NowMicro())},
 		}
-		if ls.latest[i], err = kube.CoordinationV1().Leases(ns).Create(ctx, l, metav1.CreateOptions{}); err != nil {
+		if ls.latest[i], err = ls.kube.CoordinationV1().Leases(ns).Create(ctx, l, metav1.CreateOptions{}); err != nil {
 			return nil, err
 		}
 	}

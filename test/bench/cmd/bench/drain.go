@@ -171,12 +171,7 @@ func benchDrain(ctx context.Context, c config) (_ *drainResult, err error) {
 		return nil, err
 	}
 	admin := cp.RESTConfig(&cp.Users.Admin)
-	admin.QPS = -1
-	kube, err := kubernetes.NewForConfig(admin)
-	if err != nil {
-		return nil, err
-	}
-	updates, err := versioned.NewForConfig(admin)
+	cs, err := newClientsets(admin)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +183,7 @@ func benchDrain(ctx context.Context, c config) (_ *drainResult, err error) {
 		return nil, err
 	}
 	r.CreateNodes = time.Since(t)
-	workers, err := workerNames(ctx, kube)
+	workers, err := workerNames(ctx, cs.kube)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +194,7 @@ func benchDrain(ctx context.Context, c config) (_ *drainResult, err error) {
 	klog.InfoS("Created the nodes", "nodes", d.Nodes, "elapsed", r.CreateNodes.Round(time.Millisecond))
 
 	for _, ns := range []string{drainNamespace, backgroundNamespace} {
-		if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		if _, err := cs.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 			return nil, err
 		}
 	}
@@ -214,11 +209,11 @@ func benchDrain(ctx context.Context, c config) (_ *drainResult, err error) {
 		return nil, err
 	}
 	for i := range draining {
-		if err := createBudget(ctx, kube, i, d.PerNode); err != nil {
+		if err := createBudget(ctx, cs.kube, i, d.PerNode); err != nil {
 			return nil, err
 		}
 	}
-	if err := markDraining(ctx, kube, draining); err != nil {
+	if err := markDraining(ctx, cs.kube, draining); err != nil {
 		return nil, err
 	}
 	created := d.Draining * d.PerNode
@@ -249,7 +244,7 @@ func benchDrain(ctx context.Context, c config) (_ *drainResult, err error) {
 		}
 		created = total
 		klog.InfoS("Pods in the cluster", "pods", total, "added", run.PodsAdded, "elapsed", run.CreatePods.Round(time.Millisecond))
-		if err := measureDrainInformer(ctx, c, cp, kube, updates, proxy, kubeconfig, draining, run); err != nil {
+		if err := measureDrainInformer(ctx, c, cp, cs.kube, cs.updates, proxy, kubeconfig, draining, run); err != nil {
 			return r, err
 		}
 		r.Runs = append(r.Runs, run)

@@ -236,23 +236,17 @@ func benchHostedFleet(ctx context.Context, c config, n int) (_ *hostedRun, err e
 		klog.ErrorS(err, "No heap profile")
 	}
 
-	cfg := rest.CopyConfig(quiet)
-	cfg.QPS = -1
-	dyn, err := dynamic.NewForConfig(cfg)
+	cs, err := newClientsets(quiet)
 	if err != nil {
 		return r, err
 	}
-	updates, err := versioned.NewForConfig(cfg)
-	if err != nil {
-		return r, err
-	}
-	machines, err := listMachines(ctx, dyn)
+	machines, err := listMachines(ctx, cs.dynamic)
 	if err != nil {
 		return r, err
 	}
 	first := clusters[0].Name
 	firstNS := hypershift.ControlPlaneNamespace(hostedNamespace, first)
-	insightNames, err := hostedInsightNames(ctx, updates, first)
+	insightNames, err := hostedInsightNames(ctx, cs.updates, first)
 	if err != nil {
 		return r, err
 	}
@@ -282,7 +276,7 @@ func benchHostedFleet(ctx context.Context, c config, n int) (_ *hostedRun, err e
 	// The fleet: one Machine of each hosted cluster after another, watched
 	// as every hosted cluster's node insights.
 	fleet := machines.spread()
-	all, err := hostedInsightNames(ctx, updates, "")
+	all, err := hostedInsightNames(ctx, cs.updates, "")
 	if err != nil {
 		return r, err
 	}

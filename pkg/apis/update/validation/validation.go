@@ -25,6 +25,7 @@
 package validation
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -117,8 +118,8 @@ type refRule struct {
 	message string
 }
 
-// The reference rules (docs/api-decisions.md#validation-rules), with
-// upstream's messages.
+// The reference rules (docs/api-decisions.md#validation-rules). Those of
+// the control plane and the worker pools carry upstream's messages.
 var (
 	ruleCPResource = refRule{
 		allowed: []groupResource{{"config.openshift.io", "clusterversions"}, {"hypershift.openshift.io", "hostedclusters"}},
@@ -135,27 +136,25 @@ var (
 		message: "workerPools[].poolResource must be a machineconfigpools.machineconfiguration.openshift.io or hostedclusters.hypershift.openshift.io resource",
 	}
 	// R-CV-RES, R-CO-RES, R-MCP-RES and R-NODE-RES also allow the objects
-	// of a hosted cluster that take the standalone ones' places
+	// of a hosted cluster that take the standalone ones' places; R-NODE-RES
+	// writes the core group as an absent group
 	// (docs/api-decisions.md#validation-rules).
-	ruleCVResource = refRule{
-		allowed: []groupResource{{"config.openshift.io", "clusterversions"}, {groupHyperShift, "hostedclusters"}},
-		message: "resource must be a clusterversions.config.openshift.io or hostedclusters.hypershift.openshift.io resource",
-	}
-	ruleCOResource = refRule{
-		allowed: []groupResource{{"config.openshift.io", "clusteroperators"}, {groupHyperShift, "controlplanecomponents"}},
-		message: "resource must be a clusteroperators.config.openshift.io or controlplanecomponents.hypershift.openshift.io resource",
-	}
-	ruleMCPResource = refRule{
-		allowed: []groupResource{{"machineconfiguration.openshift.io", "machineconfigpools"}, {groupHyperShift, "nodepools"}},
-		message: "resource must be a machineconfigpools.machineconfiguration.openshift.io or nodepools.hypershift.openshift.io resource",
-	}
-	// R-NODE-RES: the core group is written as an absent group
-	// (docs/api-decisions.md#validation-rules).
-	ruleNodeResource = refRule{
-		allowed: []groupResource{{"", "nodes"}, {groupClusterAPI, "machines"}},
-		message: "resource must be a nodes.core.k8s.io or machines.cluster.x-k8s.io resource",
-	}
+	ruleCVResource   = resourceRule(groupResource{"config.openshift.io", "clusterversions"}, groupResource{groupHyperShift, "hostedclusters"})
+	ruleCOResource   = resourceRule(groupResource{"config.openshift.io", "clusteroperators"}, groupResource{groupHyperShift, "controlplanecomponents"})
+	ruleMCPResource  = resourceRule(groupResource{"machineconfiguration.openshift.io", "machineconfigpools"}, groupResource{groupHyperShift, "nodepools"})
+	ruleNodeResource = resourceRule(groupResource{"", "nodes"}, groupResource{groupClusterAPI, "machines"})
 )
+
+// resourceRule is the rule on an insight's resource that allows the targets
+// allowed. Its message names them: "resource must be a <resource>.<group>
+// or ... resource", the core group written core.k8s.io.
+func resourceRule(allowed ...groupResource) refRule {
+	names := make([]string, len(allowed))
+	for i, gr := range allowed {
+		names[i] = gr.resource + "." + cmp.Or(gr.group, "core.k8s.io")
+	}
+	return refRule{allowed: allowed, message: "resource must be a " + strings.Join(names, " or ") + " resource"}
+}
 
 // Messages of the remaining rules and patterns.
 const (
@@ -248,12 +247,7 @@ func (v *validator) status(p *path, s *v1alpha1.UpdateStatusStatus) {
 		v.controlPlane(&cp, s.ControlPlane)
 	}
 	pools := p.child("workerPools")
-	v.maxItems(&pools, len(s.WorkerPools), maxWorkerPools)
-	v.duplicates(&pools, len(s.WorkerPools), "name", func(i int) string { return s.WorkerPools[i].Name })
-	for i := range s.WorkerPools {
-		pp := pools.at(i)
-		v.pool(&pp, &s.WorkerPools[i])
-	}
+	listMap(v, &pools, s.WorkerPools, maxWorkerPools, "name", func(pool *v1alpha1.Pool) string { return pool.Name }, v.pool)
 }
 
 func (v *validator) controlPlane(p *path, cp *v1alpha1.ControlPlane) {
@@ -270,15 +264,30 @@ func (v *validator) controlPlane(p *path, cp *v1alpha1.ControlPlane) {
 		where.pool = cp.PoolResource.Name
 	}
 	infs := p.child("informers")
-	v.maxItems(&infs, len(cp.Informers), maxInformers)
-	v.duplicates(&infs, len(cp.Informers), "name", func(i int) string { return cp.Informers[i].Name })
-	for i := range cp.Informers {
-		inf := &cp.Informers[i]
-		ip := infs.at(i)
+	informerList(v, &infs, cp.Informers, func(inf *v1alpha1.ControlPlaneInformer) string { return inf.Name },
+		func(ins *path, inf *v1alpha1.ControlPlaneInformer) { v.controlPlaneInsights(ins, inf.Insights, &where) })
+}
+
+// informerList checks the informers of the control plane or of a pool: at
+// most the API's number, each one's name (name gives it) unique and a
+// subdomain (R-SUBDOMAIN), and each one's insights with insights.
+func informerList[I any](v *validator, p *path, infs []I, name func(*I) string, insights func(*path, *I)) {
+	listMap(v, p, infs, maxInformers, "name", name, func(ip *path, inf *I) {
 		np := ip.child("name")
-		v.subdomainField(&np, inf.Name, true)
+		v.subdomainField(&np, name(inf), true)
 		ins := ip.child("insights")
-		v.controlPlaneInsights(&ins, inf.Insights, &where)
+		insights(&ins, inf)
+	})
+}
+
+// listMap checks a list map: at most maxN items, the key of each (key gives
+// it, in the field keyField) unique, and each item with check, at its index.
+func listMap[T any](v *validator, p *path, items []T, maxN int, keyField string, key func(*T) string, check func(*path, *T)) {
+	v.maxItems(p, len(items), maxN)
+	v.duplicates(p, len(items), keyField, func(i int) string { return key(&items[i]) })
+	for i := range items {
+		ip := p.at(i)
+		check(&ip, &items[i])
 	}
 }
 
@@ -305,7 +314,9 @@ func ValidateWorkerPoolInsights(pool string, insights []v1alpha1.WorkerPoolInsig
 func (v *validator) controlPlaneInsights(p *path, insights []v1alpha1.ControlPlaneInsight, where *placement) {
 	insightList(v, p, insights, maxControlPlaneInsights,
 		func(in *v1alpha1.ControlPlaneInsight) (string, *metav1.Time) { return in.UID, &in.AcquiredAt },
-		func(up *path, in *v1alpha1.ControlPlaneInsight) { v.controlPlaneUnion(up, &in.Insight, where) })
+		func(up *path, in *v1alpha1.ControlPlaneInsight) {
+			v.union(up, controlPlaneInsightTypes, &in.Insight, where)
+		})
 }
 
 func (v *validator) workerPoolInsights(p *path, insights []v1alpha1.WorkerPoolInsight, where *placement) {
@@ -318,19 +329,15 @@ func (v *validator) workerPoolInsights(p *path, insights []v1alpha1.WorkerPoolIn
 // uids unique, each one's uid and acquiredAt (header says which) and its
 // insight union (union checks it at the path "insight").
 func insightList[I any](v *validator, p *path, insights []I, maxN int, header func(*I) (uid string, acquiredAt *metav1.Time), union func(*path, *I)) {
-	v.maxItems(p, len(insights), maxN)
-	v.duplicates(p, len(insights), "uid", func(i int) string {
-		uid, _ := header(&insights[i])
+	listMap(v, p, insights, maxN, "uid", func(in *I) string {
+		uid, _ := header(in)
 		return uid
-	})
-	for j := range insights {
-		in := &insights[j]
-		xp := p.at(j)
+	}, func(xp *path, in *I) {
 		uid, acquiredAt := header(in)
-		v.insightHeader(&xp, "uid", uid, acquiredAt)
+		v.insightHeader(xp, "uid", uid, acquiredAt)
 		up := xp.child("insight")
 		union(&up, in)
-	}
+	})
 }
 
 func (v *validator) pool(p *path, pool *v1alpha1.Pool) {
@@ -345,16 +352,8 @@ func (v *validator) pool(p *path, pool *v1alpha1.Pool) {
 	}
 	where := placement{scope: v1alpha1.WorkerPoolScope, pool: pool.Name}
 	infs := p.child("informers")
-	v.maxItems(&infs, len(pool.Informers), maxInformers)
-	v.duplicates(&infs, len(pool.Informers), "name", func(i int) string { return pool.Informers[i].Name })
-	for i := range pool.Informers {
-		inf := &pool.Informers[i]
-		ip := infs.at(i)
-		np := ip.child("name")
-		v.subdomainField(&np, inf.Name, true)
-		ins := ip.child("insights")
-		v.workerPoolInsights(&ins, inf.Insights, &where)
-	}
+	informerList(v, &infs, pool.Informers, func(inf *v1alpha1.WorkerPoolInformer) string { return inf.Name },
+		func(ins *path, inf *v1alpha1.WorkerPoolInformer) { v.workerPoolInsights(ins, inf.Insights, &where) })
 }
 
 // insightHeader checks the uid (P-DNS), in the field uidField, and the
@@ -362,21 +361,33 @@ func (v *validator) pool(p *path, pool *v1alpha1.Pool) {
 // per-insight object.
 func (v *validator) insightHeader(p *path, uidField, uid string, acquiredAt *metav1.Time) {
 	up := p.child(uidField)
-	if v.length(&up, uid, maxUIDLength, true) && !conventions.MatchesDNSLabel(uid) {
-		v.add(field.Invalid(up.build(), uid, msgDNS))
-	}
+	v.patternField(&up, uid, maxUIDLength, true, conventions.MatchesDNSLabel, msgDNS)
 	ap := p.child("acquiredAt")
 	v.requiredTime(&ap, acquiredAt)
 }
 
-func (v *validator) controlPlaneUnion(p *path, u *v1alpha1.ControlPlaneInsightUnion, where *placement) {
+// workerPoolUnion checks a worker pool's insight union, whose members are
+// those of the control plane's but clusterVersion and clusterOperator.
+func (v *validator) workerPoolUnion(p *path, u *v1alpha1.WorkerPoolInsightUnion, where *placement) {
+	v.union(p, workerPoolInsightTypes, &v1alpha1.ControlPlaneInsightUnion{
+		Type:                           u.Type,
+		MachineConfigPoolStatusInsight: u.MachineConfigPoolStatusInsight,
+		NodeStatusInsight:              u.NodeStatusInsight,
+		HealthInsight:                  u.HealthInsight,
+	}, where)
+}
+
+// union checks an insight union whose discriminator takes the values types:
+// R-UNION for the members of those types (the union has no others) and
+// every member that is set.
+func (v *validator) union(p *path, types []v1alpha1.InsightType, u *v1alpha1.ControlPlaneInsightUnion, where *placement) {
 	tp := p.child("type")
-	checkEnum(v, &tp, u.Type, controlPlaneInsightTypes)
-	v.member(p, "clusterVersion", v1alpha1.ClusterVersionStatusInsightType, u.Type, u.ClusterVersionStatusInsight != nil)
-	v.member(p, "clusterOperator", v1alpha1.ClusterOperatorStatusInsightType, u.Type, u.ClusterOperatorStatusInsight != nil)
-	v.member(p, "machineConfigPool", v1alpha1.MachineConfigPoolStatusInsightType, u.Type, u.MachineConfigPoolStatusInsight != nil)
-	v.member(p, "node", v1alpha1.NodeStatusInsightType, u.Type, u.NodeStatusInsight != nil)
-	v.member(p, "health", v1alpha1.HealthInsightType, u.Type, u.HealthInsight != nil)
+	checkEnum(v, &tp, u.Type, types)
+	v.member(p, types, "clusterVersion", v1alpha1.ClusterVersionStatusInsightType, u.Type, u.ClusterVersionStatusInsight != nil)
+	v.member(p, types, "clusterOperator", v1alpha1.ClusterOperatorStatusInsightType, u.Type, u.ClusterOperatorStatusInsight != nil)
+	v.member(p, types, "machineConfigPool", v1alpha1.MachineConfigPoolStatusInsightType, u.Type, u.MachineConfigPoolStatusInsight != nil)
+	v.member(p, types, "node", v1alpha1.NodeStatusInsightType, u.Type, u.NodeStatusInsight != nil)
+	v.member(p, types, "health", v1alpha1.HealthInsightType, u.Type, u.HealthInsight != nil)
 	if u.ClusterVersionStatusInsight != nil {
 		mp := p.child("clusterVersion")
 		v.clusterVersion(&mp, u.ClusterVersionStatusInsight)
@@ -399,30 +410,11 @@ func (v *validator) controlPlaneUnion(p *path, u *v1alpha1.ControlPlaneInsightUn
 	}
 }
 
-func (v *validator) workerPoolUnion(p *path, u *v1alpha1.WorkerPoolInsightUnion, where *placement) {
-	tp := p.child("type")
-	checkEnum(v, &tp, u.Type, workerPoolInsightTypes)
-	v.member(p, "machineConfigPool", v1alpha1.MachineConfigPoolStatusInsightType, u.Type, u.MachineConfigPoolStatusInsight != nil)
-	v.member(p, "node", v1alpha1.NodeStatusInsightType, u.Type, u.NodeStatusInsight != nil)
-	v.member(p, "health", v1alpha1.HealthInsightType, u.Type, u.HealthInsight != nil)
-	if u.MachineConfigPoolStatusInsight != nil {
-		mp := p.child("machineConfigPool")
-		v.machineConfigPool(&mp, u.MachineConfigPoolStatusInsight, where)
-	}
-	if u.NodeStatusInsight != nil {
-		mp := p.child("node")
-		v.node(&mp, u.NodeStatusInsight, where)
-	}
-	if u.HealthInsight != nil {
-		mp := p.child("health")
-		v.health(&mp, u.HealthInsight, where)
-	}
-}
-
 // member applies an R-UNION rule: the member called name is set iff the
-// discriminator is want.
-func (v *validator) member(p *path, name string, want, got v1alpha1.InsightType, set bool) {
-	if (got == want) == set {
+// discriminator is want. A union whose discriminator does not take want
+// (one of types) has no such member.
+func (v *validator) member(p *path, types []v1alpha1.InsightType, name string, want, got v1alpha1.InsightType, set bool) {
+	if (got == want) == set || !slices.Contains(types, want) {
 		return
 	}
 	mp := p.child(name)
@@ -478,19 +470,16 @@ func (v *validator) version(p *path, ver *v1alpha1.Version) (none, installation,
 		ok = false
 	}
 	mp := p.child("metadata")
-	v.maxItems(&mp, len(ver.Metadata), maxVersionMetadata)
-	v.duplicates(&mp, len(ver.Metadata), "key", func(i int) string { return string(ver.Metadata[i].Key) })
-	for i := range ver.Metadata {
-		md := &ver.Metadata[i]
-		ip := mp.at(i)
-		kp := ip.child("key")
-		checkEnum(v, &kp, md.Key, versionMetadataKeys)
-		if tooLong(md.Value, maxMetadataValueLength) {
-			vp := ip.child("value")
-			v.add(field.TooLong(vp.build(), md.Value, maxMetadataValueLength))
-		}
-		installation = installation || md.Key == v1alpha1.InstallationMetadata
-	}
+	listMap(v, &mp, ver.Metadata, maxVersionMetadata, "key", func(md *v1alpha1.VersionMetadata) string { return string(md.Key) },
+		func(ip *path, md *v1alpha1.VersionMetadata) {
+			kp := ip.child("key")
+			checkEnum(v, &kp, md.Key, versionMetadataKeys)
+			if tooLong(md.Value, maxMetadataValueLength) {
+				vp := ip.child("value")
+				v.add(field.TooLong(vp.build(), md.Value, maxMetadataValueLength))
+			}
+		})
+	installation = slices.ContainsFunc(ver.Metadata, func(md v1alpha1.VersionMetadata) bool { return md.Key == v1alpha1.InstallationMetadata })
 	return none, installation, ok
 }
 
@@ -512,10 +501,7 @@ func (v *validator) machineConfigPool(p *path, mcp *v1alpha1.MachineConfigPoolSt
 	rp := p.child("resource")
 	v.reference(&rp, &mcp.Resource.ResourceRef, &ruleMCPResource)
 	v.nameMatchesResource(&np, mcp.Name, mcp.Resource.Name)
-	if where.pool != "" && mcp.Resource.Name != "" && mcp.Resource.Name != where.pool {
-		rnp := rp.child("name")
-		v.add(field.Invalid(rnp.build(), mcp.Resource.Name, fmt.Sprintf("must name the enclosing pool %q", where.pool)))
-	}
+	v.enclosingPool(&rp, mcp.Resource.Name, where)
 	sp := p.child("scopeType")
 	v.scopeType(&sp, mcp.Scope, where)
 	ap := p.child("assessment")
@@ -524,18 +510,15 @@ func (v *validator) machineConfigPool(p *path, mcp *v1alpha1.MachineConfigPoolSt
 	v.percent(&cp, mcp.Completion)
 
 	sums := p.child("summaries")
-	v.maxItems(&sums, len(mcp.Summaries), maxSummaries)
-	v.duplicates(&sums, len(mcp.Summaries), "type", func(i int) string { return string(mcp.Summaries[i].Type) })
-	for i := range mcp.Summaries {
-		s := &mcp.Summaries[i]
-		ip := sums.at(i)
-		tp := ip.child("type")
-		checkEnum(v, &tp, s.Type, nodeSummaryTypes)
-		if s.Count < 0 || s.Count > maxNodeCount {
-			cp := ip.child("count")
-			v.add(field.Invalid(cp.build(), s.Count, fmt.Sprintf("must be between 0 and %d, inclusive", maxNodeCount)))
-		}
-	}
+	listMap(v, &sums, mcp.Summaries, maxSummaries, "type", func(s *v1alpha1.NodeSummary) string { return string(s.Type) },
+		func(ip *path, s *v1alpha1.NodeSummary) {
+			tp := ip.child("type")
+			checkEnum(v, &tp, s.Type, nodeSummaryTypes)
+			if s.Count < 0 || s.Count > maxNodeCount {
+				cp := ip.child("count")
+				v.add(field.Invalid(cp.build(), s.Count, fmt.Sprintf("must be between 0 and %d, inclusive", maxNodeCount)))
+			}
+		})
 }
 
 func (v *validator) node(p *path, n *v1alpha1.NodeStatusInsight, where *placement) {
@@ -552,18 +535,11 @@ func (v *validator) node(p *path, n *v1alpha1.NodeStatusInsight, where *placemen
 	}
 	pp := p.child("poolResource")
 	v.reference(&pp, &n.PoolResource.ResourceRef, &ruleMCPResource)
-	if where.pool != "" && n.PoolResource.Name != "" && n.PoolResource.Name != where.pool {
-		pnp := pp.child("name")
-		v.add(field.Invalid(pnp.build(), n.PoolResource.Name, fmt.Sprintf("must name the enclosing pool %q", where.pool)))
-	}
+	v.enclosingPool(&pp, n.PoolResource.Name, where)
 	sp := p.child("scopeType")
 	v.scopeType(&sp, n.Scope, where)
-	if n.Version != "" {
-		vp := p.child("version")
-		if v.length(&vp, n.Version, maxVersionLength, false) && !v.semver(n.Version) {
-			v.add(field.Invalid(vp.build(), n.Version, msgNodeVersion))
-		}
-	}
+	vp := p.child("version")
+	v.patternField(&vp, n.Version, maxVersionLength, false, v.semver, msgNodeVersion)
 	if tooLong(n.Message, maxNodeMessageLength) {
 		mp := p.child("message")
 		v.add(field.TooLong(mp.build(), n.Message, maxNodeMessageLength))
@@ -604,9 +580,7 @@ func (v *validator) health(p *path, h *v1alpha1.HealthStatusInsight, where *plac
 
 	rem := p.child("remediation")
 	refp := rem.child("reference")
-	if v.length(&refp, h.Remediation.Reference, maxReferenceLength, true) && !conventions.IsURL(h.Remediation.Reference) {
-		v.add(field.Invalid(refp.build(), h.Remediation.Reference, msgURL))
-	}
+	v.patternField(&refp, h.Remediation.Reference, maxReferenceLength, true, conventions.IsURL, msgURL)
 	efp := rem.child("estimatedFinish")
 	v.optionalTime(&efp, h.Remediation.EstimatedFinish)
 }
@@ -620,12 +594,8 @@ func (v *validator) reference(p *path, r *v1alpha1.ResourceRef, rule *refRule) {
 	v.subdomainField(&rp, r.Resource, true)
 	np := p.child("name")
 	v.subdomainField(&np, r.Name, true)
-	if r.Namespace != "" {
-		nsp := p.child("namespace")
-		if v.length(&nsp, r.Namespace, maxRefLength, false) && !conventions.MatchesDNSLabel(r.Namespace) {
-			v.add(field.Invalid(nsp.build(), r.Namespace, msgDNS))
-		}
-	}
+	nsp := p.child("namespace")
+	v.patternField(&nsp, r.Namespace, maxRefLength, false, conventions.MatchesDNSLabel, msgDNS)
 	if rule == nil {
 		return
 	}
@@ -652,6 +622,15 @@ func (v *validator) scopeType(p *path, s v1alpha1.ScopeType, where *placement) {
 	}
 }
 
+// enclosingPool checks that the pool reference at p, naming the pool name,
+// names the enclosing pool, when both are known.
+func (v *validator) enclosingPool(p *path, name string, where *placement) {
+	if where.pool != "" && name != "" && name != where.pool {
+		np := p.child("name")
+		v.add(field.Invalid(np.build(), name, fmt.Sprintf("must name the enclosing pool %q", where.pool)))
+	}
+}
+
 // nameMatchesResource checks the [project] rule that an insight's name is the
 // name of its resource. Missing names are reported elsewhere.
 func (v *validator) nameMatchesResource(p *path, name, resourceName string) {
@@ -661,15 +640,9 @@ func (v *validator) nameMatchesResource(p *path, name, resourceName string) {
 }
 
 func (v *validator) conditions(p *path, conds []metav1.Condition) {
-	v.maxItems(p, len(conds), maxConditions)
-	v.duplicates(p, len(conds), "type", func(i int) string { return conds[i].Type })
-	for i := range conds {
-		c := &conds[i]
-		cp := p.at(i)
+	listMap(v, p, conds, maxConditions, "type", func(c *metav1.Condition) string { return c.Type }, func(cp *path, c *metav1.Condition) {
 		tp := cp.child("type")
-		if v.length(&tp, c.Type, maxConditionTypeLength, true) && !isConditionType(c.Type) {
-			v.add(field.Invalid(tp.build(), c.Type, msgConditionType))
-		}
+		v.patternField(&tp, c.Type, maxConditionTypeLength, true, isConditionType, msgConditionType)
 		sp := cp.child("status")
 		checkEnum(v, &sp, c.Status, conditionStatuses)
 		if c.ObservedGeneration < 0 {
@@ -679,14 +652,12 @@ func (v *validator) conditions(p *path, conds []metav1.Condition) {
 		lp := cp.child("lastTransitionTime")
 		v.requiredTime(&lp, &c.LastTransitionTime)
 		rp := cp.child("reason")
-		if v.length(&rp, c.Reason, maxConditionReasonLength, true) && !isConditionReason(c.Reason) {
-			v.add(field.Invalid(rp.build(), c.Reason, msgReason))
-		}
+		v.patternField(&rp, c.Reason, maxConditionReasonLength, true, isConditionReason, msgReason)
 		if tooLong(c.Message, maxConditionMessageLength) {
 			mp := cp.child("message")
 			v.add(field.TooLong(mp.build(), c.Message, maxConditionMessageLength))
 		}
-	}
+	})
 }
 
 // length reports a missing required or too long string and returns whether s
@@ -705,6 +676,15 @@ func (v *validator) length(p *path, s string, maxChars int, required bool) bool 
 	return true
 }
 
+// patternField checks a string field: missing when required, at most
+// maxChars long, and, when present, a string that matches accepts (msg says
+// what it must be).
+func (v *validator) patternField(p *path, s string, maxChars int, required bool, matches func(string) bool, msg string) {
+	if v.length(p, s, maxChars, required) && !matches(s) {
+		v.add(field.Invalid(p.build(), s, msg))
+	}
+}
+
 // subdomainField checks a string field with MaxLength 253 and R-SUBDOMAIN.
 func (v *validator) subdomainField(p *path, s string, required bool) {
 	if !v.length(p, s, maxRefLength, required) {
@@ -716,9 +696,7 @@ func (v *validator) subdomainField(p *path, s string, required bool) {
 }
 
 func (v *validator) operatorName(p *path, s string) {
-	if v.length(p, s, maxOperatorNameLength, true) && !conventions.IsOperatorName(s) { // P-OPNAME; the length is checked first
-		v.add(field.Invalid(p.build(), s, msgOperatorName))
-	}
+	v.patternField(p, s, maxOperatorNameLength, true, conventions.IsOperatorName, msgOperatorName) // P-OPNAME; the length is checked first
 }
 
 func (v *validator) semver(s string) bool {

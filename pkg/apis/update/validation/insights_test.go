@@ -16,6 +16,7 @@ package validation_test
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -115,6 +116,13 @@ type insightObject interface {
 	metav1.Object
 }
 
+// statusHeader reaches the insightUID and acquiredAt of o's status, which
+// every per-insight kind has.
+func statusHeader(o insightObject) (*string, *metav1.Time) {
+	st := reflect.ValueOf(o).Elem().FieldByName("Status")
+	return st.FieldByName("InsightUID").Addr().Interface().(*string), st.FieldByName("AcquiredAt").Addr().Interface().(*metav1.Time)
+}
+
 // objectCase mutates a valid object and lists every error it must produce.
 type objectCase[T any] struct {
 	name   string
@@ -122,21 +130,46 @@ type objectCase[T any] struct {
 	want   []want
 }
 
-// commonCases are the envelope cases every kind shares. header reaches the
-// status's insightUID and acquiredAt; nameIsUID says the object is named
-// after its insightUID, so a case that changes the uid changes the name too.
-func commonCases[T insightObject](kind string, header func(T) (*string, *metav1.Time), nameIsUID bool) []objectCase[T] {
+// poolRule says what L-POOL asks of a kind.
+type poolRule int
+
+const (
+	poolForbidden poolRule = iota
+	poolRequired
+	poolOptional
+)
+
+// kindRules are the envelope rules that differ between the kinds.
+type kindRules struct {
+	// nameIsUID says the object is named after its insightUID (O-NAME), so
+	// a case that changes the uid changes the name too.
+	nameIsUID bool
+	pool      poolRule
+	// impact says the kind carries the impact-level label (L-IMPACT).
+	impact bool
+	// foreignInformer is a built-in informer whose insights the kind never
+	// has (L-INFORMER); empty when it takes them all.
+	foreignInformer string
+}
+
+// commonCases are the envelope cases every kind shares, those of its
+// rules among them.
+func commonCases[T insightObject](kind string, rules kindRules) []objectCase[T] {
 	setUID := func(o T, uid string) {
-		p, _ := header(o)
+		p, _ := statusHeader(o)
 		*p = uid
-		if nameIsUID && uid != "" {
+		if rules.nameIsUID && uid != "" {
 			o.SetName(uid)
 		}
 	}
 	setLabel := func(key, value string) func(T) {
 		return func(o T) { o.GetLabels()[key] = value }
 	}
-	return []objectCase[T]{
+	deleteLabel := func(key string) func(T) {
+		return func(o T) { delete(o.GetLabels(), key) }
+	}
+	noLabels := []want{{required, scopeLabel}, {required, informerLabel}}
+	cases := []objectCase[T]{
 		{"valid", func(T) {}, nil},
 		{"type meta set", func(o T) {
 			o.GetObjectKind().SetGroupVersionKind(v1alpha1.SchemeGroupVersion.WithKind(kind))
@@ -154,9 +187,8 @@ func commonCases[T insightObject](kind string, header func(T) (*string, *metav1.
 		{"insightUID missing", func(o T) { setUID(o, "") }, []want{{required, "status.insightUID"}}},
 		{"insightUID too long", func(o T) { setUID(o, strings.Repeat("u", 64)) }, []want{{tooLong, "status.insightUID"}}},
 		{"insightUID not a DNS label", func(o T) { setUID(o, "node.one") }, []want{{invalid, "status.insightUID"}}},
-		{"acquiredAt missing", func(o T) { _, at := header(o); *at = metav1.Time{} }, []want{{required, "status.acquiredAt"}}},
-		{"no labels", func(o T) { o.SetLabels(nil) }, nil /* filled in by the kind */},
-		{"scope label missing", func(o T) { delete(o.GetLabels(), v1alpha1.LabelScope) }, []want{{required, scopeLabel}}},
+		{"acquiredAt missing", func(o T) { _, at := statusHeader(o); *at = metav1.Time{} }, []want{{required, "status.acquiredAt"}}},
+		{"scope label missing", deleteLabel(v1alpha1.LabelScope), []want{{required, scopeLabel}}},
 		{"scope label not the insight's", func(o T) {
 			other := v1alpha1.WorkerPoolScope
 			if o.GetLabels()[v1alpha1.LabelScope] == string(other) {
@@ -164,26 +196,43 @@ func commonCases[T insightObject](kind string, header func(T) (*string, *metav1.
 			}
 			o.GetLabels()[v1alpha1.LabelScope] = string(other)
 		}, []want{{invalid, scopeLabel}}},
-		{"informer label missing", func(o T) { delete(o.GetLabels(), v1alpha1.LabelInformer) }, []want{{required, informerLabel}}},
+		{"informer label missing", deleteLabel(v1alpha1.LabelInformer), []want{{required, informerLabel}}},
 		{"informer label unknown", setLabel(v1alpha1.LabelInformer, "scheduler"), []want{{notSupported, informerLabel}}},
 		{"label value syntax", setLabel("example.com/team", "-x-"), []want{{invalid, "metadata.labels"}}},
 	}
+	switch rules.pool {
+	case poolForbidden:
+		cases = append(cases, objectCase[T]{"pool label", setLabel(v1alpha1.LabelPool, "master"), []want{{forbidden, poolLabel}}})
+	case poolRequired:
+		noLabels = append(noLabels, want{required, poolLabel})
+		cases = append(cases,
+			objectCase[T]{"pool label missing", deleteLabel(v1alpha1.LabelPool), []want{{required, poolLabel}}},
+			objectCase[T]{"pool label of another pool", setLabel(v1alpha1.LabelPool, "infra"), []want{{invalid, poolLabel}}})
+	case poolOptional:
+		cases = append(cases,
+			objectCase[T]{"no pool", deleteLabel(v1alpha1.LabelPool), nil},
+			objectCase[T]{"pool label not a pool name", setLabel(v1alpha1.LabelPool, "Worker"), []want{{invalid, poolLabel}}})
+	}
+	if rules.impact {
+		noLabels = append(noLabels, want{required, impactLabel})
+		cases = append(cases, objectCase[T]{"impact-level label missing", deleteLabel(v1alpha1.LabelImpactLevel), []want{{required, impactLabel}}})
+	} else {
+		cases = append(cases, objectCase[T]{"impact-level label", setLabel(v1alpha1.LabelImpactLevel, "Info"), []want{{forbidden, impactLabel}}})
+	}
+	if rules.foreignInformer != "" {
+		cases = append(cases, objectCase[T]{rules.foreignInformer + " informer", setLabel(v1alpha1.LabelInformer, rules.foreignInformer),
+			[]want{{notSupported, informerLabel}}})
+	}
+	return append(cases, objectCase[T]{"no labels", func(o T) { o.SetLabels(nil) }, noLabels})
 }
 
-// runObjectCases runs the shared cases, with the errors of "no labels" given
-// by noLabels, and the kind's own cases, through the kind's validator, the
-// generic Validate, and Validate of the internal form of the object.
-func runObjectCases[T insightObject](t *testing.T, kind string, fresh func(testing.TB) T, validate func(T) field.ErrorList,
-	header func(T) (*string, *metav1.Time), nameIsUID bool, noLabels []want, cases []objectCase[T]) {
+// runObjectCases runs the shared cases of the kind of T, by its rules, and
+// the kind's own cases, through the kind's validator, the generic Validate,
+// and Validate of the internal form of the object.
+func runObjectCases[T insightObject](t *testing.T, fresh func(testing.TB) T, validate func(T) field.ErrorList, rules kindRules, cases []objectCase[T]) {
 	t.Helper()
-	all := commonCases(kind, header, nameIsUID)
-	for i := range all {
-		if all[i].name == "no labels" {
-			all[i].want = noLabels
-		}
-	}
-	all = append(all, cases...)
-	for _, tc := range all {
+	kind := reflect.TypeFor[T]().Elem().Name()
+	for _, tc := range append(commonCases[T](kind, rules), cases...) {
 		t.Run(tc.name, func(t *testing.T) {
 			obj := fresh(t)
 			tc.mutate(obj)
@@ -221,23 +270,13 @@ func runObjectCases[T insightObject](t *testing.T, kind string, fresh func(testi
 }
 
 func TestClusterVersionProgressInsight(t *testing.T) {
-	runObjectCases(t, "ClusterVersionProgressInsight", cvObject, validation.ValidateClusterVersionProgressInsight,
-		func(o *v1alpha1.ClusterVersionProgressInsight) (*string, *metav1.Time) {
-			return &o.Status.InsightUID, &o.Status.AcquiredAt
-		}, false,
-		[]want{{required, scopeLabel}, {required, informerLabel}},
+	runObjectCases(t, cvObject, validation.ValidateClusterVersionProgressInsight, kindRules{pool: poolForbidden, foreignInformer: "nodes"},
 		[]objectCase[*v1alpha1.ClusterVersionProgressInsight]{
 			{"hosted cluster name", func(o *v1alpha1.ClusterVersionProgressInsight) {
 				o.Name, o.Status.Resource.Name = "prod", "prod"
 			}, nil},
 			{"name is not the resource's", func(o *v1alpha1.ClusterVersionProgressInsight) { o.Status.Resource.Name = "other" },
 				[]want{{invalid, "metadata.name"}}},
-			{"pool label", func(o *v1alpha1.ClusterVersionProgressInsight) { o.Labels[v1alpha1.LabelPool] = "master" },
-				[]want{{forbidden, poolLabel}}},
-			{"impact-level label", func(o *v1alpha1.ClusterVersionProgressInsight) { o.Labels[v1alpha1.LabelImpactLevel] = "Info" },
-				[]want{{forbidden, impactLabel}}},
-			{"nodes informer", func(o *v1alpha1.ClusterVersionProgressInsight) { o.Labels[v1alpha1.LabelInformer] = "nodes" },
-				[]want{{notSupported, informerLabel}}},
 			// Rules of the insight itself, as inside UpdateStatus.
 			{"R-CV-RES", func(o *v1alpha1.ClusterVersionProgressInsight) { o.Status.Resource.Resource = "clusteroperators" },
 				[]want{{invalid, "status.resource"}}},
@@ -251,19 +290,11 @@ func TestClusterVersionProgressInsight(t *testing.T) {
 }
 
 func TestClusterOperatorProgressInsight(t *testing.T) {
-	runObjectCases(t, "ClusterOperatorProgressInsight", coObject, validation.ValidateClusterOperatorProgressInsight,
-		func(o *v1alpha1.ClusterOperatorProgressInsight) (*string, *metav1.Time) {
-			return &o.Status.InsightUID, &o.Status.AcquiredAt
-		}, false,
-		[]want{{required, scopeLabel}, {required, informerLabel}},
+	runObjectCases(t, coObject, validation.ValidateClusterOperatorProgressInsight, kindRules{pool: poolForbidden, foreignInformer: "alerts"},
 		[]objectCase[*v1alpha1.ClusterOperatorProgressInsight]{
 			{"name is not the operator's", func(o *v1alpha1.ClusterOperatorProgressInsight) {
 				o.Status.Name, o.Status.Resource.Name = "dns", "dns"
 			}, []want{{invalid, "metadata.name"}}},
-			{"pool label", func(o *v1alpha1.ClusterOperatorProgressInsight) { o.Labels[v1alpha1.LabelPool] = "master" },
-				[]want{{forbidden, poolLabel}}},
-			{"alerts informer", func(o *v1alpha1.ClusterOperatorProgressInsight) { o.Labels[v1alpha1.LabelInformer] = "alerts" },
-				[]want{{notSupported, informerLabel}}},
 			{"P-OPNAME", func(o *v1alpha1.ClusterOperatorProgressInsight) {
 				o.Name, o.Status.Name, o.Status.Resource.Name = "etcd_2", "etcd_2", "etcd-2"
 			}, []want{{invalid, "status.name"}, {invalid, "status.name"}}},
@@ -276,11 +307,7 @@ func TestClusterOperatorProgressInsight(t *testing.T) {
 }
 
 func TestMachineConfigPoolProgressInsight(t *testing.T) {
-	runObjectCases(t, "MachineConfigPoolProgressInsight", mcpObject, validation.ValidateMachineConfigPoolProgressInsight,
-		func(o *v1alpha1.MachineConfigPoolProgressInsight) (*string, *metav1.Time) {
-			return &o.Status.InsightUID, &o.Status.AcquiredAt
-		}, false,
-		[]want{{required, scopeLabel}, {required, poolLabel}, {required, informerLabel}},
+	runObjectCases(t, mcpObject, validation.ValidateMachineConfigPoolProgressInsight, kindRules{pool: poolRequired, foreignInformer: "cpi"},
 		[]objectCase[*v1alpha1.MachineConfigPoolProgressInsight]{
 			{"control-plane pool", func(o *v1alpha1.MachineConfigPoolProgressInsight) {
 				o.Name, o.Status.Name, o.Status.Resource.Name = "master", "master", "master"
@@ -289,14 +316,6 @@ func TestMachineConfigPoolProgressInsight(t *testing.T) {
 			}, nil},
 			{"name is not the pool's", func(o *v1alpha1.MachineConfigPoolProgressInsight) { o.Name = "infra" },
 				[]want{{invalid, "metadata.name"}}},
-			{"pool label missing", func(o *v1alpha1.MachineConfigPoolProgressInsight) { delete(o.Labels, v1alpha1.LabelPool) },
-				[]want{{required, poolLabel}}},
-			{"pool label of another pool", func(o *v1alpha1.MachineConfigPoolProgressInsight) { o.Labels[v1alpha1.LabelPool] = "infra" },
-				[]want{{invalid, poolLabel}}},
-			{"cpi informer", func(o *v1alpha1.MachineConfigPoolProgressInsight) { o.Labels[v1alpha1.LabelInformer] = "cpi" },
-				[]want{{notSupported, informerLabel}}},
-			{"impact-level label", func(o *v1alpha1.MachineConfigPoolProgressInsight) { o.Labels[v1alpha1.LabelImpactLevel] = "Info" },
-				[]want{{forbidden, impactLabel}}},
 			// A missing scope is reported on the insight; the label need
 			// only be a scope.
 			{"scopeType missing", func(o *v1alpha1.MachineConfigPoolProgressInsight) { o.Status.Scope = "" },
@@ -312,17 +331,11 @@ func TestMachineConfigPoolProgressInsight(t *testing.T) {
 }
 
 func TestNodeProgressInsight(t *testing.T) {
-	runObjectCases(t, "NodeProgressInsight", nodeObject, validation.ValidateNodeProgressInsight,
-		func(o *v1alpha1.NodeProgressInsight) (*string, *metav1.Time) {
-			return &o.Status.InsightUID, &o.Status.AcquiredAt
-		}, false,
-		[]want{{required, scopeLabel}, {required, poolLabel}, {required, informerLabel}},
+	runObjectCases(t, nodeObject, validation.ValidateNodeProgressInsight, kindRules{pool: poolRequired, foreignInformer: "cpi"},
 		[]objectCase[*v1alpha1.NodeProgressInsight]{
 			{"name is not the node's", func(o *v1alpha1.NodeProgressInsight) {
 				o.Status.Name, o.Status.Resource.Name = "ip-10-0-1-1", "ip-10-0-1-1"
 			}, []want{{invalid, "metadata.name"}}},
-			{"pool label of another pool", func(o *v1alpha1.NodeProgressInsight) { o.Labels[v1alpha1.LabelPool] = "infra" },
-				[]want{{invalid, poolLabel}}},
 			{"node moved to another pool", func(o *v1alpha1.NodeProgressInsight) { o.Status.PoolResource.Name = "infra" },
 				[]want{{invalid, poolLabel}}},
 			{"scope label not the node's", func(o *v1alpha1.NodeProgressInsight) { o.Status.Scope = v1alpha1.ControlPlaneScope },
@@ -337,13 +350,8 @@ func TestNodeProgressInsight(t *testing.T) {
 }
 
 func TestHealthInsight(t *testing.T) {
-	runObjectCases(t, "HealthInsight", healthObject, validation.ValidateHealthInsight,
-		func(o *v1alpha1.HealthInsight) (*string, *metav1.Time) {
-			return &o.Status.InsightUID, &o.Status.AcquiredAt
-		}, true,
-		[]want{{required, scopeLabel}, {required, informerLabel}, {required, impactLabel}},
+	runObjectCases(t, healthObject, validation.ValidateHealthInsight, kindRules{nameIsUID: true, pool: poolOptional, impact: true},
 		[]objectCase[*v1alpha1.HealthInsight]{
-			{"no pool", func(o *v1alpha1.HealthInsight) { delete(o.Labels, v1alpha1.LabelPool) }, nil},
 			{"control-plane alert", func(o *v1alpha1.HealthInsight) {
 				delete(o.Labels, v1alpha1.LabelPool)
 				o.Status.Scope.Type, o.Labels[v1alpha1.LabelScope] = v1alpha1.ControlPlaneScope, "ControlPlane"
@@ -352,10 +360,6 @@ func TestHealthInsight(t *testing.T) {
 			{"cpi informer", func(o *v1alpha1.HealthInsight) { o.Labels[v1alpha1.LabelInformer] = "cpi" }, nil},
 			{"name is not the insightUID", func(o *v1alpha1.HealthInsight) { o.Status.InsightUID = "health-other" },
 				[]want{{invalid, "metadata.name"}}},
-			{"pool label not a pool name", func(o *v1alpha1.HealthInsight) { o.Labels[v1alpha1.LabelPool] = "Worker" },
-				[]want{{invalid, poolLabel}}},
-			{"impact-level label missing", func(o *v1alpha1.HealthInsight) { delete(o.Labels, v1alpha1.LabelImpactLevel) },
-				[]want{{required, impactLabel}}},
 			{"impact-level label not the insight's", func(o *v1alpha1.HealthInsight) {
 				o.Labels[v1alpha1.LabelImpactLevel] = string(v1alpha1.CriticalInfoLevel)
 			}, []want{{invalid, impactLabel}}},

@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
+	"github.com/update-status/apiserver/pkg/registry/internal/cells"
 )
 
 // HostedObject returns the hosted twin of the internal standalone insight
@@ -63,8 +64,8 @@ func standaloneOf(obj runtime.Object) runtime.Object {
 
 // hostedTable is t for the hosted twin of t's kind: the same columns, the
 // cells of the standalone twin of each object.
-func hostedTable(t table) table {
-	return table{columns: t.columns, cells: func(obj runtime.Object, now time.Time) ([]interface{}, bool) {
-		return t.cells(standaloneOf(obj), now)
+func hostedTable(t cells.Kind) cells.Kind {
+	return cells.Kind{Columns: t.Columns, Cells: func(obj runtime.Object, now time.Time) ([]interface{}, bool) {
+		return t.Cells(standaloneOf(obj), now)
 	}}
 }

@@ -35,6 +35,7 @@ import (
 
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/resources"
+	"github.com/update-status/apiserver/pkg/registry/internal/cells"
 	"github.com/update-status/apiserver/pkg/registry/virtualstore"
 	"github.com/update-status/apiserver/pkg/view"
 )
@@ -42,7 +43,7 @@ import (
 // tables are the kubectl tables of the per-insight kinds, indexed by
 // resources.InsightKind: all that the registry adds to a kind's names and
 // types.
-var tables = [resources.NumInsightKinds]table{
+var tables = [resources.NumInsightKinds]cells.Kind{
 	resources.ClusterVersionInsights:    clusterVersionTable,
 	resources.ClusterOperatorInsights:   clusterOperatorTable,
 	resources.MachineConfigPoolInsights: poolTable,
@@ -56,7 +57,7 @@ var tables = [resources.NumInsightKinds]table{
 type kind struct {
 	resources.Names
 	virtualstore.Types
-	table table
+	table cells.Kind
 }
 
 // kindsOf returns the per-insight kinds, indexed by resources.InsightKind,
@@ -154,7 +155,7 @@ func newREST(stores Stores, scheme *runtime.Scheme, codec runtime.Codec, clock c
 			ShortNames: []string{kinds[k].ShortName},
 			New:        kinds[k].New,
 			NewList:    kinds[k].NewList,
-			Table:      tableConvertor{table: kinds[k].table, clock: clock},
+			Table:      cells.Convertor{Kind: kinds[k].table, Clock: clock},
 			// Insight objects are small: let the watch server write
 			// several per flush when a client is behind.
 			WatchBuffer: 64,

@@ -50,7 +50,7 @@ func TestNamesAndStores(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k := resources.InsightKind(0); k < resources.NumInsightKinds; k++ {
-		if kinds[k].Names != k.Names() || kinds[k].table.columns == nil {
+		if kinds[k].Names != k.Names() || kinds[k].table.Columns == nil {
 			t.Errorf("%s: names %+v, table %v", k.Kind(), kinds[k].Names, kinds[k].table)
 		}
 		if got := kinds[k].New(); runtimeKind(t, got) != k.Kind() {

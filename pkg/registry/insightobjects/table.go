@@ -15,15 +15,12 @@
 package insightobjects
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/conventions"
@@ -31,208 +28,155 @@ import (
 	"github.com/update-status/apiserver/pkg/registry/internal/cells"
 )
 
-// table is one kind's kubectl table: its columns (priority 1 ones show
-// only with -o wide) and the cells of one object, false when the object
-// is not of the kind.
-type table struct {
-	columns []metav1.TableColumnDefinition
-	cells   func(obj runtime.Object, now time.Time) ([]interface{}, bool)
-}
-
-// tableConvertor renders one kind's objects for kubectl.
-type tableConvertor struct {
-	table table
-	clock clock.PassiveClock
-}
-
-// ConvertToTable implements rest.TableConvertor. It takes an object of the
-// kind or a list of them, wrapped or not, and gives no row for anything
-// else. Missing fields read as unknown.
-func (c tableConvertor) ConvertToTable(_ context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
-	now := c.clock.Now()
-	return cells.Table(object, tableOptions, c.table.columns, func(obj runtime.Object) ([]interface{}, bool) {
-		return c.table.cells(obj, now)
-	}), nil
-}
-
-// cellsOf adapts the cells of one kind's object to table.cells: an object
-// of another kind has none.
-func cellsOf[T runtime.Object](row func(o T, now time.Time) []interface{}) func(runtime.Object, time.Time) ([]interface{}, bool) {
-	return func(obj runtime.Object, now time.Time) ([]interface{}, bool) {
-		o, ok := obj.(T)
-		if !ok {
-			return nil, false
-		}
-		return row(o, now), true
-	}
-}
-
-var nameColumn = metav1.TableColumnDefinition{Name: "Name", Type: "string", Format: "name", Description: "Name of the object."}
-
 func uidColumn(what string) metav1.TableColumnDefinition {
 	return metav1.TableColumnDefinition{Name: "Insight UID", Type: "string", Priority: 1, Description: "UID of the " + what + " insight inside UpdateStatus."}
 }
 
-var clusterVersionTable = table{
-	columns: []metav1.TableColumnDefinition{
-		nameColumn,
-		{Name: "Assessment", Type: "string", Description: "One-word summary of the control-plane update."},
-		{Name: "Completion", Type: "string", Description: "How much of the control-plane update is done."},
-		{Name: "Target", Type: "string", Description: "Version the cluster is updating (or was updated) to."},
-		{Name: "Previous", Type: "string", Description: "Version the cluster updated from."},
-		{Name: "Est. Remaining", Type: "string", Description: "Estimated time until the control plane completes."},
-		{Name: "Started", Type: "string", Priority: 1, Description: "Time since the update started."},
-		uidColumn("ClusterVersion"),
-	},
-	cells: cellsOf(func(o *update.ClusterVersionProgressInsight, now time.Time) []interface{} {
-		cv := &o.Status.ClusterVersionStatusInsight
-		return []interface{}{
-			o.Name,
-			cells.OrUnknown(string(cv.Assessment)),
-			fmt.Sprintf("%d%%", cv.Completion),
-			cells.OrUnknown(cv.Versions.Target.Version),
-			cells.Previous(&cv.Versions.Previous),
-			cells.Remaining(cv.CompletedAt, cv.EstimatedCompletedAt, now),
-			cells.Age(cv.StartedAt.Time, now),
-			cells.OrUnknown(o.Status.InsightUID),
-		}
-	}),
-}
+var clusterVersionTable = cells.KindOf([]metav1.TableColumnDefinition{
+	cells.NameColumn,
+	{Name: "Assessment", Type: "string", Description: "One-word summary of the control-plane update."},
+	{Name: "Completion", Type: "string", Description: "How much of the control-plane update is done."},
+	{Name: "Target", Type: "string", Description: "Version the cluster is updating (or was updated) to."},
+	{Name: "Previous", Type: "string", Description: "Version the cluster updated from."},
+	{Name: "Est. Remaining", Type: "string", Description: "Estimated time until the control plane completes."},
+	{Name: "Started", Type: "string", Priority: 1, Description: "Time since the update started."},
+	uidColumn("ClusterVersion"),
+}, func(o *update.ClusterVersionProgressInsight, now time.Time) []interface{} {
+	cv := &o.Status.ClusterVersionStatusInsight
+	return []interface{}{
+		o.Name,
+		cells.OrUnknown(string(cv.Assessment)),
+		fmt.Sprintf("%d%%", cv.Completion),
+		cells.OrUnknown(cv.Versions.Target.Version),
+		cells.Previous(&cv.Versions.Previous),
+		cells.Remaining(cv.CompletedAt, cv.EstimatedCompletedAt, now),
+		cells.Age(cv.StartedAt.Time, now),
+		cells.OrUnknown(o.Status.InsightUID),
+	}
+})
 
-var clusterOperatorTable = table{
-	columns: []metav1.TableColumnDefinition{
-		nameColumn,
-		{Name: "Updating", Type: "string", Description: "Status of the Updating condition: is the operator updating now."},
-		{Name: "Healthy", Type: "string", Description: "Status of the Healthy condition."},
-		{Name: "Message", Type: "string", Description: "Why the operator is unhealthy, else what its update is doing."},
-		{Name: "Updating Reason", Type: "string", Priority: 1, Description: "Reason of the Updating condition (Pending, Progressing, Updated)."},
-		{Name: "Healthy Reason", Type: "string", Priority: 1, Description: "Reason of the Healthy condition."},
-		uidColumn("ClusterOperator"),
-	},
-	cells: cellsOf(func(o *update.ClusterOperatorProgressInsight, _ time.Time) []interface{} {
-		conds := o.Status.Conditions
-		upd := meta.FindStatusCondition(conds, string(v1alpha1.ClusterOperatorStatusInsightUpdating))
-		healthy := meta.FindStatusCondition(conds, string(v1alpha1.ClusterOperatorStatusInsightHealthy))
-		var message string
-		switch {
-		case healthy != nil && healthy.Status != metav1.ConditionTrue:
-			_, message = conventions.DecodeReasonMessage(healthy.Message)
-		case upd != nil && upd.Status == metav1.ConditionTrue:
-			_, message = conventions.DecodeReasonMessage(upd.Message)
-		}
-		return []interface{}{
-			o.Name,
-			conditionStatus(upd),
-			conditionStatus(healthy),
-			message,
-			conditionReason(upd),
-			conditionReason(healthy),
-			cells.OrUnknown(o.Status.InsightUID),
-		}
-	}),
-}
+var clusterOperatorTable = cells.KindOf([]metav1.TableColumnDefinition{
+	cells.NameColumn,
+	{Name: "Updating", Type: "string", Description: "Status of the Updating condition: is the operator updating now."},
+	{Name: "Healthy", Type: "string", Description: "Status of the Healthy condition."},
+	{Name: "Message", Type: "string", Description: "Why the operator is unhealthy, else what its update is doing."},
+	{Name: "Updating Reason", Type: "string", Priority: 1, Description: "Reason of the Updating condition (Pending, Progressing, Updated)."},
+	{Name: "Healthy Reason", Type: "string", Priority: 1, Description: "Reason of the Healthy condition."},
+	uidColumn("ClusterOperator"),
+}, func(o *update.ClusterOperatorProgressInsight, _ time.Time) []interface{} {
+	conds := o.Status.Conditions
+	upd := meta.FindStatusCondition(conds, string(v1alpha1.ClusterOperatorStatusInsightUpdating))
+	healthy := meta.FindStatusCondition(conds, string(v1alpha1.ClusterOperatorStatusInsightHealthy))
+	var message string
+	switch {
+	case healthy != nil && healthy.Status != metav1.ConditionTrue:
+		_, message = conventions.DecodeReasonMessage(healthy.Message)
+	case upd != nil && upd.Status == metav1.ConditionTrue:
+		_, message = conventions.DecodeReasonMessage(upd.Message)
+	}
+	return []interface{}{
+		o.Name,
+		conditionStatus(upd),
+		conditionStatus(healthy),
+		message,
+		conditionReason(upd),
+		conditionReason(healthy),
+		cells.OrUnknown(o.Status.InsightUID),
+	}
+})
 
-var poolTable = table{
-	columns: []metav1.TableColumnDefinition{
-		nameColumn,
-		{Name: "Scope", Type: "string", Description: "ControlPlane or WorkerPool."},
-		{Name: "Assessment", Type: "string", Description: "One-word summary of the pool update."},
-		{Name: "Completion", Type: "string", Description: "How much of the pool update is done."},
-		{Name: "Nodes", Type: "string", Description: "Nodes updated / all nodes of the pool."},
-		{Name: "Progressing", Type: "integer", Priority: 1, Description: "Nodes updating now."},
-		{Name: "Draining", Type: "integer", Priority: 1, Description: "Nodes draining now."},
-		{Name: "Excluded", Type: "integer", Priority: 1, Description: "Nodes left out of the update (paused)."},
-		{Name: "Degraded", Type: "integer", Priority: 1, Description: "Degraded nodes."},
-		uidColumn("MachineConfigPool"),
-	},
-	cells: cellsOf(func(o *update.MachineConfigPoolProgressInsight, _ time.Time) []interface{} {
-		p := &o.Status.MachineConfigPoolStatusInsight
-		count := func(t v1alpha1.NodeSummaryType) int64 {
-			for _, s := range p.Summaries {
-				if string(s.Type) == string(t) {
-					return int64(s.Count)
-				}
+var poolTable = cells.KindOf([]metav1.TableColumnDefinition{
+	cells.NameColumn,
+	{Name: "Scope", Type: "string", Description: "ControlPlane or WorkerPool."},
+	{Name: "Assessment", Type: "string", Description: "One-word summary of the pool update."},
+	{Name: "Completion", Type: "string", Description: "How much of the pool update is done."},
+	{Name: "Nodes", Type: "string", Description: "Nodes updated / all nodes of the pool."},
+	{Name: "Progressing", Type: "integer", Priority: 1, Description: "Nodes updating now."},
+	{Name: "Draining", Type: "integer", Priority: 1, Description: "Nodes draining now."},
+	{Name: "Excluded", Type: "integer", Priority: 1, Description: "Nodes left out of the update (paused)."},
+	{Name: "Degraded", Type: "integer", Priority: 1, Description: "Degraded nodes."},
+	uidColumn("MachineConfigPool"),
+}, func(o *update.MachineConfigPoolProgressInsight, _ time.Time) []interface{} {
+	p := &o.Status.MachineConfigPoolStatusInsight
+	count := func(t v1alpha1.NodeSummaryType) int64 {
+		for _, s := range p.Summaries {
+			if string(s.Type) == string(t) {
+				return int64(s.Count)
 			}
-			return 0
 		}
-		total := count(v1alpha1.NodesTotal)
-		return []interface{}{
-			o.Name,
-			cells.OrUnknown(string(p.Scope)),
-			cells.OrUnknown(string(p.Assessment)),
-			fmt.Sprintf("%d%%", p.Completion),
-			fmt.Sprintf("%d/%d", total-count(v1alpha1.NodesOutdated), total),
-			count(v1alpha1.NodesProgressing),
-			count(v1alpha1.NodesDraining),
-			count(v1alpha1.NodesExcluded),
-			count(v1alpha1.NodesDegraded),
-			cells.OrUnknown(o.Status.InsightUID),
-		}
-	}),
-}
+		return 0
+	}
+	total := count(v1alpha1.NodesTotal)
+	return []interface{}{
+		o.Name,
+		cells.OrUnknown(string(p.Scope)),
+		cells.OrUnknown(string(p.Assessment)),
+		fmt.Sprintf("%d%%", p.Completion),
+		fmt.Sprintf("%d/%d", total-count(v1alpha1.NodesOutdated), total),
+		count(v1alpha1.NodesProgressing),
+		count(v1alpha1.NodesDraining),
+		count(v1alpha1.NodesExcluded),
+		count(v1alpha1.NodesDegraded),
+		cells.OrUnknown(o.Status.InsightUID),
+	}
+})
 
-var nodeTable = table{
-	columns: []metav1.TableColumnDefinition{
-		nameColumn,
-		{Name: "Pool", Type: "string", Description: "MachineConfigPool of the node."},
-		{Name: "Assessment", Type: "string", Description: "Degraded, Unavailable, Progressing, Excluded, Outdated or Completed, as oc adm upgrade status shows."},
-		{Name: "Phase", Type: "string", Description: "Draining, Updating, Rebooting, Paused, Pending or Updated."},
-		{Name: "Version", Type: "string", Description: "Version of the node."},
-		{Name: "Est", Type: "string", Description: "Estimated time until the node completes: - when done, ? when unknown."},
-		{Name: "Message", Type: "string", Description: "Why the node is degraded or unavailable."},
-		{Name: "Scope", Type: "string", Priority: 1, Description: "ControlPlane or WorkerPool."},
-		uidColumn("Node"),
-	},
-	cells: cellsOf(func(o *update.NodeProgressInsight, _ time.Time) []interface{} {
-		n := &o.Status.NodeStatusInsight
-		st := conventions.NodeStateOf(n.Name, n.Conditions, n.EstimatedToComplete)
-		message := st.Message
-		if message == "" {
-			message = n.Message
-		}
-		return []interface{}{
-			o.Name,
-			cells.OrUnknown(n.PoolResource.Name),
-			cells.OrUnknown(st.Assessment),
-			cells.OrUnknown(st.Phase),
-			cells.OrUnknown(n.Version),
-			st.Est,
-			message,
-			cells.OrUnknown(string(n.Scope)),
-			cells.OrUnknown(o.Status.InsightUID),
-		}
-	}),
-}
+var nodeTable = cells.KindOf([]metav1.TableColumnDefinition{
+	cells.NameColumn,
+	{Name: "Pool", Type: "string", Description: "MachineConfigPool of the node."},
+	{Name: "Assessment", Type: "string", Description: "Degraded, Unavailable, Progressing, Excluded, Outdated or Completed, as oc adm upgrade status shows."},
+	{Name: "Phase", Type: "string", Description: "Draining, Updating, Rebooting, Paused, Pending or Updated."},
+	{Name: "Version", Type: "string", Description: "Version of the node."},
+	{Name: "Est", Type: "string", Description: "Estimated time until the node completes: - when done, ? when unknown."},
+	{Name: "Message", Type: "string", Description: "Why the node is degraded or unavailable."},
+	{Name: "Scope", Type: "string", Priority: 1, Description: "ControlPlane or WorkerPool."},
+	uidColumn("Node"),
+}, func(o *update.NodeProgressInsight, _ time.Time) []interface{} {
+	n := &o.Status.NodeStatusInsight
+	st := conventions.NodeStateOf(n.Name, n.Conditions, n.EstimatedToComplete)
+	message := st.Message
+	if message == "" {
+		message = n.Message
+	}
+	return []interface{}{
+		o.Name,
+		cells.OrUnknown(n.PoolResource.Name),
+		cells.OrUnknown(st.Assessment),
+		cells.OrUnknown(st.Phase),
+		cells.OrUnknown(n.Version),
+		st.Est,
+		message,
+		cells.OrUnknown(string(n.Scope)),
+		cells.OrUnknown(o.Status.InsightUID),
+	}
+})
 
-var healthTable = table{
-	columns: []metav1.TableColumnDefinition{
-		nameColumn,
-		{Name: "Level", Type: "string", Description: "Impact level: Unknown, Info, Warning, Error or Critical."},
-		{Name: "Type", Type: "string", Description: "Impact type."},
-		{Name: "Started", Type: "string", Description: "Time since the problem started."},
-		{Name: "Summary", Type: "string", Description: "One-line summary of the impact."},
-		{Name: "Scope", Type: "string", Priority: 1, Description: "ControlPlane or WorkerPool."},
-		{Name: "Resources", Type: "string", Priority: 1, Description: "Resources the insight is about."},
-		{Name: "Reference", Type: "string", Priority: 1, Description: "Where the remediation is described."},
-	},
-	cells: cellsOf(func(o *update.HealthInsight, now time.Time) []interface{} {
-		h := &o.Status.HealthStatusInsight
-		started := cells.Unknown
-		if !conventions.IsUnknownTime(h.StartedAt.Time) {
-			started = cells.Age(h.StartedAt.Time, now)
-		}
-		return []interface{}{
-			o.Name,
-			cells.OrUnknown(string(h.Impact.Level)),
-			cells.OrUnknown(string(h.Impact.Type)),
-			started,
-			h.Impact.Summary,
-			cells.OrUnknown(string(h.Scope.Type)),
-			resourceRefs(h.Scope.Resources),
-			h.Remediation.Reference,
-		}
-	}),
-}
+var healthTable = cells.KindOf([]metav1.TableColumnDefinition{
+	cells.NameColumn,
+	{Name: "Level", Type: "string", Description: "Impact level: Unknown, Info, Warning, Error or Critical."},
+	{Name: "Type", Type: "string", Description: "Impact type."},
+	{Name: "Started", Type: "string", Description: "Time since the problem started."},
+	{Name: "Summary", Type: "string", Description: "One-line summary of the impact."},
+	{Name: "Scope", Type: "string", Priority: 1, Description: "ControlPlane or WorkerPool."},
+	{Name: "Resources", Type: "string", Priority: 1, Description: "Resources the insight is about."},
+	{Name: "Reference", Type: "string", Priority: 1, Description: "Where the remediation is described."},
+}, func(o *update.HealthInsight, now time.Time) []interface{} {
+	h := &o.Status.HealthStatusInsight
+	started := cells.Unknown
+	if !conventions.IsUnknownTime(h.StartedAt.Time) {
+		started = cells.Age(h.StartedAt.Time, now)
+	}
+	return []interface{}{
+		o.Name,
+		cells.OrUnknown(string(h.Impact.Level)),
+		cells.OrUnknown(string(h.Impact.Type)),
+		started,
+		h.Impact.Summary,
+		cells.OrUnknown(string(h.Scope.Type)),
+		resourceRefs(h.Scope.Resources),
+		h.Remediation.Reference,
+	}
+})
 
 func conditionStatus(c *metav1.Condition) string {
 	if c == nil {

@@ -28,6 +28,7 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/conventions"
 	"github.com/update-status/apiserver/pkg/apis/update/resources"
+	"github.com/update-status/apiserver/pkg/registry/internal/cells"
 	"github.com/update-status/apiserver/pkg/registry/internal/registrytest"
 )
 
@@ -122,7 +123,7 @@ func TestTables(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			conv := tableConvertor{table: tables[tt.kind], clock: clocktesting.NewFakePassiveClock(t0)}
+			conv := cells.Convertor{Kind: tables[tt.kind], Clock: clocktesting.NewFakePassiveClock(t0)}
 			for _, noHeaders := range []bool{false, true} {
 				table, err := conv.ConvertToTable(context.Background(), tt.obj, &metav1.TableOptions{NoHeaders: noHeaders})
 				if err != nil {
@@ -136,8 +137,8 @@ func TestTables(t *testing.T) {
 					rows = [][]interface{}{}
 				}
 				for _, r := range table.Rows {
-					if len(r.Cells) != len(tables[tt.kind].columns) {
-						t.Fatalf("%d cells for %d columns", len(r.Cells), len(tables[tt.kind].columns))
+					if len(r.Cells) != len(tables[tt.kind].Columns) {
+						t.Fatalf("%d cells for %d columns", len(r.Cells), len(tables[tt.kind].Columns))
 					}
 					if r.Object.Object == nil {
 						t.Error("row without its object")
@@ -167,7 +168,7 @@ func TestColumns(t *testing.T) {
 	}
 	for k := range tables {
 		var got []string
-		for i, c := range tables[k].columns {
+		for i, c := range tables[k].Columns {
 			if i < len(want[k]) {
 				got = append(got, c.Name)
 				if c.Priority != 0 {
@@ -177,7 +178,7 @@ func TestColumns(t *testing.T) {
 				t.Errorf("%s: extra column %s is not wide", resources.InsightKind(k).Resource(), c.Name)
 			}
 		}
-		if !reflect.DeepEqual(got, want[k]) || tables[k].columns[0].Format != "name" {
+		if !reflect.DeepEqual(got, want[k]) || tables[k].Columns[0].Format != "name" {
 			t.Errorf("%s: default columns %v, want %v", resources.InsightKind(k).Resource(), got, want[k])
 		}
 	}

@@ -38,6 +38,7 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 	"github.com/update-status/apiserver/pkg/readiness"
+	"github.com/update-status/apiserver/pkg/registry/internal/cells"
 	"github.com/update-status/apiserver/pkg/registry/virtualstore"
 	"github.com/update-status/apiserver/pkg/view"
 )
@@ -234,7 +235,7 @@ func (p *Publisher) NewREST(typer runtime.ObjectTyper, codec runtime.Codec) (rea
 		Store: p.Readiness, Codec: codec, Typer: typer, Singular: resources.UpdateReadiness.Singular, ShortNames: []string{resources.UpdateReadiness.ShortName},
 		New:     func() runtime.Object { return &update.UpdateReadiness{} },
 		NewList: func() runtime.Object { return &update.UpdateReadinessList{} },
-		Table:   readinessTable,
+		Table:   cells.Convertor{Kind: readinessTable, Clock: p.clock},
 	})
 	if err != nil {
 		return nil, nil, err
@@ -243,7 +244,7 @@ func (p *Publisher) NewREST(typer runtime.ObjectTyper, codec runtime.Codec) (rea
 		Store: p.Candidates, Codec: codec, Typer: typer, Singular: resources.UpdateCandidate.Singular, ShortNames: []string{resources.UpdateCandidate.ShortName},
 		New:     func() runtime.Object { return &update.UpdateCandidate{} },
 		NewList: func() runtime.Object { return &update.UpdateCandidateList{} },
-		Table:   candidateTable, WatchBuffer: 64,
+		Table:   cells.Convertor{Kind: candidateTable, Clock: p.clock}, WatchBuffer: 64,
 	})
 	if err != nil {
 		readinessREST.Destroy()

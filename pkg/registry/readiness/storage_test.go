@@ -27,6 +27,7 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/insights"
+	"github.com/update-status/apiserver/pkg/registry/internal/cells"
 	"github.com/update-status/apiserver/pkg/view"
 )
 
@@ -130,14 +131,14 @@ func TestTables(t *testing.T) {
 		Prechecks: []update.Precheck{{Name: "CriticalAlerts", Status: metav1.ConditionTrue}, {Name: "NodeAlerts", Status: metav1.ConditionFalse}},
 	}}
 	for _, tc := range []struct {
-		table table
+		table cells.Kind
 		obj   runtimeObject
 		want  []interface{}
 	}{
 		{candidateTable, c, []interface{}{"4.20.3", "4.20.3", "False", "A,B?", "MultipleReasons", ""}},
 		{readinessTable, r, []interface{}{"cluster", "4.20.1", "stable-4.20", "1/2 (incomplete)", "none"}},
 	} {
-		tbl, err := tc.table.ConvertToTable(context.Background(), tc.obj, nil)
+		tbl, err := cells.Convertor{Kind: tc.table, Clock: &clocktesting.FakePassiveClock{}}.ConvertToTable(context.Background(), tc.obj, nil)
 		if err != nil || len(tbl.Rows) != 1 {
 			t.Fatalf("%s: %v %v", tc.obj.GetName(), err, tbl)
 		}

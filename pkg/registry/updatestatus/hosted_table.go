@@ -15,10 +15,9 @@
 package updatestatus
 
 import (
-	"context"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/utils/clock"
 
@@ -42,31 +41,17 @@ var hostedColumns = []metav1.TableColumnDefinition{
 	availableColumn,
 }
 
-// hostedTableConvertor renders HostedClusterUpdateStatus for kubectl,
-// from the summary UpdateStatus's table makes of the same status.
-type hostedTableConvertor struct {
-	clock clock.PassiveClock
-}
+// hostedTable is the kubectl table of HostedClusterUpdateStatus, from the
+// summary UpdateStatus's table makes of the same status.
+var hostedTable = cells.KindOf(hostedColumns, func(o *update.HostedClusterUpdateStatus, now time.Time) []interface{} {
+	s := summarize(&update.UpdateStatus{ObjectMeta: o.ObjectMeta, Status: o.Status})
+	return s.cells(o.Name, s.worstHealth(), now)
+})
 
 // NewHostedTable returns the kubectl table of HostedClusterUpdateStatus;
 // clock gives the ages and estimates.
 func NewHostedTable(clock clock.PassiveClock) rest.TableConvertor {
-	return hostedTableConvertor{clock: clock}
-}
-
-// ConvertToTable implements rest.TableConvertor. It takes a
-// HostedClusterUpdateStatus or a list of them, wrapped or not, and returns
-// an empty table for anything else.
-func (c hostedTableConvertor) ConvertToTable(_ context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
-	now := c.clock.Now()
-	return cells.Table(object, tableOptions, hostedColumns, func(obj runtime.Object) ([]interface{}, bool) {
-		o, ok := obj.(*update.HostedClusterUpdateStatus)
-		if !ok {
-			return nil, false
-		}
-		s := summarize(&update.UpdateStatus{ObjectMeta: o.ObjectMeta, Status: o.Status})
-		return s.cells(o.Name, s.worstHealth(), now), true
-	}), nil
+	return cells.Convertor{Kind: hostedTable, Clock: clock}
 }
 
 // worstHealth is the highest impact level among the Health insights.

@@ -30,6 +30,7 @@ import (
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/resources"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/registry/internal/cells"
 	"github.com/update-status/apiserver/pkg/registry/virtualstore"
 )
 
@@ -76,7 +77,7 @@ func NewREST(store *virtualstore.Store, scheme *runtime.Scheme, codec runtime.Co
 		ShortNames: []string{names.ShortName},
 		New:        types.New,
 		NewList:    types.NewList,
-		Table:      tableConvertor{clock: clock},
+		Table:      cells.Convertor{Kind: statusTable, Clock: clock},
 	})
 	if err != nil {
 		return nil, nil, err

@@ -15,14 +15,11 @@
 package updatestatus
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
@@ -63,25 +60,12 @@ var levelOrder = []string{
 	string(v1alpha1.UnknownImpactLevel),
 }
 
-// tableConvertor renders UpdateStatus for kubectl.
-type tableConvertor struct {
-	clock clock.PassiveClock
-}
-
-// ConvertToTable implements rest.TableConvertor. It takes an UpdateStatus or
-// an UpdateStatusList, wrapped or not, and returns an empty table for
-// anything else. A nearly empty object (a bookmark) gives a row of unknowns.
-func (c tableConvertor) ConvertToTable(_ context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
-	now := c.clock.Now()
-	return cells.Table(object, tableOptions, columns, func(obj runtime.Object) ([]interface{}, bool) {
-		o, ok := obj.(*update.UpdateStatus)
-		if !ok {
-			return nil, false
-		}
-		s := summarize(o)
-		return s.cells(o.Name, s.health(), now), true
-	}), nil
-}
+// statusTable is the kubectl table of UpdateStatus. A nearly empty object (a
+// bookmark) gives a row of unknowns.
+var statusTable = cells.KindOf(columns, func(o *update.UpdateStatus, now time.Time) []interface{} {
+	s := summarize(o)
+	return s.cells(o.Name, s.health(), now)
+})
 
 // cells are the cells of a row of name, health being the text of its
 // Health column.

@@ -27,6 +27,7 @@ import (
 	"github.com/update-status/apiserver/internal/viewtest"
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
+	"github.com/update-status/apiserver/pkg/registry/internal/cells"
 	"github.com/update-status/apiserver/pkg/registry/internal/registrytest"
 )
 
@@ -65,7 +66,7 @@ func TestConvertToTable(t *testing.T) {
 			{"", unknown, unknown, "0/0", "None", unknown, unknown, "0/0", "0/0", unknown, unknown}}, wantRV: "7"},
 		{name: "anything else", obj: &metav1.Status{}, wantRows: nil},
 	}
-	conv := tableConvertor{clock: clocktesting.NewFakePassiveClock(now)}
+	conv := cells.Convertor{Kind: statusTable, Clock: clocktesting.NewFakePassiveClock(now)}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			table, err := conv.ConvertToTable(context.Background(), tt.obj, tt.opts)

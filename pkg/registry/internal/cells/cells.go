@@ -12,23 +12,64 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package cells holds the cell texts that the registry's kubectl tables
-// share: the unknown marker, the unwrapping of the watch cache's objects,
-// the table of an object or a list, and how versions, ages and estimates
-// read.
+// Package cells holds what the registry's kubectl tables share: the
+// tables of one kind and their rest.TableConvertor, the name column, the
+// unknown marker, the unwrapping of the watch cache's objects, the table of
+// an object or a list, and how versions, ages and estimates read.
 package cells
 
 import (
+	"context"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/utils/clock"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
 )
+
+// Kind is the kubectl table of one kind: its columns (priority 1 ones show
+// only with -o wide) and the cells of an object at now, false when the
+// object is not of the kind.
+type Kind struct {
+	Columns []metav1.TableColumnDefinition
+	Cells   func(obj runtime.Object, now time.Time) ([]interface{}, bool)
+}
+
+// KindOf returns the table of the objects of type T: columns, and the cells
+// row gives of each.
+func KindOf[T runtime.Object](columns []metav1.TableColumnDefinition, row func(o T, now time.Time) []interface{}) Kind {
+	return Kind{Columns: columns, Cells: func(obj runtime.Object, now time.Time) ([]interface{}, bool) {
+		o, ok := obj.(T)
+		if !ok {
+			return nil, false
+		}
+		return row(o, now), true
+	}}
+}
+
+// Convertor renders the objects of a kind for kubectl, at the time Clock
+// gives. It implements rest.TableConvertor: it takes an object of the kind
+// or a list of them, wrapped or not, and gives no row for anything else.
+type Convertor struct {
+	Kind
+	Clock clock.PassiveClock
+}
+
+// ConvertToTable implements rest.TableConvertor.
+func (c Convertor) ConvertToTable(_ context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
+	now := c.Clock.Now()
+	return Table(object, tableOptions, c.Columns, func(obj runtime.Object) ([]interface{}, bool) {
+		return c.Cells(obj, now)
+	}), nil
+}
+
+// NameColumn is the first column of most tables: the object's name.
+var NameColumn = metav1.TableColumnDefinition{Name: "Name", Type: "string", Format: "name", Description: "Name of the object."}
 
 // Unknown is the text of a cell whose value is missing.
 const Unknown = "<unknown>"

@@ -36,11 +36,9 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/component-base/cli"
 	cliflag "k8s.io/component-base/cli/flag"
-	"k8s.io/component-base/logs"
-	logsapi "k8s.io/component-base/logs/api/v1"
-	"k8s.io/component-base/term"
 	"k8s.io/klog/v2"
 
+	"github.com/update-status/apiserver/internal/cmdflags"
 	"github.com/update-status/apiserver/internal/localstack"
 )
 
@@ -58,50 +56,38 @@ func newCommand(ctx context.Context) *cobra.Command {
 		interval time.Duration
 		pause    int
 	)
-	logging := logs.NewOptions()
-	cmd := &cobra.Command{
+	cmd := cmdflags.New(cmdflags.Command{
 		Use:   "local-up",
 		Short: "Run a local control plane, a simulated cluster mid-update and update-status-apiserver (make run)",
 		Long: "local-up starts etcd and kube-apiserver on loopback, creates an OpenShift cluster in the middle of an\n" +
 			"update, starts update-status-apiserver behind the aggregation layer and keeps the update moving until\n" +
 			"Ctrl-C or SIGTERM. It needs KUBE_BIN_DIR (KUBE_BIN_DIR=$(hack/build-kube.sh)) and runs from the\n" +
 			"repository root.",
-		Args:         cobra.NoArgs,
-		SilenceUsage: true,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := logsapi.ValidateAndApply(logging, nil); err != nil {
-				return err
-			}
+		Flags: func(fss *cliflag.NamedFlagSets) {
+			fs := fss.FlagSet("local-up")
+			fs.StringVar(&outDir, "output-dir", "_output/local", "where the kubeconfigs, the ready file and the run directory (logs, certificates, etcd data) go")
+			fs.DurationVar(&interval, "step-interval", 2*time.Second, "time between two steps of the update")
+			fs.IntVar(&pause, "pause-steps", 10, "steps to wait after an update completes before the next one starts")
+			fs.IntVar(&simNodes, "nodes", 12, "nodes of the simulated cluster")
+			fs.BoolVar(&withPrometheus, "prometheus", true, "run a Prometheus ($PROMETHEUS or on PATH; hack/ensure-prometheus.sh) over the simulator's metrics with artifacts/local/prometheus/rules.yaml, and give the server its alerts")
+			fs.DurationVar(&alertsInterval, "alerts-interval", 5*time.Second, "the server's --alerts-interval (with --prometheus)")
+			fs.DurationVar(&holdDrain, "hold-drain", 45*time.Second, "in every update a PodDisruptionBudget holds one worker's drain this long (real time), which fires PodDisruptionBudgetAtLimit; 0: never")
+			fs.IntVar(&routerPods, "router-pods", 4, "pods of the simulated ingress router on the workers, with its PodDisruptionBudget openshift-ingress/router-default; the held drain (--hold-drain) keeps one on the held node with the budget at 0")
+			fs.BoolVar(&withMCNs, "machine-config-nodes", true, "install the MachineConfigNode CRD and have the simulator write a MachineConfigNode per node as the machine-config operator does (Cordoned, Drained, the drain's error); the drain informer reads them")
+			fs.BoolVar(&withHostedCRDs, "hosted-crds", true, "install the CRDs of a HyperShift management cluster (HostedCluster, HostedControlPlane, NodePool, ControlPlaneComponent, Cluster API Machine/MachineSet/MachineDeployment; pkg/hypershift/crds), so that update-simulator --hosted-clusters can write them")
+			fs.IntVar(&hostedClusters, "hosted-clusters", 3, "with --hosted-crds: hosted clusters updating one update after another beside the standalone cluster (hosted-N and its NodePool in namespace tenant-N, its control plane in tenant-N-hosted-N), the first with a drain held for --hold-drain past its NodePool's nodeDrainTimeout; more than 3 start their updates in waves of 10, 3 minutes apart (at speed 1), with 5% of them stuck in a control-plane component; 0: none")
+			fs.BoolVar(&withDrainInformer, "drain-informer", true, "run update-status-drain-informer with its own ServiceAccount (artifacts/local/drain-informer.yaml): it names the pod and the budget that hold a drain")
+			fs.Float64Var(&simSpeed, "speed", 60, "speed factor of the simulated update (60: an update of about 75 minutes takes about a minute and a quarter)")
+		},
+		Run: func(cmd *cobra.Command) error {
 			err := run(cmd.Context(), outDir, interval, pause)
 			if errors.Is(err, context.Canceled) {
 				return nil
 			}
 			return err
 		},
-	}
+	})
 	cmd.SetContext(ctx)
-
-	var fss cliflag.NamedFlagSets
-	fs := fss.FlagSet("local-up")
-	fs.StringVar(&outDir, "output-dir", "_output/local", "where the kubeconfigs, the ready file and the run directory (logs, certificates, etcd data) go")
-	fs.DurationVar(&interval, "step-interval", 2*time.Second, "time between two steps of the update")
-	fs.IntVar(&pause, "pause-steps", 10, "steps to wait after an update completes before the next one starts")
-	fs.IntVar(&simNodes, "nodes", 12, "nodes of the simulated cluster")
-	fs.BoolVar(&withPrometheus, "prometheus", true, "run a Prometheus ($PROMETHEUS or on PATH; hack/ensure-prometheus.sh) over the simulator's metrics with artifacts/local/prometheus/rules.yaml, and give the server its alerts")
-	fs.DurationVar(&alertsInterval, "alerts-interval", 5*time.Second, "the server's --alerts-interval (with --prometheus)")
-	fs.DurationVar(&holdDrain, "hold-drain", 45*time.Second, "in every update a PodDisruptionBudget holds one worker's drain this long (real time), which fires PodDisruptionBudgetAtLimit; 0: never")
-	fs.IntVar(&routerPods, "router-pods", 4, "pods of the simulated ingress router on the workers, with its PodDisruptionBudget openshift-ingress/router-default; the held drain (--hold-drain) keeps one on the held node with the budget at 0")
-	fs.BoolVar(&withMCNs, "machine-config-nodes", true, "install the MachineConfigNode CRD and have the simulator write a MachineConfigNode per node as the machine-config operator does (Cordoned, Drained, the drain's error); the drain informer reads them")
-	fs.BoolVar(&withHostedCRDs, "hosted-crds", true, "install the CRDs of a HyperShift management cluster (HostedCluster, HostedControlPlane, NodePool, ControlPlaneComponent, Cluster API Machine/MachineSet/MachineDeployment; pkg/hypershift/crds), so that update-simulator --hosted-clusters can write them")
-	fs.IntVar(&hostedClusters, "hosted-clusters", 3, "with --hosted-crds: hosted clusters updating one update after another beside the standalone cluster (hosted-N and its NodePool in namespace tenant-N, its control plane in tenant-N-hosted-N), the first with a drain held for --hold-drain past its NodePool's nodeDrainTimeout; more than 3 start their updates in waves of 10, 3 minutes apart (at speed 1), with 5% of them stuck in a control-plane component; 0: none")
-	fs.BoolVar(&withDrainInformer, "drain-informer", true, "run update-status-drain-informer with its own ServiceAccount (artifacts/local/drain-informer.yaml): it names the pod and the budget that hold a drain")
-	fs.Float64Var(&simSpeed, "speed", 60, "speed factor of the simulated update (60: an update of about 75 minutes takes about a minute and a quarter)")
-	logsapi.AddFlags(logging, fss.FlagSet("logging"))
-	for _, f := range fss.FlagSets {
-		cmd.Flags().AddFlagSet(f)
-	}
-	cols, _, _ := term.TerminalSize(cmd.OutOrStdout())
-	cliflag.SetUsageAndHelpFunc(cmd, fss, cols)
 	return cmd
 }
 

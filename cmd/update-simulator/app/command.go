@@ -25,12 +25,10 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
 	cliflag "k8s.io/component-base/cli/flag"
-	"k8s.io/component-base/logs"
-	logsapi "k8s.io/component-base/logs/api/v1"
-	"k8s.io/component-base/term"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/update-status/apiserver/internal/cmdflags"
 	"github.com/update-status/apiserver/internal/ocp"
 	"github.com/update-status/apiserver/pkg/simulator"
 )
@@ -38,39 +36,18 @@ import (
 // NewCommand returns the update-simulator command.
 func NewCommand(ctx context.Context, out io.Writer) *cobra.Command {
 	o := NewOptions()
-	logging := logs.NewOptions()
-	cmd := &cobra.Command{
+	return cmdflags.New(cmdflags.Command{
 		Use:   "update-simulator (--kubeconfig FILE | --output-dir DIR) [flags]",
 		Short: "Drive a simulated OpenShift cluster through an update",
 		Long: "update-simulator creates a simulated OpenShift cluster (ClusterVersion, ClusterOperators,\n" +
 			"MachineConfigPools, MachineConfigs, Nodes, the machine-config-operator Deployment) and drives\n" +
 			"it through an update, as the real operators would: through the API of a kube-apiserver\n" +
 			"(status via the status subresource), or as files, one directory per state.",
-		Args:          cobra.NoArgs,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if err := logsapi.ValidateAndApply(logging, nil); err != nil {
-				return err
-			}
-			return o.Run(ctx, cmd.OutOrStdout())
-		},
-	}
-	cmd.SetOut(out)
-	// The simulator's flags, then the logging flags (-v, --vmodule, ...) in
-	// a section of their own, as Kubernetes components print them.
-	var fss cliflag.NamedFlagSets
-	o.AddFlags(fss.FlagSet("simulation"))
-	logsapi.AddFlags(logging, fss.FlagSet("logging"))
-	for _, fs := range fss.FlagSets {
-		cmd.Flags().AddFlagSet(fs)
-	}
-	cols, _, _ := term.TerminalSize(out)
-	cliflag.SetUsageAndHelpFunc(cmd, fss, cols)
-	return cmd
+		Out:      out,
+		Flags:    func(fss *cliflag.NamedFlagSets) { o.AddFlags(fss.FlagSet("simulation")) },
+		Validate: o.Validate,
+		Run:      func(cmd *cobra.Command) error { return o.Run(ctx, cmd.OutOrStdout()) },
+	})
 }
 
 // Run executes the command line and returns the exit code.

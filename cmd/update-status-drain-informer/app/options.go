@@ -28,8 +28,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	cliflag "k8s.io/component-base/cli/flag"
-	"k8s.io/component-base/logs"
-	logsapi "k8s.io/component-base/logs/api/v1"
 
 	"github.com/update-status/apiserver/internal/cmdflags"
 	"github.com/update-status/apiserver/pkg/drain"
@@ -93,8 +91,7 @@ func (o *Options) Validate() error {
 // NewCommand returns the command; it runs until ctx is done.
 func NewCommand(ctx context.Context) *cobra.Command {
 	o := NewOptions()
-	logging := logs.NewOptions()
-	cmd := &cobra.Command{
+	return cmdflags.New(cmdflags.Command{
 		Use:   "update-status-drain-informer [flags]",
 		Short: "Name what holds the drain of nodes during an OpenShift update",
 		Long: "update-status-drain-informer watches the cordoned Nodes; PodDisruptionBudgets,\n" +
@@ -102,24 +99,10 @@ func NewCommand(ctx context.Context) *cobra.Command {
 			"nodes that drain for an update (one pod watch per draining node). For every blocked drain it contributes a health insight to\n" +
 			"the update-status apiserver, as the UpdateInformer --name in --namespace, naming the node, the\n" +
 			"pods held and the PodDisruptionBudgets holding them (docs/runbooks/drain-blocked.md).",
-		Args:          cobra.NoArgs,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if err := logsapi.ValidateAndApply(logging, nil); err != nil {
-				return err
-			}
-			return o.Run(ctx)
-		},
-	}
-	var fss cliflag.NamedFlagSets
-	o.AddFlags(fss.FlagSet("informer"))
-	logsapi.AddFlags(logging, fss.FlagSet("logging"))
-	cmdflags.Add(cmd, fss)
-	return cmd
+		Flags:    func(fss *cliflag.NamedFlagSets) { o.AddFlags(fss.FlagSet("informer")) },
+		Validate: o.Validate,
+		Run:      func(*cobra.Command) error { return o.Run(ctx) },
+	})
 }
 
 // Run connects to the cluster and runs the controller until ctx ends; then

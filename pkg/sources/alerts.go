@@ -33,6 +33,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/update-status/apiserver/internal/flagcheck"
 	"github.com/update-status/apiserver/pkg/insights"
 )
 
@@ -90,18 +91,10 @@ func (o *AlertsOptions) Validate() []error {
 			errs = append(errs, fmt.Errorf("--alerts-url has no host: %q", u.Redacted()))
 		}
 	}
-	if o.Interval <= 0 {
-		errs = append(errs, fmt.Errorf("--alerts-interval must be positive, got %v", o.Interval))
-	}
-	if o.Timeout <= 0 {
-		errs = append(errs, fmt.Errorf("--alerts-timeout must be positive, got %v", o.Timeout))
-	}
-	if o.MaxBytes <= 0 {
-		errs = append(errs, fmt.Errorf("--alerts-max-bytes must be positive, got %d", o.MaxBytes))
-	}
-	if o.Keep < 0 {
-		errs = append(errs, fmt.Errorf("--alerts-keep must not be negative, got %v", o.Keep))
-	}
+	errs = flagcheck.Positive(errs, "alerts-interval", o.Interval)
+	errs = flagcheck.Positive(errs, "alerts-timeout", o.Timeout)
+	errs = flagcheck.Positive(errs, "alerts-max-bytes", o.MaxBytes)
+	errs = flagcheck.NotNegative(errs, "alerts-keep", o.Keep)
 	if o.URL == "" && (o.CAFile != "" || o.TokenFile != "") {
 		errs = append(errs, errors.New("--alerts-ca-file and --alerts-token-file need --alerts-url"))
 	}

@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/version"
 
+	"github.com/update-status/apiserver/internal/flagcheck"
 	"github.com/update-status/apiserver/pkg/simulator"
 	"github.com/update-status/apiserver/pkg/simulator/hosted"
 )
@@ -170,9 +171,7 @@ func (o *Options) Validate() error {
 	case o.Kubeconfig != "" && o.OutputDir != "":
 		errs = append(errs, errors.New("--kubeconfig and --output-dir are mutually exclusive"))
 	}
-	if o.HostedClusters < 0 {
-		errs = append(errs, fmt.Errorf("--hosted-clusters must not be negative, got %d", o.HostedClusters))
-	}
+	errs = flagcheck.NotNegative(errs, "hosted-clusters", o.HostedClusters)
 	if o.HostedClusters > 0 && o.Kubeconfig == "" {
 		errs = append(errs, errors.New("--hosted-clusters needs --kubeconfig"))
 	}
@@ -190,12 +189,8 @@ func (o *Options) Validate() error {
 	if o.QPS < 0 || o.Burst < 0 || o.Workers < 1 {
 		errs = append(errs, fmt.Errorf("--qps and --burst must not be negative and --workers must be positive (got %g, %d, %d)", o.QPS, o.Burst, o.Workers))
 	}
-	if o.MaxSteps < 1 {
-		errs = append(errs, fmt.Errorf("--max-steps must be positive, got %d", o.MaxSteps))
-	}
-	if o.Idle < 0 {
-		errs = append(errs, fmt.Errorf("--idle must not be negative, got %s", o.Idle))
-	}
+	errs = flagcheck.Positive(errs, "max-steps", o.MaxSteps)
+	errs = flagcheck.NotNegative(errs, "idle", o.Idle)
 	prev := o.To
 	for _, v := range o.Then {
 		if _, err := version.ParseSemantic(v); err != nil {
@@ -240,21 +235,15 @@ func (o *Options) validateHosted() []error {
 		}
 		return errs
 	}
-	if o.HostedWaveSize < 0 {
-		errs = append(errs, fmt.Errorf("--hosted-wave-size must not be negative, got %d", o.HostedWaveSize))
-	}
-	if o.HostedWaveInterval < 0 {
-		errs = append(errs, fmt.Errorf("--hosted-wave-interval must not be negative, got %s", o.HostedWaveInterval))
-	}
+	errs = flagcheck.NotNegative(errs, "hosted-wave-size", o.HostedWaveSize)
+	errs = flagcheck.NotNegative(errs, "hosted-wave-interval", o.HostedWaveInterval)
 	if o.HostedWaveInterval > 0 && o.HostedWaveSize == 0 {
 		errs = append(errs, errors.New("--hosted-wave-interval needs --hosted-wave-size"))
 	}
 	if o.HostedNodePools < 1 {
 		errs = append(errs, fmt.Errorf("--hosted-nodepools must be at least 1, got %d", o.HostedNodePools))
 	}
-	if o.HostedComponents < 0 {
-		errs = append(errs, fmt.Errorf("--hosted-components must not be negative, got %d", o.HostedComponents))
-	}
+	errs = flagcheck.NotNegative(errs, "hosted-components", o.HostedComponents)
 	if o.HostedClusters > 0 {
 		if _, err := o.hostedClusters(); err != nil {
 			errs = append(errs, err)

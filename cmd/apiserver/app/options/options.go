@@ -41,6 +41,7 @@ import (
 	"k8s.io/utils/clock"
 	netutils "k8s.io/utils/net"
 
+	"github.com/update-status/apiserver/internal/flagcheck"
 	"github.com/update-status/apiserver/pkg/apiserver"
 	"github.com/update-status/apiserver/pkg/generated/clientset/versioned"
 	"github.com/update-status/apiserver/pkg/sources"
@@ -207,21 +208,11 @@ func (o *Options) Validate() error {
 	if o.QuietGap < 0 || o.QuietGap > view.MaxFoldDelay {
 		errs = append(errs, fmt.Errorf("--fold-quiet-gap must be within [0, %v], got %v", view.MaxFoldDelay, o.QuietGap))
 	}
-	if o.DiscoveryInterval <= 0 {
-		errs = append(errs, fmt.Errorf("--source-discovery-interval must be positive, got %v", o.DiscoveryInterval))
-	}
-	if o.WatchStallTimeout <= 0 {
-		errs = append(errs, fmt.Errorf("--watch-stall-timeout must be positive, got %v", o.WatchStallTimeout))
-	}
-	if o.EncodingRevisions < 0 {
-		errs = append(errs, fmt.Errorf("--encoding-cache-revisions must not be negative, got %d", o.EncodingRevisions))
-	}
-	if o.MaxWatches <= 0 {
-		errs = append(errs, fmt.Errorf("--max-watches must be positive, got %d", o.MaxWatches))
-	}
-	if o.MaxRequestsInFlight <= 0 {
-		errs = append(errs, fmt.Errorf("--max-requests-inflight must be positive, got %d", o.MaxRequestsInFlight))
-	}
+	errs = flagcheck.Positive(errs, "source-discovery-interval", o.DiscoveryInterval)
+	errs = flagcheck.Positive(errs, "watch-stall-timeout", o.WatchStallTimeout)
+	errs = flagcheck.NotNegative(errs, "encoding-cache-revisions", o.EncodingRevisions)
+	errs = flagcheck.Positive(errs, "max-watches", o.MaxWatches)
+	errs = flagcheck.Positive(errs, "max-requests-inflight", o.MaxRequestsInFlight)
 	errs = append(errs, o.Alerts.Validate()...)
 	if err := logsapi.Validate(o.Logging, nil, nil).ToAggregate(); err != nil {
 		errs = append(errs, err)

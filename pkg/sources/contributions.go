@@ -86,6 +86,21 @@ func cached[T any](inf *atomic.Pointer[cache.SharedIndexInformer], namespace, na
 	return o
 }
 
+// withCompanion returns a source's matters function for objects of type O
+// whose updates matter depending on their companion: the object of the same
+// namespace and name in the other source of contributions (an
+// UpdateInformer's Lease, a Lease's UpdateInformer), which companion finds.
+// matters gets the companion (nil when none) and the clock's time.
+func withCompanion[O metav1.Object, C any](companion func(namespace, name string) C, clk clock.PassiveClock, matters func(old, updated interface{}, companion C, now time.Time) bool) func(old, updated interface{}) bool {
+	return func(old, updated interface{}) bool {
+		var c C
+		if o, ok := updated.(O); ok {
+			c = companion(o.GetNamespace(), o.GetName())
+		}
+		return matters(old, updated, c, clk.Now())
+	}
+}
+
 // contributionMatters says whether an update of an UpdateInformer, whose
 // companion Lease is lease (nil when none), can change the engine's result.
 // A renewal (a later renewTime and nothing else in the spec) of a current

@@ -199,13 +199,7 @@ func New(clients Clients, opts Options) (*Set, error) {
 					return inf
 				},
 				transform: transformUpdateInformer,
-				matters: func(old, updated interface{}) bool {
-					var lease *coordinationv1.Lease
-					if o, ok := updated.(*informersv1alpha1.UpdateInformer); ok {
-						lease = caches.lease(o.Namespace, o.Name)
-					}
-					return contributionMatters(old, updated, lease, opts.Clock.Now())
-				},
+				matters:   withCompanion[*informersv1alpha1.UpdateInformer](caches.lease, opts.Clock, contributionMatters),
 			},
 			&source{
 				// Only the Leases that renew UpdateInformers: the label
@@ -222,13 +216,7 @@ func New(clients Clients, opts Options) (*Set, error) {
 					return inf
 				},
 				transform: transformLease,
-				matters: func(old, updated interface{}) bool {
-					var ui *informersv1alpha1.UpdateInformer
-					if l, ok := updated.(*coordinationv1.Lease); ok {
-						ui = caches.updateInformer(l.Namespace, l.Name)
-					}
-					return leaseMatters(old, updated, ui, opts.Clock.Now())
-				},
+				matters:   withCompanion[*coordinationv1.Lease](caches.updateInformer, opts.Clock, leaseMatters),
 			})
 	}
 	return s, nil

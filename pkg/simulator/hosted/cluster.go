@@ -376,11 +376,7 @@ func (c *cluster) advance(now time.Time) {
 			continue
 		}
 		p.next = time.Time{}
-		if c.opts.UpgradeType == hyperv1.UpgradeTypeReplace {
-			p.advanceReplace(now)
-		} else {
-			p.advanceInPlace(now)
-		}
+		p.advance(now)
 	}
 }
 
@@ -457,16 +453,28 @@ func (p *pool) start(now time.Time) {
 	p.next = now
 }
 
-// advanceReplace is CAPI's rolling update with maxSurge 1, maxUnavailable
-// 0: a new Machine is created and runs before an old one drains and goes.
-func (p *pool) advanceReplace(now time.Time) {
-	c, s := p.c, p.c.sim
-	r := &p.rollout
-	t := s.opts.Timing
-	if r.index >= len(r.old) {
+// advance performs the due step of the pool's rollout, by the cluster's
+// upgrade type, on the machine at rollout.index; past the last machine, the
+// rollout finishes.
+func (p *pool) advance(now time.Time) {
+	if p.rollout.index >= len(p.rollout.old) {
 		p.finish(now)
 		return
 	}
+	if p.c.opts.UpgradeType == hyperv1.UpgradeTypeReplace {
+		p.stepped(now, p.replaceStep(now), p.md)
+	} else {
+		p.stepped(now, p.inPlaceStep(now), p.ms)
+	}
+}
+
+// replaceStep is a step of CAPI's rolling update with maxSurge 1,
+// maxUnavailable 0: a new Machine is created and runs before an old one
+// drains and goes. It returns when the next step is due (zero: never).
+func (p *pool) replaceStep(now time.Time) time.Time {
+	c, s := p.c, p.c.sim
+	r := &p.rollout
+	t := s.opts.Timing
 	// The node faults hit the first Machine of the cluster's first NodePool.
 	faulted := func(f Fault) bool { return c.has(f) && p.first && r.index == 0 }
 	old := r.old[r.index]
@@ -529,7 +537,7 @@ func (p *pool) advanceReplace(now time.Time) {
 		r.index++
 		r.step = -1
 	}
-	p.stepped(now, next, p.md)
+	return next
 }
 
 // stepped ends a step of the pool's rollout: the statuses of the NodePool
@@ -543,19 +551,13 @@ func (p *pool) stepped(now, next time.Time, capi runtime.Object) {
 	p.next = next
 }
 
-// advanceInPlace is the in-place upgrader with maxUnavailable 1: each node
-// drains, reboots into the new release and reports it.
-func (p *pool) advanceInPlace(now time.Time) {
+// inPlaceStep is a step of the in-place upgrader with maxUnavailable 1:
+// each node drains, reboots into the new release and reports it. It returns
+// when the next step is due.
+func (p *pool) inPlaceStep(now time.Time) time.Time {
 	c, s := p.c, p.c.sim
 	r := &p.rollout
 	t := s.opts.Timing
-	if r.index >= len(p.machines) {
-		p.ms.Annotations[hypershift.NodePoolCurrentConfigVersionAnnotation] = configHash(c.target)
-		delete(p.ms.Annotations, hypershift.NodePoolUpgradeInProgressTrueAnnotation)
-		s.mark(p.ms, false, true, false)
-		p.finish(now)
-		return
-	}
 	m := p.machines[r.index]
 	next := now
 	switch r.step {
@@ -580,15 +582,22 @@ func (p *pool) advanceInPlace(now time.Time) {
 		r.index++
 		r.step = -1
 	}
-	p.stepped(now, next, p.ms)
+	return next
 }
 
 func (p *pool) inPlaceMessage() string {
 	return fmt.Sprintf("Upgrading nodes in nodepool %s to version %s. Total Nodes: %d. Upgraded: %d", p.np.Name, p.c.target, len(p.machines), p.rollout.upgrade)
 }
 
-// finish ends the NodePool's rollout.
+// finish ends the NodePool's rollout. With the in-place upgrader, the
+// MachineSet's current configuration is then the target's, and no upgrade
+// is in progress.
 func (p *pool) finish(now time.Time) {
+	if p.md == nil {
+		p.ms.Annotations[hypershift.NodePoolCurrentConfigVersionAnnotation] = configHash(p.c.target)
+		delete(p.ms.Annotations, hypershift.NodePoolUpgradeInProgressTrueAnnotation)
+		p.c.sim.mark(p.ms, false, true, false)
+	}
 	p.rollout.done, p.rollout.active = true, false
 	p.np.Status.Version = p.c.target
 	setPoolCondition(&p.np.Status.Conditions, now, hyperv1.NodePoolUpdatingVersionConditionType, corev1.ConditionFalse, hyperv1.AsExpectedReason, "", p.c.gen())

@@ -16,13 +16,10 @@ package monitoring
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/component-base/metrics"
-	"k8s.io/component-base/metrics/testutil"
 
 	"github.com/update-status/apiserver/pkg/apis/update"
 	"github.com/update-status/apiserver/pkg/apis/update/v1alpha1"
@@ -123,12 +120,7 @@ update_status_hosted_health_insights{hosted_cluster="demo",hosted_cluster_namesp
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := NewCollector()
-			c.SetSource(func() *update.UpdateStatus { return tc.standalone })
-			c.SetHostedSource(func() []*update.HostedClusterUpdateStatus { return tc.hosted })
-			if err := testutil.CustomCollectAndCompare(c, strings.NewReader(tc.want), tc.names...); err != nil {
-				t.Fatal(err)
-			}
+			checkCollected(t, collectorOf(tc.standalone, tc.hosted), tc.want, tc.names...)
 		})
 	}
 }
@@ -189,11 +181,7 @@ update_status_hosted_update_stalled{hosted_cluster="slow",hosted_cluster_namespa
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := NewCollector()
-			c.SetHostedSource(func() []*update.HostedClusterUpdateStatus { return tc.hosted })
-			if err := testutil.CustomCollectAndCompare(c, strings.NewReader(tc.want), FleetNames()...); err != nil {
-				t.Fatal(err)
-			}
+			checkCollected(t, collectorOf(nil, tc.hosted), tc.want, FleetNames()...)
 		})
 	}
 }
@@ -205,18 +193,7 @@ func TestFleetCardinality(t *testing.T) {
 		for i := range fleet {
 			fleet[i] = stalledBy(hostedCluster("ns", fmt.Sprintf("hc-%d", i), 50, "workers"), "nodes", "Error")
 		}
-		c := NewCollector()
-		c.SetHostedSource(func() []*update.HostedClusterUpdateStatus { return fleet })
-		reg := metrics.NewKubeRegistry()
-		reg.CustomMustRegister(c)
-		families, err := reg.Gather()
-		if err != nil {
-			t.Fatal(err)
-		}
-		series := map[string]int{}
-		for _, f := range families {
-			series[f.GetName()] = len(f.GetMetric())
-		}
+		series := seriesOf(t, collectorOf(nil, fleet))
 		for name, want := range map[string]int{MetricHostedClusters: 4, MetricHostedClustersStalled: 1, MetricHostedUpdateStalled: n} {
 			if got := series[name]; got != want {
 				t.Errorf("%d hosted clusters: %d series of %s, want %d", n, got, name, want)

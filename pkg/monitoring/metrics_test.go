@@ -15,7 +15,8 @@
 package monitoring
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -190,22 +191,33 @@ update_status_control_plane_completion_ratio 1
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := NewCollector()
-			obj := tt.obj
-			c.SetSource(func() *update.UpdateStatus { return obj })
-			if err := testutil.CustomCollectAndCompare(c, strings.NewReader(tt.want), tt.names...); err != nil {
-				t.Fatal(err)
-			}
+			checkCollected(t, collectorOf(tt.obj, nil), tt.want, tt.names...)
 		})
+	}
+}
+
+// collectorOf returns a collector whose sources return standalone and
+// hosted.
+func collectorOf(standalone *update.UpdateStatus, hosted []*update.HostedClusterUpdateStatus) *Collector {
+	c := NewCollector()
+	c.SetSource(func() *update.UpdateStatus { return standalone })
+	c.SetHostedSource(func() []*update.HostedClusterUpdateStatus { return hosted })
+	return c
+}
+
+// checkCollected checks that c reports want, in the text format, of the
+// metrics names.
+func checkCollected(t *testing.T, c *Collector, want string, names ...string) {
+	t.Helper()
+	if err := testutil.CustomCollectAndCompare(c, strings.NewReader(want), names...); err != nil {
+		t.Fatal(err)
 	}
 }
 
 // TestCollectorWithoutSource: a collector registered before any server
 // exists reports nothing and does not panic.
 func TestCollectorWithoutSource(t *testing.T) {
-	if err := testutil.CustomCollectAndCompare(NewCollector(), strings.NewReader(""), MetricCompletion); err != nil {
-		t.Fatal(err)
-	}
+	checkCollected(t, NewCollector(), "", MetricCompletion)
 }
 
 // TestNames: Names and HostedNames, which clients filter /metrics by, list
@@ -231,10 +243,7 @@ func TestNames(t *testing.T) {
 		{name: "standalone and hosted", hosted: []*update.HostedClusterUpdateStatus{hosted}, want: append(append(Names(), HostedNames()...), FleetNames()...)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := NewCollector()
-			c.SetSource(func() *update.UpdateStatus { return obj })
-			c.SetHostedSource(func() []*update.HostedClusterUpdateStatus { return tc.hosted })
-			checkGathered(t, c, tc.want)
+			checkGathered(t, collectorOf(obj, tc.hosted), tc.want)
 		})
 	}
 	for _, n := range HostedNames() {
@@ -244,9 +253,20 @@ func TestNames(t *testing.T) {
 	}
 }
 
-// checkGathered registers c, gathers it (which fails on a conflict of
-// labels) and checks it reports exactly the metrics named want.
+// checkGathered checks c reports exactly the metrics named want, gathered
+// as seriesOf does.
 func checkGathered(t *testing.T, c *Collector, want []string) {
+	t.Helper()
+	got := slices.Sorted(maps.Keys(seriesOf(t, c)))
+	want = slices.Sorted(slices.Values(want))
+	if !slices.Equal(got, want) {
+		t.Errorf("reported %v, want %v", got, want)
+	}
+}
+
+// seriesOf registers c, gathers it (which fails on a conflict of labels)
+// and returns how many series it reports of each metric.
+func seriesOf(t *testing.T, c *Collector) map[string]int {
 	t.Helper()
 	reg := metrics.NewKubeRegistry()
 	reg.CustomMustRegister(c)
@@ -254,16 +274,11 @@ func checkGathered(t *testing.T, c *Collector, want []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
+	series := map[string]int{}
 	for _, f := range families {
-		got = append(got, f.GetName())
+		series[f.GetName()] = len(f.GetMetric())
 	}
-	want = append([]string(nil), want...)
-	sort.Strings(got)
-	sort.Strings(want)
-	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Errorf("reported %v, want %v", got, want)
-	}
+	return series
 }
 
 // TestCollectExternalInformers: an external informer's health counts, in
@@ -346,10 +361,6 @@ update_status_pool_assessment{assessment="Excluded",pool="worker"} 0
 update_status_pool_assessment{assessment="Pending",pool="worker"} 1
 update_status_pool_assessment{assessment="Progressing",pool="worker"} 0
 `
-	c := NewCollector()
-	c.SetSource(func() *update.UpdateStatus { return obj })
-	if err := testutil.CustomCollectAndCompare(c, strings.NewReader(want), MetricAssessment, MetricHealthInsights,
-		MetricInformerInsights, MetricInformerHealthInsights, MetricPoolAssessment); err != nil {
-		t.Fatal(err)
-	}
+	checkCollected(t, collectorOf(obj, nil), want, MetricAssessment, MetricHealthInsights,
+		MetricInformerInsights, MetricInformerHealthInsights, MetricPoolAssessment)
 }

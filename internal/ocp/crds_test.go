@@ -24,6 +24,8 @@ import (
 	apiextensionsfake "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/fake"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/update-status/apiserver/internal/testio"
 )
 
 func TestOpenShiftAPIDir(t *testing.T) {
@@ -53,15 +55,7 @@ func TestLoadCRDs(t *testing.T) {
 		"machineconfigpools.machineconfiguration.openshift.io": true,
 		"machineconfigs.machineconfiguration.openshift.io":     false,
 	}
-	if len(crds) != len(want) {
-		t.Fatalf("%d CRDs, want %d", len(crds), len(want))
-	}
-	for _, crd := range crds {
-		status, ok := want[crd.Name]
-		if !ok {
-			t.Errorf("unexpected CRD %s", crd.Name)
-			continue
-		}
+	for crd, status := range testio.ByName(t, crds, want) {
 		if crd.Spec.Scope != apiextensionsv1.ClusterScoped || len(crd.Spec.Versions) != 1 || !crd.Spec.Versions[0].Served {
 			t.Errorf("CRD %s: scope %s, versions %d", crd.Name, crd.Spec.Scope, len(crd.Spec.Versions))
 		}

@@ -19,6 +19,7 @@ package testio
 
 import (
 	"bytes"
+	"iter"
 	"strings"
 	"sync"
 	"testing"
@@ -58,4 +59,27 @@ func WantError(t testing.TB, err error, want string) bool {
 		t.Fatalf("error %v, want one containing %q", err, want)
 	}
 	return want != ""
+}
+
+// ByName yields each object of got with what want holds under its name,
+// after failing the test unless got has as many objects as want has names;
+// an object whose name want lacks is an error and is not yielded.
+func ByName[T interface{ GetName() string }, W any](t testing.TB, got []T, want map[string]W) iter.Seq2[T, W] {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d objects, want %d", len(got), len(want))
+	}
+	return func(yield func(T, W) bool) {
+		t.Helper()
+		for _, obj := range got {
+			w, ok := want[obj.GetName()]
+			if !ok {
+				t.Errorf("unexpected object %s", obj.GetName())
+				continue
+			}
+			if !yield(obj, w) {
+				return
+			}
+		}
+	}
 }

@@ -16,6 +16,8 @@ package crds
 
 import (
 	"testing"
+
+	"github.com/update-status/apiserver/internal/testio"
 )
 
 func TestLoad(t *testing.T) {
@@ -36,15 +38,7 @@ func TestLoad(t *testing.T) {
 		"machinesets.cluster.x-k8s.io":                   {"v1beta1", []string{"replicas", "availableReplicas"}},
 		"machinedeployments.cluster.x-k8s.io":            {"v1beta1", []string{"updatedReplicas", "availableReplicas"}},
 	}
-	if len(crds) != len(want) {
-		t.Fatalf("%d CRDs, want %d", len(crds), len(want))
-	}
-	for _, crd := range crds {
-		w, ok := want[crd.Name]
-		if !ok {
-			t.Errorf("unexpected CRD %s", crd.Name)
-			continue
-		}
+	for crd, w := range testio.ByName(t, crds, want) {
 		for k := range crd.Annotations {
 			if k == "feature-gate.release.openshift.io/" {
 				t.Errorf("%s keeps the empty-named feature-gate annotation", crd.Name)

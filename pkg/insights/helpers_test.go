@@ -244,41 +244,32 @@ func all(st *v1alpha1.UpdateStatusStatus) []found {
 	return out
 }
 
-func cvOf(t testing.TB, res Result) *v1alpha1.ClusterVersionStatusInsight {
-	t.Helper()
+// firstInsight returns the first of res's insights that match, or a found
+// without an insight when none does.
+func firstInsight(res Result, match func(found) bool) found {
 	for _, f := range all(&res.Status) {
-		if f.cv != nil {
-			return f.cv
+		if match(f) {
+			return f
 		}
 	}
-	return nil
+	return found{}
+}
+
+func cvOf(t testing.TB, res Result) *v1alpha1.ClusterVersionStatusInsight {
+	t.Helper()
+	return firstInsight(res, func(f found) bool { return f.cv != nil }).cv
 }
 
 func coOf(res Result, name string) *v1alpha1.ClusterOperatorStatusInsight {
-	for _, f := range all(&res.Status) {
-		if f.co != nil && f.co.Name == name {
-			return f.co
-		}
-	}
-	return nil
+	return firstInsight(res, func(f found) bool { return f.co != nil && f.co.Name == name }).co
 }
 
 func nodeOf(res Result, name string) *v1alpha1.NodeStatusInsight {
-	for _, f := range all(&res.Status) {
-		if f.node != nil && f.node.Name == name {
-			return f.node
-		}
-	}
-	return nil
+	return firstInsight(res, func(f found) bool { return f.node != nil && f.node.Name == name }).node
 }
 
 func mcpOf(res Result, name string) *v1alpha1.MachineConfigPoolStatusInsight {
-	for _, f := range all(&res.Status) {
-		if f.mcp != nil && f.mcp.Name == name {
-			return f.mcp
-		}
-	}
-	return nil
+	return firstInsight(res, func(f found) bool { return f.mcp != nil && f.mcp.Name == name }).mcp
 }
 
 // healthOf returns the health insights of a kind (all when kind is empty),

@@ -345,31 +345,31 @@ func TestConvenienceFaultMethods(t *testing.T) {
 	}
 }
 
-func getCO(t *testing.T, api *fakeAPI, name string) *configv1.ClusterOperator {
+// noErr returns v, failing the test when err is not nil.
+func noErr[T any](t *testing.T, v T, err error) T {
 	t.Helper()
-	co, err := api.config.ConfigV1().ClusterOperators().Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return co
+	return v
+}
+
+func getCO(t *testing.T, api *fakeAPI, name string) *configv1.ClusterOperator {
+	t.Helper()
+	co, err := api.config.ConfigV1().ClusterOperators().Get(context.Background(), name, metav1.GetOptions{})
+	return noErr(t, co, err)
 }
 
 func listNodes(t *testing.T, api *fakeAPI) *corev1.NodeList {
 	t.Helper()
 	nodes, err := api.kube.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return nodes
+	return noErr(t, nodes, err)
 }
 
 func getPool(t *testing.T, api *fakeAPI, name string) *mcfgv1.MachineConfigPool {
 	t.Helper()
 	p, err := api.mcfg.MachineconfigurationV1().MachineConfigPools().Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return noErr(t, p, err)
 }
 
 func poolCondition(p *mcfgv1.MachineConfigPool, t mcfgv1.MachineConfigPoolConditionType) *mcfgv1.MachineConfigPoolCondition {

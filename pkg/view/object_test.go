@@ -31,7 +31,7 @@ import (
 
 func TestAvailableCondition(t *testing.T) {
 	created := metav1.NewTime(time.Date(2024, 3, 12, 10, 0, 0, 0, time.UTC))
-	tests := []struct {
+	type testCase struct {
 		name        string
 		snap        Snapshot
 		computeErr  error
@@ -42,7 +42,15 @@ func TestAvailableCondition(t *testing.T) {
 		wantInMsg   []string
 		wantMsg     string // the whole message, when set
 		wantLTT     metav1.Time
-	}{
+	}
+	// alertsOnly is a case whose only problem is the alerts: Available
+	// stays True as expected and its message ends with why.
+	alertsOnly := func(name, alerts string) testCase {
+		return testCase{name: name, snap: Snapshot{AlertsUnavailable: alerts}, since: created,
+			wantStatus: metav1.ConditionTrue, wantReason: v1alpha1.AvailableReasonAsExpected,
+			wantMsg: "All source caches are synced and the last computation succeeded. " + alerts, wantLTT: created}
+	}
+	tests := []testCase{
 		{
 			name: "all synced", since: created,
 			wantStatus: metav1.ConditionTrue, wantReason: v1alpha1.AvailableReasonAsExpected,
@@ -78,22 +86,9 @@ func TestAvailableCondition(t *testing.T) {
 			wantInMsg: []string{"nodes", "machineconfigs.machineconfiguration.openshift.io"},
 			wantLTT:   epoch,
 		},
-		{
-			name:       "alerts unavailable: status and reason unchanged, the message says why",
-			snap:       Snapshot{AlertsUnavailable: "Alerts are unavailable: GET https://thanos/api/v1/alerts: 403 Forbidden."},
-			since:      created,
-			wantStatus: metav1.ConditionTrue, wantReason: v1alpha1.AvailableReasonAsExpected,
-			wantMsg: "All source caches are synced and the last computation succeeded. Alerts are unavailable: GET https://thanos/api/v1/alerts: 403 Forbidden.",
-			wantLTT: created,
-		},
-		{
-			name:       "alerts not configured",
-			snap:       Snapshot{AlertsUnavailable: "Alerts are not read: no --alerts-url was given."},
-			since:      created,
-			wantStatus: metav1.ConditionTrue, wantReason: v1alpha1.AvailableReasonAsExpected,
-			wantMsg: "All source caches are synced and the last computation succeeded. Alerts are not read: no --alerts-url was given.",
-			wantLTT: created,
-		},
+		alertsOnly("alerts unavailable: status and reason unchanged, the message says why",
+			"Alerts are unavailable: GET https://thanos/api/v1/alerts: 403 Forbidden."),
+		alertsOnly("alerts not configured", "Alerts are not read: no --alerts-url was given."),
 		{
 			name:        "alerts unavailable along an unserved source and truncations",
 			snap:        Snapshot{Unavailable: []string{"machineconfigpools.machineconfiguration.openshift.io"}, AlertsUnavailable: "Alerts are unavailable: x."},

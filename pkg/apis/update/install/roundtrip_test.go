@@ -88,28 +88,28 @@ func unionFuzzerFuncs(_ runtimeserializer.CodecFactory) []interface{} {
 	}
 }
 
+// unionMembers are the members of an insight union: the type naming each
+// and its field.
+var unionMembers = []struct {
+	typ   v1alpha1.InsightType
+	field string
+}{
+	{v1alpha1.ClusterVersionStatusInsightType, "ClusterVersionStatusInsight"},
+	{v1alpha1.ClusterOperatorStatusInsightType, "ClusterOperatorStatusInsight"},
+	{v1alpha1.MachineConfigPoolStatusInsightType, "MachineConfigPoolStatusInsight"},
+	{v1alpha1.NodeStatusInsightType, "NodeStatusInsight"},
+	{v1alpha1.HealthInsightType, "HealthInsight"},
+}
+
 // fillUnion sets u to its member i alone (0 ClusterVersion, 1
 // ClusterOperator, 2 MachineConfigPool, 3 Node, else Health), filled by f,
 // and the type naming it.
 func fillUnion(u *update.ControlPlaneInsightUnion, f randfill.Continue, i int) {
-	*u = update.ControlPlaneInsightUnion{}
-	switch i {
-	case 0:
-		u.Type, u.ClusterVersionStatusInsight = update.InsightType(v1alpha1.ClusterVersionStatusInsightType), &update.ClusterVersionStatusInsight{}
-		f.Fill(u.ClusterVersionStatusInsight)
-	case 1:
-		u.Type, u.ClusterOperatorStatusInsight = update.InsightType(v1alpha1.ClusterOperatorStatusInsightType), &update.ClusterOperatorStatusInsight{}
-		f.Fill(u.ClusterOperatorStatusInsight)
-	case 2:
-		u.Type, u.MachineConfigPoolStatusInsight = update.InsightType(v1alpha1.MachineConfigPoolStatusInsightType), &update.MachineConfigPoolStatusInsight{}
-		f.Fill(u.MachineConfigPoolStatusInsight)
-	case 3:
-		u.Type, u.NodeStatusInsight = update.InsightType(v1alpha1.NodeStatusInsightType), &update.NodeStatusInsight{}
-		f.Fill(u.NodeStatusInsight)
-	default:
-		u.Type, u.HealthInsight = update.InsightType(v1alpha1.HealthInsightType), &update.HealthStatusInsight{}
-		f.Fill(u.HealthInsight)
-	}
+	m := unionMembers[min(i, len(unionMembers)-1)]
+	*u = update.ControlPlaneInsightUnion{Type: update.InsightType(m.typ)}
+	member := reflect.ValueOf(u).Elem().FieldByName(m.field)
+	member.Set(reflect.New(member.Type().Elem()))
+	f.Fill(member.Interface())
 }
 
 // TestRoundTrip fuzzes every kind of the group: internal -> v1alpha1 -> JSON

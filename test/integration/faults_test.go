@@ -174,28 +174,31 @@ func mutateOperator(ctx context.Context, name string, typ configv1.ClusterStatus
 	})
 }
 
-func degradeOperator(t *testing.T, name string) func() {
+// operatorFault sets the condition fault.Type of the ClusterOperator name to
+// fault, faultAge old, and returns what sets it back to healthy's status,
+// reason and message, once.
+func operatorFault(t *testing.T, name string, fault, healthy configv1.ClusterOperatorStatusCondition) func() {
 	t.Helper()
-	err := mutateOperator(t.Context(), name, configv1.OperatorDegraded, configv1.ConditionTrue,
-		"DNSDegraded", "DNS default is degraded: 1 of 6 pods are not ready", time.Now().Add(-faultAge))
-	if err != nil {
+	if err := mutateOperator(t.Context(), name, fault.Type, fault.Status, fault.Reason, fault.Message, time.Now().Add(-faultAge)); err != nil {
 		t.Fatal(err)
 	}
 	return once(t, func(ctx context.Context) error {
-		return mutateOperator(ctx, name, configv1.OperatorDegraded, configv1.ConditionFalse, "AsExpected", "", time.Now())
+		return mutateOperator(ctx, name, fault.Type, healthy.Status, healthy.Reason, healthy.Message, time.Now())
 	})
+}
+
+func degradeOperator(t *testing.T, name string) func() {
+	t.Helper()
+	return operatorFault(t, name, configv1.ClusterOperatorStatusCondition{Type: configv1.OperatorDegraded, Status: configv1.ConditionTrue,
+		Reason: "DNSDegraded", Message: "DNS default is degraded: 1 of 6 pods are not ready"},
+		configv1.ClusterOperatorStatusCondition{Status: configv1.ConditionFalse, Reason: "AsExpected"})
 }
 
 func makeOperatorUnavailable(t *testing.T, name string) func() {
 	t.Helper()
-	err := mutateOperator(t.Context(), name, configv1.OperatorAvailable, configv1.ConditionFalse,
-		"RouteHealth_FailedGet", "RouteHealthAvailable: failed to GET route: EOF", time.Now().Add(-faultAge))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return once(t, func(ctx context.Context) error {
-		return mutateOperator(ctx, name, configv1.OperatorAvailable, configv1.ConditionTrue, "AsExpected", "All is well", time.Now())
-	})
+	return operatorFault(t, name, configv1.ClusterOperatorStatusCondition{Type: configv1.OperatorAvailable, Status: configv1.ConditionFalse,
+		Reason: "RouteHealth_FailedGet", Message: "RouteHealthAvailable: failed to GET route: EOF"},
+		configv1.ClusterOperatorStatusCondition{Status: configv1.ConditionTrue, Reason: "AsExpected", Message: "All is well"})
 }
 
 func failClusterVersion(t *testing.T) func() {

@@ -33,10 +33,16 @@ type clientsets struct {
 	dynamic dynamic.Interface
 }
 
+// unlimited returns a copy of cfg without the client-side rate limit.
+func unlimited(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = -1, 0
+	return cfg
+}
+
 // newClientsets returns the clientsets on a copy of cfg.
 func newClientsets(cfg *rest.Config) (*clientsets, error) {
-	cfg = rest.CopyConfig(cfg)
-	cfg.QPS = -1
+	cfg = unlimited(cfg)
 	var c clientsets
 	var errs [3]error
 	c.kube, errs[0] = kubernetes.NewForConfig(cfg)

@@ -284,8 +284,7 @@ func workerNames(ctx context.Context, kube kubernetes.Interface) ([]string, erro
 func podClients(cfg *rest.Config, k int) ([]kubernetes.Interface, error) {
 	out := make([]kubernetes.Interface, k)
 	for i := range out {
-		c := rest.CopyConfig(cfg)
-		c.QPS = -1
+		c := unlimited(cfg)
 		// A dialer of its own keeps client-go from sharing the cached
 		// transport (and its connection).
 		c.Dial = (&net.Dialer{Timeout: 30 * time.Second}).DialContext

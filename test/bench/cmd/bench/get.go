@@ -237,8 +237,7 @@ type clientSide struct {
 }
 
 func newClientSide(cfg *rest.Config) (*clientSide, error) {
-	cfg = rest.CopyConfig(cfg)
-	cfg.QPS, cfg.Burst = -1, 0
+	cfg = unlimited(cfg)
 	config, err := configclient.NewForConfig(cfg)
 	if err != nil {
 		return nil, err

@@ -134,6 +134,13 @@ func (f *Fold) Sleep(ctx context.Context, clk clock.Clock, changes <-chan struct
 			return true
 		}
 		t := clk.NewTimer(wait)
+		// The clock may have moved between reading it and arming the
+		// timer (the goroutine descheduled there, a fake clock stepped):
+		// a wait that ended meanwhile ends now, not a whole wait later.
+		if f.Wait(clk.Now()) <= 0 {
+			t.Stop()
+			return true
+		}
 		select {
 		case <-ctx.Done():
 			t.Stop()

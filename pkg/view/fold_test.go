@@ -16,8 +16,14 @@ package view
 
 import (
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"k8s.io/utils/clock"
+	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/update-status/apiserver/internal/testio"
 )
 
 // TestFold walks the fold rule through a computation ending at 0 ms: each
@@ -117,5 +123,42 @@ func TestFoldPending(t *testing.T) {
 	g.Changed(at(20), "nodes", "a")
 	if p := g.Begin(); !p.Since.Equal(at(20)) || p.Isolated {
 		t.Errorf("without a quiet gap: %+v, want since 20 ms, not isolated", p)
+	}
+}
+
+// steppingClock is a fake clock that moves by step just before it arms
+// its first timer: the clock moving while the loop goes from reading it
+// to arming a timer.
+type steppingClock struct {
+	*testingclock.FakeClock
+	step  time.Duration
+	armed atomic.Bool
+}
+
+func (c *steppingClock) NewTimer(d time.Duration) clock.Timer {
+	if !c.armed.Swap(true) {
+		c.Step(c.step)
+	}
+	return c.FakeClock.NewTimer(d)
+}
+
+// TestFoldSleepClockMoved: a wait that ends while Sleep arms its timer
+// ends Sleep, though the timer (armed for the wait read before the clock
+// moved) is still ahead and the clock moves no more.
+func TestFoldSleepClockMoved(t *testing.T) {
+	const delay = 200 * time.Millisecond
+	start := time.Unix(1000, 0)
+	f := NewFold(delay, 0)
+	f.Computed(start)
+	f.Changed(start.Add(10*time.Millisecond), "nodes", "a")
+	clk := &steppingClock{FakeClock: testingclock.NewFakeClock(start.Add(10 * time.Millisecond)), step: delay}
+	var returned, due atomic.Bool
+	go func() {
+		due.Store(f.Sleep(t.Context(), clk, make(chan struct{})))
+		returned.Store(true)
+	}()
+	testio.Eventually(t, "Sleep to return once the window is over", returned.Load)
+	if !due.Load() {
+		t.Error("Sleep returned false: the changes are due")
 	}
 }

@@ -85,12 +85,15 @@ func (r *REST) Watch(ctx context.Context, opts *internalversion.ListOptions) (wa
 }
 
 // Published prepares revision us in the background, once it is published:
-// encoded by each encoder of watchEncodings' objects that a client read its
-// predecessor in, and compressed when that encoding's gzip form was sent.
-// A client that polls gets each new revision, and a GET that comes first
-// pays the encoding (and the compression) of a large object in its
-// latency; prepared, the GET copies bytes. What nobody read is not
-// prepared, so a client that stops polling costs one revision more.
+// encoded by each encoder of watchEncodings' objects that a client read one
+// of the revisions kept before it in, and compressed when that encoding's
+// gzip form was sent. A client that polls gets each new revision, and a GET
+// that comes first pays the encoding (and the compression) of a large
+// object in its latency; prepared, the GET copies bytes. A client that
+// polls more slowly than revisions are published skips some, so what it
+// read stays wanted while the revision it read is kept (the newest
+// revisions read or prepared): a client that stops polling costs the keep
+// revisions after its last read.
 func (r *REST) Published(us *update.UpdateStatus) {
 	if work := r.prepare(us); work != nil {
 		go work()
@@ -102,29 +105,24 @@ func (r *REST) prepare(us *update.UpdateStatus) func() {
 	if r == nil || r.encodings == nil || r.encoders == nil || us == nil {
 		return nil
 	}
-	prev := r.encodings.before(us.ResourceVersion)
-	if prev == nil {
-		return nil
-	}
-	var ids, gzipped []runtime.Identifier
-	prev.mu.Lock()
-	for id, enc := range prev.byID {
-		if _, ok := r.encoders.objects[id]; ok && enc.read.Load() {
-			ids = append(ids, id)
-			if enc.gzipRead.Load() {
-				gzipped = append(gzipped, id)
+	wanted := map[runtime.Identifier]bool{} // the identifiers read, true when gzipped too
+	for _, prev := range r.encodings.before(us.ResourceVersion) {
+		prev.mu.Lock()
+		for id, enc := range prev.byID {
+			if _, ok := r.encoders.objects[id]; ok && enc.read.Load() {
+				wanted[id] = wanted[id] || enc.gzipRead.Load()
 			}
 		}
+		prev.mu.Unlock()
 	}
-	prev.mu.Unlock()
-	if len(ids) == 0 {
+	if len(wanted) == 0 {
 		return nil
 	}
 	c := &cachedStatus{UpdateStatus: us, encodings: r.encodings.of(us.ResourceVersion), encoders: r.encoders}
 	return func() {
-		for _, id := range ids {
+		for id, gzipped := range wanted {
 			enc := c.encoded(id, nil)
-			if enc.err == nil && slices.Contains(gzipped, id) {
+			if enc.err == nil && gzipped {
 				enc.gzipped()
 			}
 		}
@@ -239,22 +237,21 @@ func (c *encodingCache) of(rv string) *revisionEncodings {
 	return e
 }
 
-// before returns the encodings of the newest revision kept older than rv,
-// or nil.
-func (c *encodingCache) before(rv string) *revisionEncodings {
+// before returns the encodings of the revisions kept older than rv.
+func (c *encodingCache) before(rv string) []*revisionEncodings {
 	n, err := strconv.ParseUint(rv, 10, 64)
 	if err != nil {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var newest uint64
-	for k := range c.byRev {
-		if k < n && k > newest {
-			newest = k
+	var out []*revisionEncodings
+	for k, e := range c.byRev {
+		if k < n {
+			out = append(out, e)
 		}
 	}
-	return c.byRev[newest]
+	return out
 }
 
 // get returns the encoding for id, or a new one that is not kept once

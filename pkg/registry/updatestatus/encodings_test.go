@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -208,7 +209,8 @@ func TestCompressedAnswer(t *testing.T) {
 // ahead of its first GET: those, and only those, of the served version's
 // encoders that a GET read the revision before in (the identifiers being
 // the library's GET encoders'), with their gzip forms where a GET was sent
-// one; nothing after a revision nobody read.
+// one; so also after revisions nobody read while a read one is kept, and
+// nothing once none is.
 func TestPublishedPrepares(t *testing.T) {
 	scheme := install.NewScheme()
 	codecs := serializer.NewCodecFactory(scheme)
@@ -264,8 +266,22 @@ func TestPublishedPrepares(t *testing.T) {
 			t.Errorf("revision 2, %s: encoded %v, compressed %v; want %v, %v", tc.name, encoded, compressed, tc.wantEncoded, tc.wantCompress)
 		}
 	}
-	if work := r.prepare(status("3")); work != nil {
-		t.Error("revision 3 prepared after a revision nobody read")
+	// A client that polls more slowly than revisions come skips some: what
+	// it read stays wanted while its revision is kept (revision 1, until
+	// revision 9 displaces it), however many nobody read came since.
+	for rev := 3; rev <= DefaultEncodingRevisions+1; rev++ {
+		rv := strconv.Itoa(rev)
+		work := r.prepare(status(rv))
+		if work == nil {
+			t.Fatalf("revision %s not prepared, revision 1 read and kept", rv)
+		}
+		work()
+		if encoded, compressed := made(rv, protoEnc); !encoded || !compressed {
+			t.Errorf("revision %s, protobuf read with gzip in revision 1: encoded %v, compressed %v", rv, encoded, compressed)
+		}
+	}
+	if work := r.prepare(status(strconv.Itoa(DefaultEncodingRevisions + 2))); work != nil {
+		t.Errorf("revision %d prepared after the %d kept before it, none read", DefaultEncodingRevisions+2, DefaultEncodingRevisions)
 	}
 	if work := r.prepare(status("x")); work != nil {
 		t.Error("an unparsable revision prepared")

@@ -92,7 +92,7 @@ func (r *report) hostedTables(p func(string, ...any)) {
 	p("hosted clusters written by pkg/simulator/hosted through the API, each with %d NodePools of %d Machines and %d ControlPlaneComponents, ", s.NodePools, s.Machines, s.Components)
 	p("then the update requested (every HostedCluster and NodePool targets the next release; nothing has moved yet). ")
 	p("The server starts after the fleet is written: *sync* is the time from its start to a HostedClusterUpdateStatus per hosted cluster and a node insight per Machine listed. ")
-	p("Heap is read after two forced GCs, above the same server on the empty management cluster. ")
+	p("Heap is read after two forced GCs, above the same server on the empty management cluster: *heap* is the spans in use (the goal's figure), *live heap* the objects in them. ")
 	p("The churn toggles Machines' NodeHealthy condition (False with a message, True without), as Cluster API does when a node stops and resumes reporting, through the status subresource; ")
 	p("a change is timed to the first event that shows it (the Machine's message; its node insight Available=False for the reason NotReady), as in the node-watch cell. ")
 	p("*One hosted cluster*: the churn over the first hosted cluster's Machines, watched as its Machines (straight from the kube-apiserver) and as its node insights (`-l %s=NAME`, through the aggregation layer). ", "update.openshift.io/hosted-cluster")
@@ -101,10 +101,11 @@ func (r *report) hostedTables(p func(string, ...any)) {
 	for _, n := range h.Notes {
 		p("**Note:** %s\n\n", n)
 	}
-	p("| hosted clusters | Machines | components | fleet written (requests) | ready | sync | heap (empty) | RSS (empty) |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	p("| hosted clusters | Machines | components | fleet written (requests) | ready | sync | heap (empty) | live heap (empty) | RSS (empty) |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, run := range h.Runs {
-		p("| %d | %d | %d | %v (%d) | %v | %v | %s (%s) | %s (%s) |\n", run.Clusters, run.Machines, run.Components, run.Create.Round(time.Millisecond), run.Requests,
-			run.Ready.Round(time.Millisecond), run.Sync.Round(time.Millisecond), bytesIEC(run.Mem.HeapInuse), bytesIEC(run.Empty.HeapInuse), bytesIEC(run.Mem.RSS), bytesIEC(run.Empty.RSS))
+		p("| %d | %d | %d | %v (%d) | %v | %v | %s (%s) | %s (%s) | %s (%s) |\n", run.Clusters, run.Machines, run.Components, run.Create.Round(time.Millisecond), run.Requests,
+			run.Ready.Round(time.Millisecond), run.Sync.Round(time.Millisecond), bytesIEC(run.Mem.HeapInuse), bytesIEC(run.Empty.HeapInuse),
+			bytesIEC(run.Mem.HeapAlloc), bytesIEC(run.Empty.HeapAlloc), bytesIEC(run.Mem.RSS), bytesIEC(run.Empty.RSS))
 	}
 	p("\n| hosted clusters | watched | watchers | changes (skipped) | lag p50 / p99 / max | late | server CPU / change | kube-apiserver CPU / change | events | revisions |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, run := range h.Runs {

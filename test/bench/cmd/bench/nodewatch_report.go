@@ -67,14 +67,29 @@ func insightLagMet(i int, npi, nodes summary) bool {
 	return npi.P99 < nodes.P99
 }
 
-// burstBefore returns the baseline's burst at s's size, or nil.
-func (r *report) burstBefore(s *sizeResult) *nodeWatchCell {
-	for _, b := range r.baselinesOf(s) {
-		if b.NodeWatch != nil && b.NodeWatch.Burst != nil {
-			return b.NodeWatch.Burst
-		}
+// roundText names round i of n in a row, and nothing when there is one.
+func roundText(i, n int) string {
+	if n < 2 {
+		return ""
 	}
-	return nil
+	return fmt.Sprintf(", round %d", i+1)
+}
+
+func burstOf(s *sizeResult) *nodeWatchCell {
+	if s.NodeWatch == nil {
+		return nil
+	}
+	return s.NodeWatch.Burst
+}
+
+// burstComparison is the server's CPU per change under the burst in every
+// round of each binary at s's size (rounds alternate, as for the other
+// figures compared); false when a round did not measure it.
+func (r *report) burstComparison(s *sizeResult) (comparison, bool) {
+	perChange := measured(burstOf, func(c *nodeWatchCell) float64 { return c.CPUPerChange(false) })
+	before, okBefore := everyRound(r.baselinesOf(s), perChange)
+	after, okAfter := everyRound(r.aftersOf(s), perChange)
+	return comparison{before: before, after: after, format: cpuSecondsText}, okBefore && okAfter
 }
 
 // variantText names the live variant in a row, and nothing for the quiet one.
@@ -119,14 +134,13 @@ func (r *report) nodeWatchGoals(p func(string, ...any), s *sizeResult) {
 			met(g.Get.N > 0 && sec(g.ClientSide.P50) >= liveGetFactor*sec(g.Get.P50)))
 	}
 	if b := nw.Burst; b != nil {
-		after := b.CPUPerChange(false)
-		if before := r.burstBefore(s); before != nil {
-			was := before.CPUPerChange(false)
+		if c, ok := r.burstComparison(s); ok {
+			after, was := mean(c.after), mean(c.before)
 			p("| server CPU per change under a %d/s burst at most %.0f%% above before | %s vs %s CPU-s per change: %s | %s |\n",
-				b.Rate, 100*(burstCPUSlack-1), cpuSecondsText(after), cpuSecondsText(was), ratio(after, was), met(b.Changes > 0 && after <= burstCPUSlack*was))
+				b.Rate, 100*(burstCPUSlack-1), c.cell(c.after), c.cell(c.before), ratio(after, was), met(b.Changes > 0 && after <= burstCPUSlack*was))
 		} else {
 			p("| server CPU per change under a %d/s burst (%d watchers of nodeprogressinsights): compared with an earlier run's | %s CPU-s per change above idle (%d changes, %.0f revisions published) | measured |\n",
-				b.Rate, b.Connected, cpuSecondsText(after), b.Changes, b.Published)
+				b.Rate, b.Connected, cpuSecondsText(b.CPUPerChange(false)), b.Changes, b.Published)
 		}
 	}
 }
@@ -177,11 +191,15 @@ func (r *report) nodeWatchTables(p func(string, ...any)) {
 			}
 			row(s, label+variantText(c.Live), c)
 		}
-		if b := s.NodeWatch.Burst; b != nil {
-			row(s, "nodeprogressinsights (aggregated), burst", b)
-		}
-		if before := r.burstBefore(s); before != nil {
-			row(s, "nodeprogressinsights (aggregated), burst, before", before)
+		for _, side := range []struct {
+			label  string
+			rounds []*sizeResult
+		}{{"", r.aftersOf(s)}, {", before", r.baselinesOf(s)}} {
+			for i, round := range side.rounds {
+				if b := burstOf(round); b != nil {
+					row(s, "nodeprogressinsights (aggregated), burst"+side.label+roundText(i, len(side.rounds)), b)
+				}
+			}
 		}
 	}
 	p("\n*In the server* is, over the nodeprogressinsights cell, the server's `%s`: the time from a source change to the publication of the revision that covers it, the fold window's wait included, as bucket bounds (p50 and p99 at most that), and how many of those revisions covered a burst (computed at the end of the window) rather than an isolated change (computed at once); then the p99 of its computations (`update_status_computation_duration_seconds`: the snapshot and the engine, every computation). What the watchers see beyond it is the watch cache, the aggregation layer and their own reading.\n", changeToRevision)

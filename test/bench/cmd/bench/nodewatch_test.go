@@ -293,7 +293,10 @@ func TestNodeWatchGoals(t *testing.T) {
 		name     string
 		edit     func(*sizeResult)
 		baseline *nodeWatchCell
-		want     []string
+		// rounds, when set, are each binary's later rounds: the baseline's
+		// bursts after baseline's, the tree's after the size's own.
+		rounds func() (before, after []*nodeWatchCell)
+		want   []string
 	}{
 		{
 			name: "met, no baseline",
@@ -326,6 +329,19 @@ func TestNodeWatchGoals(t *testing.T) {
 				"| server CPU per change under a 50/s burst at most 10% above before | 1.00 ms vs 0.83 ms CPU-s per change: 1.20x | **missed** |",
 			},
 		},
+		{
+			name: "the burst compared mean to mean over the rounds, each round in brackets",
+			baseline: &nodeWatchCell{Rate: 50, Changes: 1500, Window: 35 * time.Second, ServerCPU: 3.5 + 1.25, ServerIdle: 0.1},
+			rounds: func() (before, after []*nodeWatchCell) {
+				return []*nodeWatchCell{{Rate: 50, Changes: 1500, Window: 35 * time.Second, ServerCPU: 3.5 + 1.35, ServerIdle: 0.1}},
+					[]*nodeWatchCell{{Rate: 50, Changes: 1500, Window: 35 * time.Second, ServerCPU: 3.5 + 1.2, ServerIdle: 0.1}}
+			},
+			want: []string{
+				"(0 of 60000 late): 1.20x | met |",
+				"(0 of 60000 late): Nodes beyond the deadline | met |",
+				"| server CPU per change under a 50/s burst at most 10% above before | 0.90 ms (1.00 ms, 0.80 ms) vs 0.87 ms (0.83 ms, 0.90 ms) CPU-s per change: 1.04x | met |",
+			},
+		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := nodeWatchSize()
@@ -335,6 +351,15 @@ func TestNodeWatchGoals(t *testing.T) {
 			r := &report{sizes: []*sizeResult{s}}
 			if tt.baseline != nil {
 				r.baseline = []*sizeResult{{Nodes: 5000, NodeWatch: &nodeWatchResult{Burst: tt.baseline}}}
+			}
+			if tt.rounds != nil {
+				before, after := tt.rounds()
+				for _, b := range before {
+					r.baseline = append(r.baseline, &sizeResult{Nodes: 5000, NodeWatch: &nodeWatchResult{Burst: b}})
+				}
+				for _, a := range after {
+					r.repeats = append(r.repeats, &sizeResult{Nodes: 5000, NodeWatch: &nodeWatchResult{Burst: a}})
+				}
 			}
 			got := render(func(p func(string, ...any)) { r.nodeWatchGoals(p, s) })
 			rows := strings.Split(strings.TrimSpace(got), "\n")

@@ -330,7 +330,7 @@ func TestNodeWatchGoals(t *testing.T) {
 			},
 		},
 		{
-			name: "the burst compared mean to mean over the rounds, each round in brackets",
+			name:     "the burst compared mean to mean over the rounds, each round in brackets",
 			baseline: &nodeWatchCell{Rate: 50, Changes: 1500, Window: 35 * time.Second, ServerCPU: 3.5 + 1.25, ServerIdle: 0.1},
 			rounds: func() (before, after []*nodeWatchCell) {
 				return []*nodeWatchCell{{Rate: 50, Changes: 1500, Window: 35 * time.Second, ServerCPU: 3.5 + 1.35, ServerIdle: 0.1}},

@@ -409,6 +409,10 @@ func (p *Publisher) build(c *cluster, snap *sources.HostedSnapshot, now time.Tim
 		}
 	} else {
 		computeErr = fmt.Errorf("the HostedCluster cannot be read (%s)", strings.Join(snap.Malformed, "; "))
+		// Nothing is computed until it can be read: the last result's
+		// change by time is not awaited, or Run would wake for it at once,
+		// again and again.
+		c.nextChange = time.Time{}
 	}
 
 	var truncations []insights.Truncation

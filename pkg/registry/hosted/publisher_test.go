@@ -356,6 +356,36 @@ func TestRunFollowsChanges(t *testing.T) {
 	})
 }
 
+// timedComputer gives an empty result that changes by time at next.
+type timedComputer struct{ next time.Time }
+
+func (c timedComputer) ComputeHosted(*insights.HostedSources, time.Time) insights.Result {
+	return insights.Result{NextChange: c.next}
+}
+
+// TestPublishUnreadableAwaitsNoTime: once its HostedCluster cannot be read,
+// a hosted cluster whose last result was to change by time is not due for
+// that change (Run would wake at once for a moment already past).
+func TestPublishUnreadableAwaitsNoTime(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(5000, 0))
+	source := &fakeSource{snaps: map[string]sources.HostedSnapshot{}}
+	source.set(hostedSnapshot("a", 1, "a-workers", "m1"))
+	pub, err := NewPublisher(source, scheme, Options{Clock: clk, NewComputer: func() Computer { return timedComputer{next: clk.Now().Add(time.Minute)} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub.Publish(nil, true)
+	if got, want := pub.nextChange(), clk.Now().Add(time.Minute); !got.Equal(want) {
+		t.Fatalf("next change %v, want %v", got, want)
+	}
+	source.set(sources.HostedSnapshot{Key: "clusters/a", Sources: &insights.HostedSources{}, Exists: true, InitialSyncDone: true,
+		Malformed: []string{"HostedCluster clusters/a: spec.release: expected a map"}})
+	pub.Publish(map[string]bool{"clusters/a": true}, false)
+	if got := pub.nextChange(); !got.IsZero() {
+		t.Errorf("next change %v once the HostedCluster cannot be read, want none", got)
+	}
+}
+
 // TestStatuses: the metrics read every published HostedClusterUpdateStatus,
 // and nothing before the first publication.
 func TestStatuses(t *testing.T) {

@@ -91,8 +91,8 @@ func (p *Publisher) Statuses() []*update.HostedClusterUpdateStatus {
 }
 
 // Computer computes one hosted cluster; *insights.Engine implements it.
-// Each hosted cluster has its own, which keeps its memory between
-// computations.
+// A hosted cluster keeps its own, whose memory makes its next computations
+// cheaper, while it changes (see cluster).
 type Computer interface {
 	ComputeHosted(src *insights.HostedSources, now time.Time) insights.Result
 }
@@ -100,6 +100,10 @@ type Computer interface {
 // statusKind indexes the HostedClusterUpdateStatus among the insight kinds
 // in an object's key.
 const statusKind = resources.NumInsightKinds
+
+// computerIdle is how long a hosted cluster keeps its Computer without
+// being computed again.
+const computerIdle = 10 * time.Minute
 
 // Options configure a Publisher.
 type Options struct {
@@ -141,10 +145,17 @@ type Publisher struct {
 }
 
 // cluster is the publisher's memory of one hosted cluster.
+//
+// Its Computer is dropped once it has not computed for computerIdle: a
+// fleet's hosted clusters are mostly at rest, and an engine's memory of one
+// is about as large as its result (docs/benchmarks.md), so one at rest
+// keeps only its objects, and its next computation starts afresh.
 type cluster struct {
-	computer Computer
-	// last is the result of the last computation that did not panic.
-	last *insights.Result
+	// computer is nil when dropped; computedAt is its last computation.
+	computer   Computer
+	computedAt time.Time
+	// truncations are those of the last computation that did not panic.
+	truncations []insights.Truncation
 	// nextChange is when the last result changes by time alone.
 	nextChange time.Time
 	// objects are the objects last published, as the stores hold them.
@@ -235,6 +246,9 @@ func (p *Publisher) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-due:
+			if !p.releaseIdle(p.clock.Now()) {
+				continue // only Computers were due
+			}
 		case <-p.trigger:
 			if !p.fold.Sleep(ctx, p.clock, p.trigger) {
 				return
@@ -253,13 +267,32 @@ func (p *Publisher) Run(ctx context.Context) {
 	}
 }
 
+// releaseIdle drops the Computers not used for computerIdle at now, and
+// reports whether a hosted cluster's result is due to change by time.
+func (p *Publisher) releaseIdle(now time.Time) (changeDue bool) {
+	for _, c := range p.clusters {
+		if c.computer != nil && !c.computedAt.Add(computerIdle).After(now) {
+			c.computer = nil
+		}
+		changeDue = changeDue || (!c.nextChange.IsZero() && !c.nextChange.After(now))
+	}
+	return changeDue
+}
+
 // nextChange is the earliest moment a hosted cluster's result changes by
-// time alone; zero when none does.
+// time alone, or its Computer has been idle for computerIdle; zero when
+// there is none.
 func (p *Publisher) nextChange() time.Time {
 	var next time.Time
+	earliest := func(t time.Time) {
+		if !t.IsZero() && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
+	}
 	for _, c := range p.clusters {
-		if !c.nextChange.IsZero() && (next.IsZero() || c.nextChange.Before(next)) {
-			next = c.nextChange
+		earliest(c.nextChange)
+		if c.computer != nil {
+			earliest(c.computedAt.Add(computerIdle))
 		}
 	}
 	return next
@@ -319,7 +352,7 @@ func (p *Publisher) Publish(dirty map[string]bool, all bool) {
 			continue
 		}
 		if c == nil {
-			c = &cluster{computer: p.newComputer(), objects: map[objectKey]runtime.Object{}}
+			c = &cluster{objects: map[objectKey]runtime.Object{}}
 			p.clusters[key] = c
 		}
 		objs, err := p.build(c, &snap, now)
@@ -366,8 +399,12 @@ func (p *Publisher) Publish(dirty map[string]bool, all bool) {
 }
 
 // sameContent reports whether built, an object just built (without a
-// resourceVersion, not yet shared), says what stored, as published, says.
+// resourceVersion, not yet shared) or stored itself kept, says what stored,
+// as published, says.
 func sameContent(stored, built runtime.Object) bool {
+	if stored == built {
+		return true // kept as published
+	}
 	m := built.(metav1.Object)
 	m.SetResourceVersion(stored.(metav1.Object).GetResourceVersion())
 	defer m.SetResourceVersion("")
@@ -392,20 +429,24 @@ func (p *Publisher) build(c *cluster, snap *sources.HostedSnapshot, now time.Tim
 	ns, name, _ := strings.Cut(snap.Key, "/")
 	meta := metav1.ObjectMeta{Namespace: ns, Name: name}
 	var computeErr error
-	res := c.last
+	var res *insights.Result
 	if hc := snap.Sources.HostedCluster; hc != nil {
 		meta.CreationTimestamp = hc.CreationTimestamp
 		if hc.UID != "" {
 			meta.UID = types.UID(uuid.NewSHA1(uidNamespace, []byte(hc.UID)).String())
 		}
+		if c.computer == nil {
+			c.computer = p.newComputer()
+		}
+		c.computedAt = now
 		r, err := computeSafely(c.computer, snap.Sources, now)
 		if err != nil {
 			klog.ErrorS(err, "Cannot compute a hosted cluster", "hostedCluster", snap.Key)
 			computeErr = err
 			// Its memory may be half-updated: start afresh.
-			c.computer, c.nextChange = p.newComputer(), time.Time{}
+			c.computer, c.nextChange = nil, time.Time{}
 		} else {
-			res, c.last, c.nextChange = &r, &r, r.NextChange
+			res, c.truncations, c.nextChange = &r, r.Truncations, r.NextChange
 		}
 	} else {
 		computeErr = fmt.Errorf("the HostedCluster cannot be read (%s)", strings.Join(snap.Malformed, "; "))
@@ -415,17 +456,26 @@ func (p *Publisher) build(c *cluster, snap *sources.HostedSnapshot, now time.Tim
 		c.nextChange = time.Time{}
 	}
 
-	var truncations []insights.Truncation
-	if res != nil {
-		truncations = res.Truncations
-	}
-	cond := view.AvailableCondition(view.Snapshot{Unsynced: snap.Unsynced, Unavailable: snap.Unavailable}, computeErr, truncations, meta.CreationTimestamp)
+	cond := view.AvailableCondition(view.Snapshot{Unsynced: snap.Unsynced, Unavailable: snap.Unavailable}, computeErr, c.truncations, meta.CreationTimestamp)
 	if len(snap.Malformed) > 0 && computeErr == nil {
 		cond.Message += fmt.Sprintf(" Objects left out because they cannot be read (%d): %s.", len(snap.Malformed), strings.Join(snap.Malformed, "; "))
 	}
 	status := &update.HostedClusterUpdateStatus{ObjectMeta: meta}
 	out := map[objectKey]runtime.Object{}
-	if res != nil {
+	if res == nil {
+		// Nothing new: the objects of the last good computation stay, and
+		// the status, a copy, says why. The publisher keeps no result of
+		// its own: the objects hold what it says, and a result kept beside
+		// them would be a second copy wherever they were published before
+		// it (an unchanged object stays as published).
+		for k, obj := range c.objects {
+			if k.kind == statusKind {
+				status.Status = obj.(*update.HostedClusterUpdateStatus).Status
+			} else {
+				out[k] = obj
+			}
+		}
+	} else {
 		if err := v1alpha1.Convert_v1alpha1_UpdateStatusStatus_To_update_UpdateStatusStatus(&res.Status, &status.Status, nil); err != nil {
 			return nil, err
 		}

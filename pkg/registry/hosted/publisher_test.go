@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -356,6 +357,92 @@ func TestRunFollowsChanges(t *testing.T) {
 	})
 }
 
+// TestRunDropsIdleComputers: a hosted cluster keeps its Computer between
+// computations until it has not been computed for computerIdle; then Run
+// drops it, and the next computation has a new one.
+func TestRunDropsIdleComputers(t *testing.T) {
+	f := newFixture(t, "", hostedSnapshot("a", 1, "a-workers", "m1"), hostedSnapshot("b", 2, "b-workers", "m1"))
+	var made atomic.Int32
+	newComputer := f.pub.newComputer
+	f.pub.newComputer = func() Computer { made.Add(1); return newComputer() }
+	clk := f.pub.clock.(*clocktesting.FakeClock)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); f.pub.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	testio.Eventually(t, "the first computation", func() bool { return f.count("a") == 1 && f.count("b") == 1 })
+	change := func(rv uint64) {
+		clk.Step(time.Second) // isolated: computed at once
+		f.source.set(hostedSnapshot("b", rv, "b-workers", "m1", "m2"))
+		for _, l := range f.source.listeners {
+			l("clusters/b")
+		}
+	}
+	change(3)
+	testio.Eventually(t, "b computed again", func() bool { return f.count("b") == 2 })
+	if got := made.Load(); got != 2 {
+		t.Fatalf("%d Computers made, want 2: b's kept", got)
+	}
+	// Idle for computerIdle after b's last computation (a's ended a second
+	// earlier): Run wakes to drop both Computers, computes nothing, and then
+	// waits on no timer since nothing else is due.
+	clk.Step(computerIdle)
+	testio.Eventually(t, "Run idle without a timer", func() bool { return !clk.HasWaiters() })
+	if f.count("a") != 1 || f.count("b") != 2 {
+		t.Errorf("computed a %d and b %d times, want 1 and 2", f.count("a"), f.count("b"))
+	}
+	change(10)
+	testio.Eventually(t, "b computed again", func() bool { return f.count("b") == 3 })
+	if got := made.Load(); got != 3 {
+		t.Errorf("%d Computers made, want 3: b's was dropped", got)
+	}
+}
+
+// withControlPlane adds a control plane to the status of its Computer's
+// results.
+type withControlPlane struct{ Computer }
+
+func (c withControlPlane) ComputeHosted(src *insights.HostedSources, now time.Time) insights.Result {
+	res := c.Computer.ComputeHosted(src, now)
+	res.Status.ControlPlane = &v1alpha1.ControlPlane{Conditions: []metav1.Condition{{Type: "Updating", Status: metav1.ConditionFalse, Reason: "Completed"}}}
+	return res
+}
+
+// panicking is a Computer whose rules panic.
+type panicking struct{}
+
+func (panicking) ComputeHosted(*insights.HostedSources, time.Time) insights.Result { panic("boom") }
+
+// TestPublishKeepsObjectsWhenTheRulesPanic: a hosted cluster whose rules
+// panic after a good computation keeps the objects of that computation, as
+// published, and its status says why.
+func TestPublishKeepsObjectsWhenTheRulesPanic(t *testing.T) {
+	f := newFixture(t, "", hostedSnapshot("a", 1, "a-workers", "m1", "m2"))
+	f.pub.newComputer = func() Computer { return withControlPlane{countingComputer{mu: &f.mu, counts: f.counts}} }
+	f.pub.Publish(nil, true)
+	nodes := list(t, f.pub.Insights[resources.NodeInsights], &update.HostedNodeProgressInsightList{})
+	before := list(t, f.pub.Status, &update.HostedClusterUpdateStatusList{})["clusters/a"].(*update.HostedClusterUpdateStatus)
+
+	f.pub.clusters["clusters/a"].computer = panicking{}
+	f.source.set(hostedSnapshot("a", 2, "a-workers", "m1", "m2"))
+	f.pub.Publish(map[string]bool{"clusters/a": true}, false)
+	after := list(t, f.pub.Insights[resources.NodeInsights], &update.HostedNodeProgressInsightList{})
+	if !reflect.DeepEqual(after, nodes) {
+		t.Errorf("node objects %v, want them as published before: %v", sortedKeys(after), sortedKeys(nodes))
+	}
+	st := list(t, f.pub.Status, &update.HostedClusterUpdateStatusList{})["clusters/a"].(*update.HostedClusterUpdateStatus)
+	if c := st.Status.Conditions; len(c) != 1 || c[0].Status != metav1.ConditionUnknown || !strings.Contains(c[0].Message, "the rules panicked: boom") {
+		t.Errorf("conditions %+v, want Unknown: the rules panicked", c)
+	}
+	if c := before.Status.Conditions; len(c) != 1 || c[0].Status != metav1.ConditionTrue {
+		t.Errorf("the status published before changed: conditions %+v", c)
+	}
+	st.Status.Conditions, before.Status.Conditions = nil, nil
+	if before.Status.ControlPlane == nil || !reflect.DeepEqual(st.Status, before.Status) {
+		t.Errorf("status %+v, want the last good computation's %+v", st.Status, before.Status)
+	}
+}
+
 // timedComputer gives an empty result that changes by time at next.
 type timedComputer struct{ next time.Time }
 
@@ -381,7 +468,7 @@ func TestPublishUnreadableAwaitsNoTime(t *testing.T) {
 	source.set(sources.HostedSnapshot{Key: "clusters/a", Sources: &insights.HostedSources{}, Exists: true, InitialSyncDone: true,
 		Malformed: []string{"HostedCluster clusters/a: spec.release: expected a map"}})
 	pub.Publish(map[string]bool{"clusters/a": true}, false)
-	if got := pub.nextChange(); !got.IsZero() {
+	if got := pub.clusters["clusters/a"].nextChange; !got.IsZero() {
 		t.Errorf("next change %v once the HostedCluster cannot be read, want none", got)
 	}
 }

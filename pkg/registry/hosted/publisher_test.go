@@ -315,6 +315,26 @@ func TestPublishSurvivesBadHostedClusters(t *testing.T) {
 	}
 }
 
+// run runs the publisher until the test ends, once hosted clusters a and b
+// are computed, and returns its clock.
+func (f *fixture) run(t *testing.T) *clocktesting.FakeClock {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); f.pub.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	testio.Eventually(t, "the first computation", func() bool { return f.count("a") == 1 && f.count("b") == 1 })
+	return f.pub.clock.(*clocktesting.FakeClock)
+}
+
+// change gives hosted cluster name the Machines m1 and m2 at resourceVersion
+// rv, and tells the listeners.
+func (f *fixture) change(name string, rv uint64) {
+	f.source.set(hostedSnapshot(name, rv, name+"-workers", "m1", "m2"))
+	for _, l := range f.source.listeners {
+		l("clusters/" + name)
+	}
+}
+
 // The fold rule of the fixture's publisher.
 const testFoldDelay, testQuietGap = 100 * time.Millisecond, 35 * time.Millisecond
 
@@ -323,18 +343,8 @@ const testFoldDelay, testQuietGap = 100 * time.Millisecond, 35 * time.Millisecon
 // waiting for the fold window; a burst too.
 func TestRunFollowsChanges(t *testing.T) {
 	f := newFixture(t, "", hostedSnapshot("a", 1, "a-workers", "m1"), hostedSnapshot("b", 2, "b-workers", "m1"))
-	clk := f.pub.clock.(*clocktesting.FakeClock)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); f.pub.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	testio.Eventually(t, "the first computation", func() bool { return f.count("a") == 1 && f.count("b") == 1 })
-	change := func(name string, rv uint64) {
-		f.source.set(hostedSnapshot(name, rv, name+"-workers", "m1", "m2"))
-		for _, l := range f.source.listeners {
-			l("clusters/" + name)
-		}
-	}
+	clk := f.run(t)
+	change := f.change
 
 	// Isolated, a window after the first computation: at once, the clock
 	// standing still.
@@ -365,18 +375,10 @@ func TestRunDropsIdleComputers(t *testing.T) {
 	var made atomic.Int32
 	newComputer := f.pub.newComputer
 	f.pub.newComputer = func() Computer { made.Add(1); return newComputer() }
-	clk := f.pub.clock.(*clocktesting.FakeClock)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); f.pub.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	testio.Eventually(t, "the first computation", func() bool { return f.count("a") == 1 && f.count("b") == 1 })
+	clk := f.run(t)
 	change := func(rv uint64) {
 		clk.Step(time.Second) // isolated: computed at once
-		f.source.set(hostedSnapshot("b", rv, "b-workers", "m1", "m2"))
-		for _, l := range f.source.listeners {
-			l("clusters/b")
-		}
+		f.change("b", rv)
 	}
 	change(3)
 	testio.Eventually(t, "b computed again", func() bool { return f.count("b") == 2 })

@@ -271,12 +271,25 @@ func (p *Publisher) Run(ctx context.Context) {
 // reports whether a hosted cluster's result is due to change by time.
 func (p *Publisher) releaseIdle(now time.Time) (changeDue bool) {
 	for _, c := range p.clusters {
-		if c.computer != nil && !c.computedAt.Add(computerIdle).After(now) {
-			c.computer = nil
-		}
+		c.dropIdle(now)
 		changeDue = changeDue || (!c.nextChange.IsZero() && !c.nextChange.After(now))
 	}
 	return changeDue
+}
+
+// dropAt is when c's Computer is dropped, zero when it has none.
+func (c *cluster) dropAt() time.Time {
+	if c.computer == nil {
+		return time.Time{}
+	}
+	return c.computedAt.Add(computerIdle)
+}
+
+// dropIdle drops c's Computer when it is due at now.
+func (c *cluster) dropIdle(now time.Time) {
+	if at := c.dropAt(); !at.IsZero() && !at.After(now) {
+		c.computer = nil
+	}
 }
 
 // nextChange is the earliest moment a hosted cluster's result changes by
@@ -291,9 +304,7 @@ func (p *Publisher) nextChange() time.Time {
 	}
 	for _, c := range p.clusters {
 		earliest(c.nextChange)
-		if c.computer != nil {
-			earliest(c.computedAt.Add(computerIdle))
-		}
+		earliest(c.dropAt())
 	}
 	return next
 }
@@ -435,6 +446,8 @@ func (p *Publisher) build(c *cluster, snap *sources.HostedSnapshot, now time.Tim
 		if hc.UID != "" {
 			meta.UID = types.UID(uuid.NewSHA1(uidNamespace, []byte(hc.UID)).String())
 		}
+		// Dropped when idle, whether or not Run woke for it first.
+		c.dropIdle(now)
 		if c.computer == nil {
 			c.computer = p.newComputer()
 		}

@@ -386,8 +386,9 @@ func TestRunDropsIdleComputers(t *testing.T) {
 		t.Fatalf("%d Computers made, want 2: b's kept", got)
 	}
 	// Idle for computerIdle after b's last computation (a's ended a second
-	// earlier): Run wakes to drop both Computers, computes nothing, and then
-	// waits on no timer since nothing else is due.
+	// earlier): Run wakes to drop both Computers and computes nothing; the
+	// next change of b, even if Run takes it before that wake, gets a new
+	// one.
 	clk.Step(computerIdle)
 	testio.Eventually(t, "Run idle without a timer", func() bool { return !clk.HasWaiters() })
 	if f.count("a") != 1 || f.count("b") != 2 {
